@@ -1,0 +1,3 @@
+#!/usr/bin/env node
+// Placeholder entry until the CLI lands (issue 3).
+console.log('runtrail: CLI not built yet');

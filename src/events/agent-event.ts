@@ -1,0 +1,99 @@
+/**
+ * The single internal stream of a run (seed 004): every step the loop takes is one AgentEvent.
+ * `seq` is gap-free from 1 per run; the bus assigns it. Payloads are discriminated by `stream`.
+ */
+import type { DiagnosisDict } from './diagnosis.js';
+import type { RuntimeProcessEvent } from './process-event.js';
+
+export type LifecycleData =
+  | { phase: 'start'; startedAt: number }
+  | { phase: 'end'; endedAt: number }
+  | { phase: 'error'; endedAt: number; diagnosis: DiagnosisDict };
+
+/** `text` is the full visible text of the current assistant message so far, `delta` what this event adds.
+ *  `phase: 'end'` closes one assistant message (delta is ''). */
+export interface AssistantData {
+  phase?: 'update' | 'end';
+  text: string;
+  delta: string;
+  mediaUrls?: string[];
+}
+
+export interface ReasoningData {
+  phase?: 'update' | 'end';
+  text: string;
+  delta: string;
+}
+
+/** `kind` picks the wire step kind: a compute skill call is a `skill` step, an MCP call an `mcp` step. */
+export type ToolStepKind = 'tool' | 'skill' | 'mcp' | 'agent' | 'kb' | 'media';
+
+export type ToolData =
+  | { phase: 'start'; name: string; toolCallId: string; args: unknown; kind?: ToolStepKind; server?: string }
+  | { phase: 'update'; name: string; toolCallId: string; partialResult: unknown }
+  | {
+      phase: 'result';
+      name: string;
+      toolCallId: string;
+      isError: boolean;
+      result: string;
+      details?: unknown;
+      diagnosis?: DiagnosisDict;
+      durationMs?: number;
+    };
+
+export type CompactionData = { phase: 'start' } | { phase: 'end'; willRetry: boolean };
+
+export interface ProcessData {
+  event: RuntimeProcessEvent;
+}
+
+export type RunStatus =
+  | 'queued'
+  | 'created'
+  | 'planning'
+  | 'model_thinking'
+  | 'tool_executing'
+  | 'validating'
+  | 'completed'
+  | 'failed'
+  | 'cancelled';
+
+/** Run-level facts: state changes, plan/todo progress, hooks, validation and the final outcome. */
+export type RunData =
+  | { type: 'run.created'; runId: string; plugin: string; goal: string; conversationId: string }
+  | { type: 'run.state'; from: RunStatus | null; to: RunStatus }
+  | { type: 'plan.updated'; todos: Array<{ id: string; title: string; status: 'pending' | 'in_progress' | 'completed' | 'failed' }> }
+  | { type: 'hook.blocked'; hook: string; reasons: string[] }
+  | { type: 'artifact.written'; path: string; bytes: number }
+  | { type: 'artifact.rejected'; path: string; reasons: string[] }
+  | { type: 'notice'; text: string }
+  | {
+      type: 'run.completed' | 'run.failed' | 'run.cancelled';
+      status: 'completed' | 'failed' | 'cancelled';
+      messageId: string;
+      conversationId: string;
+      content: string;
+      usedSkills: string[];
+      usedMcp: string[];
+      diagnosis?: DiagnosisDict;
+    };
+
+export interface AgentEventMap {
+  lifecycle: LifecycleData;
+  assistant: AssistantData;
+  reasoning: ReasoningData;
+  tool: ToolData;
+  compaction: CompactionData;
+  process: ProcessData;
+  run: RunData;
+}
+
+export type AgentStream = keyof AgentEventMap;
+export const AGENT_STREAMS: readonly AgentStream[] = ['lifecycle', 'assistant', 'reasoning', 'tool', 'compaction', 'process', 'run'];
+
+export type AgentEvent = {
+  [S in AgentStream]: { runId: string; seq: number; ts: number; stream: S; data: AgentEventMap[S] };
+}[AgentStream];
+
+export type AgentEventOf<S extends AgentStream> = Extract<AgentEvent, { stream: S }>;

@@ -1,0 +1,38 @@
+/** The one shape every tool has: the executor, the model specs and the plugins all speak it. */
+import type { z } from 'zod';
+import type { DiagnosisInit } from '../events/diagnosis.js';
+import type { OperationReporter } from '../events/operation-reporter-types.js';
+
+export interface ToolResult {
+  ok: boolean;
+  /** What the model reads as the observation. */
+  content: string;
+  /** Structured data for hooks, validators and UIs. */
+  details?: Record<string, unknown>;
+  diagnosis?: DiagnosisInit;
+}
+
+export interface ToolExecutionContext {
+  signal?: AbortSignal;
+  toolCallId?: string;
+  /** Present when run by the executor: report progress of long work here. */
+  reporter?: OperationReporter;
+}
+
+export interface ToolDefinition<Args = unknown> {
+  name: string;
+  description: string;
+  /** zod schema of the arguments; also turned into the model's JSON Schema. */
+  parameters: z.ZodType<Args>;
+  /** Optional schema that `details` must satisfy (output validation). */
+  output?: z.ZodType;
+  /** Executor-enforced timeout; default set by the executor. */
+  timeoutMs?: number;
+  /** Step kind on the wire; `skill` for compute skills. */
+  kind?: 'tool' | 'skill' | 'mcp';
+  execute(args: Args, ctx?: ToolExecutionContext): Promise<ToolResult>;
+}
+
+// eslint-style escape hatch: registries hold tools of many argument types.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyToolDefinition = ToolDefinition<any>; // any: each tool validates its own args via `parameters`
