@@ -1,0 +1,100 @@
+/**
+ * The seam between the run pipeline and its front doors (CLI, HTTP server, IM endpoint).
+ * RunService (run-service.ts) implements it; the server and the CLI only speak this.
+ */
+import type { AgentEvent, RunStatus } from '../events/agent-event.js';
+import type { DiagnosisDict } from '../events/diagnosis.js';
+
+export interface RunLimits {
+  max_iterations: number; // 20
+  max_tool_calls: number; // 60
+  timeout_s: number; // 600
+  stop_repair_turns: number; // 0
+}
+
+/** The body of POST /api/runs and of `runtrail run` (seed 003). */
+export interface CreateRunRequest {
+  plugin: string;
+  goal?: string;
+  input: Record<string, unknown>;
+  model?: string | { provider: string; model?: string };
+  limits?: Partial<RunLimits>;
+  skill?: string;
+  conversation_id?: string;
+  tenant_id?: string;
+}
+
+export type RunErrorCode =
+  | 'invalid_request' // 400
+  | 'input_outside_roots' // 400
+  | 'unknown_plugin' // 404
+  | 'not_found' // 404
+  | 'wrong_state' // 409
+  | 'incompatible' // 422 skill/plugin incompatible, provider not configured
+  | 'queue_full'; // 429
+
+export interface RunErrorDetails {
+  /** zod-style issues: `path` names the field. */
+  issues?: Array<{ path: string; message: string }>;
+  validPlugins?: string[];
+  [k: string]: unknown;
+}
+
+export interface PublicDocument {
+  path: string; // relative to the run folder, e.g. artifacts/insight_report.md
+  audience: string;
+  sensitivity: string;
+  type: string;
+  description: string;
+  bytes: number;
+}
+
+/** runtime/run_status.json */
+export interface RunStatusFile {
+  run_id: string;
+  status: RunStatus;
+  plugin: string;
+  plugin_version: string;
+  skill: string | null;
+  goal: string;
+  conversation_id: string;
+  provider: string;
+  model: string;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  final_answer: string;
+  diagnosis: DiagnosisDict | null;
+  last_seq: number;
+  public_documents: PublicDocument[];
+}
+
+export interface RunListQuery {
+  status?: RunStatus;
+  plugin?: string;
+  limit?: number;
+  offset?: number;
+}
+
+export interface RunServiceStats {
+  byState: Partial<Record<RunStatus, number>>;
+  queueDepth: number;
+  running: number;
+  eventsPublished: number;
+}
+
+export interface RunServiceApi {
+  /** Validates and queues; throws RunRequestError on bad input. */
+  create(req: unknown): Promise<RunStatusFile>;
+  get(runId: string): Promise<RunStatusFile | null>;
+  list(q?: RunListQuery): Promise<{ runs: RunStatusFile[]; total: number }>;
+  cancel(runId: string): Promise<RunStatusFile>;
+  /** History from events.jsonl after `after`, then live; no gap, no duplicate; ends after the run's terminal event. */
+  events(runId: string, opts?: { after?: number; signal?: AbortSignal }): AsyncIterable<AgentEvent>;
+  manifest(runId: string): Promise<unknown | null>;
+  /** Absolute path of a document the manifest lists, or null. */
+  documentPath(runId: string, relPath: string): Promise<string | null>;
+  wait(runId: string): Promise<RunStatusFile>;
+  stats(): RunServiceStats;
+  close(): Promise<void>;
+}
