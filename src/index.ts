@@ -6,3 +6,4 @@ export type * from './events/operation-reporter-types.js';
 export type * from './tools/tool.js';
 export type * from './providers/model-provider.js';
 export type * from './runtime/business-plugin.js';
+export type * from './runtime/run-service-types.js';
