@@ -1,0 +1,76 @@
+import type { RunStatus } from '../events/agent-event.js';
+
+/** The seed's transitions only; `cancelled` (and `failed`) are reachable from any live state. */
+const NEXT: Record<RunStatus, readonly RunStatus[]> = {
+  queued: ['created'],
+  created: ['planning'],
+  planning: ['model_thinking'],
+  model_thinking: ['tool_executing', 'validating'],
+  tool_executing: ['model_thinking'],
+  // back to model_thinking only when stop_repair_turns hands the reasons to the model
+  validating: ['completed', 'model_thinking'],
+  completed: [],
+  failed: [],
+  cancelled: [],
+};
+
+export const TERMINAL_RUN_STATES: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
+
+export function isTerminalRunState(s: RunStatus): boolean {
+  return TERMINAL_RUN_STATES.includes(s);
+}
+
+export function canTransition(from: RunStatus, to: RunStatus): boolean {
+  if (isTerminalRunState(from)) return false;
+  if (to === 'cancelled' || to === 'failed') return true;
+  return NEXT[from].includes(to);
+}
+
+export class RunStateError extends Error {
+  constructor(readonly from: RunStatus, readonly to: RunStatus) {
+    super(`illegal run state transition ${from} → ${to}`);
+    this.name = 'RunStateError';
+  }
+}
+
+export type StateListener = (from: RunStatus | null, to: RunStatus) => void;
+
+/** Holds a run's state; every accepted change is handed to `onChange` (the engine publishes `run.state`). */
+export class RunStateMachine {
+  private current: RunStatus;
+  private readonly enteredAt = new Map<RunStatus, number>();
+  /** milliseconds spent in each state, summed over visits */
+  readonly durations: Partial<Record<RunStatus, number>> = {};
+
+  constructor(initial: RunStatus = 'queued', private readonly onChange?: StateListener, private readonly clock: () => number = Date.now) {
+    this.current = initial;
+    this.enteredAt.set(initial, clock());
+  }
+
+  get state(): RunStatus {
+    return this.current;
+  }
+
+  get isTerminal(): boolean {
+    return isTerminalRunState(this.current);
+  }
+
+  /** Moves to `to`; throws RunStateError on a transition the seed does not allow. */
+  transition(to: RunStatus): void {
+    const from = this.current;
+    if (!canTransition(from, to)) throw new RunStateError(from, to);
+    const now = this.clock();
+    const since = this.enteredAt.get(from) ?? now;
+    this.durations[from] = (this.durations[from] ?? 0) + (now - since);
+    this.current = to;
+    this.enteredAt.set(to, now);
+    this.onChange?.(from, to);
+  }
+
+  /** Like transition, but a no-op (returns false) when the move is not allowed. */
+  tryTransition(to: RunStatus): boolean {
+    if (!canTransition(this.current, to)) return false;
+    this.transition(to);
+    return true;
+  }
+}

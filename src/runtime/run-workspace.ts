@@ -1,0 +1,199 @@
+/**
+ * The per-run folder (seed 003): input/, runtime/, artifacts/. Every path a tool names is resolved
+ * (NUL bytes, `..`, absolute paths, symlinks via realpath) and refused outside the allowed roots.
+ */
+import { constants as fsc, realpathSync } from 'node:fs';
+import { copyFile, mkdir, readFile, readdir, stat, writeFile, rename } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { WorkspaceAccess } from './business-plugin.js';
+
+export class WorkspacePathError extends Error {
+  constructor(readonly path: string, readonly reason: string) {
+    super(`path ${JSON.stringify(path)} refused: ${reason}`);
+    this.name = 'WorkspacePathError';
+  }
+}
+
+export interface RunWorkspaceOptions {
+  /** Extra absolute read roots granted by the capabilities (besides the run's own scopes). */
+  extraReadRoots?: string[];
+  /** Read scopes relative to the run folder; default input, artifacts, runtime. */
+  readScopes?: string[];
+  /** Write scopes relative to the run folder; default artifacts only. */
+  writeScopes?: string[];
+}
+
+export const WORKSPACE_DIRS = ['input', 'runtime', 'artifacts'] as const;
+
+function isInside(child: string, parent: string): boolean {
+  const rel = relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel) && rel !== '..' && !rel.startsWith(`..${sep}`));
+}
+
+/** realpath of the longest existing prefix, with the missing tail re-attached (for files not yet written). */
+function realpathLoose(p: string): string {
+  let head = p;
+  const tail: string[] = [];
+  for (;;) {
+    try {
+      const real = realpathSync(head);
+      return tail.length ? join(real, ...tail.reverse()) : real;
+    } catch {
+      const parent = dirname(head);
+      if (parent === head) return p;
+      tail.push(basename(head));
+      head = parent;
+    }
+  }
+}
+
+export class RunWorkspace implements WorkspaceAccess {
+  readonly runId: string;
+  readonly root: string;
+  private readRoots: string[];
+  private writeRoots: string[];
+
+  constructor(runsDir: string, runId: string, opts: RunWorkspaceOptions = {}) {
+    this.runId = runId;
+    this.root = resolve(runsDir, runId);
+    this.readRoots = [];
+    this.writeRoots = [];
+    this.setScopes(opts);
+  }
+
+  /** Re-point the roots once the capability snapshot is resolved. */
+  setScopes(opts: RunWorkspaceOptions): void {
+    const reads = opts.readScopes ?? ['input', 'artifacts', 'runtime'];
+    const writes = opts.writeScopes ?? ['artifacts'];
+    this.readRoots = [...reads.map((s) => this.scopeDir(s)), ...(opts.extraReadRoots ?? []).map((r) => resolve(r))];
+    this.writeRoots = writes.map((s) => this.scopeDir(s));
+  }
+
+  get allowedReadRoots(): readonly string[] {
+    return this.readRoots;
+  }
+
+  get allowedWriteRoots(): readonly string[] {
+    return this.writeRoots;
+  }
+
+  private scopeDir(scope: string): string {
+    const dir = resolve(this.root, scope);
+    if (!isInside(dir, this.root)) throw new WorkspacePathError(scope, 'scope escapes the run folder');
+    return dir;
+  }
+
+  get inputDir(): string {
+    return join(this.root, 'input');
+  }
+  get runtimeDir(): string {
+    return join(this.root, 'runtime');
+  }
+  get artifactsDir(): string {
+    return join(this.root, 'artifacts');
+  }
+
+  /** Creates the run folder; fails if it already exists (a run id is used once). */
+  async create(): Promise<void> {
+    await mkdir(dirname(this.root), { recursive: true });
+    await mkdir(this.root); // no `recursive`: EEXIST tells a caller the id is taken
+    for (const d of WORKSPACE_DIRS) await mkdir(join(this.root, d), { recursive: true });
+  }
+
+  private confine(p: string, roots: readonly string[], what: string): string {
+    if (typeof p !== 'string' || p.length === 0) throw new WorkspacePathError(String(p), 'empty path');
+    if (p.includes('\0')) throw new WorkspacePathError(p, 'contains a NUL byte');
+    const real = realpathLoose(resolve(this.root, p));
+    // roots are resolved too, so a data dir behind a symlink (e.g. /tmp on macOS) still matches
+    if (!roots.some((r) => isInside(real, realpathLoose(r)))) {
+      throw new WorkspacePathError(p, `outside the ${what} roots (${roots.map((r) => this.show(r)).join(', ')})`);
+    }
+    return real;
+  }
+
+  private show(abs: string): string {
+    return isInside(abs, this.root) ? relative(this.root, abs) || '.' : abs;
+  }
+
+  /** Relative paths are relative to the run folder (e.g. `input/feedback.csv`); symlinks are followed before the check. */
+  resolveRead(p: string): string {
+    return this.confine(p, this.readRoots, 'read');
+  }
+
+  resolveWrite(p: string): string {
+    return this.confine(p, this.writeRoots, 'write');
+  }
+
+  async readText(p: string): Promise<string> {
+    return readFile(this.resolveRead(p), 'utf8');
+  }
+
+  /** `relPath` is relative to artifacts/ (a leading `artifacts/` is accepted too). */
+  async writeArtifact(relPath: string, content: string | Uint8Array): Promise<{ path: string; bytes: number }> {
+    if (typeof relPath !== 'string' || relPath.length === 0) throw new WorkspacePathError(String(relPath), 'empty path');
+    if (isAbsolute(relPath)) throw new WorkspacePathError(relPath, 'artifact paths are relative to artifacts/');
+    const rel = relPath.replace(/^artifacts[\\/]/, '');
+    const target = this.resolveWrite(join('artifacts', rel));
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, content);
+    const bytes = typeof content === 'string' ? Buffer.byteLength(content) : content.byteLength;
+    return { path: relative(this.artifactsDir, target).split(sep).join('/'), bytes };
+  }
+
+  /** Write a file the runtime (not a tool) owns anywhere in the run folder; atomic via rename. */
+  async writeRunFile(relPath: string, content: string): Promise<void> {
+    const target = resolve(this.root, relPath);
+    if (!isInside(target, this.root)) throw new WorkspacePathError(relPath, 'outside the run folder');
+    await mkdir(dirname(target), { recursive: true });
+    const tmp = `${target}.tmp-${process.pid}`;
+    await writeFile(tmp, content);
+    await rename(tmp, target);
+  }
+
+  async writeRunJson(relPath: string, value: unknown): Promise<void> {
+    await this.writeRunFile(relPath, `${JSON.stringify(value, null, 2)}\n`);
+  }
+
+  /** `name` is a bare file name inside runtime/ (e.g. evidence_index.json). */
+  async writeRuntimeJson(name: string, value: unknown): Promise<void> {
+    if (typeof name !== 'string' || !/^[A-Za-z0-9._-]+$/.test(name) || name === '.' || name === '..') {
+      throw new WorkspacePathError(String(name), 'runtime files are bare names like evidence_index.json');
+    }
+    await this.writeRunJson(join('runtime', name), value);
+  }
+
+  async listArtifacts(): Promise<Array<{ path: string; bytes: number }>> {
+    const out: Array<{ path: string; bytes: number }> = [];
+    const walk = async (dir: string): Promise<void> => {
+      let entries;
+      try {
+        entries = await readdir(dir, { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const e of entries) {
+        const full = join(dir, e.name);
+        if (e.isDirectory()) await walk(full);
+        else if (e.isFile()) out.push({ path: relative(this.artifactsDir, full).split(sep).join('/'), bytes: (await stat(full)).size });
+      }
+    };
+    await walk(this.artifactsDir);
+    return out.sort((a, b) => a.path.localeCompare(b.path));
+  }
+
+  /** Copies an outside file into input/ under a safe unique name; returns the workspace-relative path. */
+  async importInput(source: string, preferredName?: string): Promise<string> {
+    const name = (preferredName ?? basename(source)).replace(/[^A-Za-z0-9._-]/g, '_') || 'input';
+    let candidate = name;
+    for (let i = 1; ; i++) {
+      try {
+        await copyFile(source, join(this.inputDir, candidate), fsc.COPYFILE_EXCL);
+        return `input/${candidate}`;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+        const dot = name.lastIndexOf('.');
+        candidate = dot > 0 ? `${name.slice(0, dot)}_${i}${name.slice(dot)}` : `${name}_${i}`;
+      }
+    }
+  }
+}
