@@ -7,3 +7,12 @@ export type * from './tools/tool.js';
 export type * from './providers/model-provider.js';
 export type * from './runtime/business-plugin.js';
 export type * from './runtime/run-service-types.js';
+// events: bus and process events (issue 2)
+export * from './events/agent-event-factory.js';
+export * from './events/agent-event-bus.js';
+export * from './events/process-payload-sanitizer.js';
+export * from './events/process-event-factory.js';
+export * from './events/process-event-buffer.js';
+export * from './events/runtime-process-log.js';
+export * from './events/operation-reporter.js';
+export * from './events/process-pipeline.js';

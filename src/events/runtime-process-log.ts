@@ -1,0 +1,72 @@
+/**
+ * Per-operation JSONL log of process events (seed 000):
+ * `<dataDir>/process-events/<sessionId>/<operationId>.jsonl`.
+ */
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFile, mkdir } from 'node:fs/promises';
+import { join, resolve, sep } from 'node:path';
+import type { RuntimeProcessEvent } from './process-event.js';
+import { sanitizeProcessPayload } from './process-payload-sanitizer.js';
+
+export interface RuntimeProcessLogRef {
+  type: 'runtime_process_log';
+  sessionId: string;
+  operationId: string;
+  path: string;
+}
+
+export interface AppendRuntimeProcessLogParams {
+  dataDir: string;
+  sessionId: string;
+  operationId: string;
+  event: RuntimeProcessEvent;
+}
+
+const SAFE_ID = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,199}$/;
+
+/** Throws a TypeError naming the field when an id could leave its folder or is not a plain name. */
+export function assertSafeLogId(field: string, id: unknown): asserts id is string {
+  if (typeof id !== 'string' || !SAFE_ID.test(id) || id.includes('..')) {
+    throw new TypeError(
+      `${field} must be 1-200 chars of [A-Za-z0-9_.:-], not starting with '.' and without '..', got ${JSON.stringify(id) ?? String(id)}`,
+    );
+  }
+}
+
+export function runtimeProcessLogPath(dataDir: string, sessionId: string, operationId: string): string {
+  if (typeof dataDir !== 'string' || dataDir === '') throw new TypeError('dataDir must be a non-empty string');
+  assertSafeLogId('sessionId', sessionId);
+  assertSafeLogId('operationId', operationId);
+  const root = resolve(dataDir, 'process-events');
+  const p = join(root, sessionId, `${operationId}.jsonl`);
+  // Belt and braces: the regex already forbids separators.
+  if (!p.startsWith(root + sep)) throw new TypeError(`process log path escapes dataDir: ${p}`);
+  return p;
+}
+
+/** One JSON line; a payload that cannot be serialised (cycle, bigint) is sanitised instead of crashing. */
+export function processLogLine(event: RuntimeProcessEvent): string {
+  try {
+    return `${JSON.stringify(event)}\n`;
+  } catch {
+    return `${JSON.stringify(sanitizeProcessPayload(event, { maxDepth: 12 }))}\n`;
+  }
+}
+
+function ref(sessionId: string, operationId: string, path: string): RuntimeProcessLogRef {
+  return { type: 'runtime_process_log', sessionId, operationId, path };
+}
+
+export async function appendRuntimeProcessLog(params: AppendRuntimeProcessLogParams): Promise<RuntimeProcessLogRef> {
+  const path = runtimeProcessLogPath(params.dataDir, params.sessionId, params.operationId);
+  await mkdir(resolve(path, '..'), { recursive: true });
+  await appendFile(path, processLogLine(params.event), 'utf8');
+  return ref(params.sessionId, params.operationId, path);
+}
+
+export function appendRuntimeProcessLogSync(params: AppendRuntimeProcessLogParams): RuntimeProcessLogRef {
+  const path = runtimeProcessLogPath(params.dataDir, params.sessionId, params.operationId);
+  mkdirSync(resolve(path, '..'), { recursive: true });
+  appendFileSync(path, processLogLine(params.event), 'utf8');
+  return ref(params.sessionId, params.operationId, path);
+}
