@@ -1,0 +1,46 @@
+/** GET /api/plugins: what the web form is generated from (each plugin's input as JSON Schema). */
+import { z } from 'zod';
+import type { BusinessPlugin } from '../runtime/business-plugin.js';
+
+export interface PluginInfo {
+  name: string;
+  version: string;
+  description: string;
+  defaultGoal: string;
+  defaultSkill: string | null;
+  fileInputs: string[];
+  inputSchema: Record<string, unknown>;
+  artifacts: Array<{ path: string; type: string; description: string; required: boolean }>;
+}
+
+function jsonSchemaOf(schema: unknown): Record<string, unknown> {
+  try {
+    return z.toJSONSchema(schema as z.ZodType, { unrepresentable: 'any', io: 'input' }) as Record<string, unknown>;
+  } catch {
+    return { type: 'object' };
+  }
+}
+
+export function pluginInfo(p: BusinessPlugin): PluginInfo {
+  return {
+    name: p.name,
+    version: p.version,
+    description: p.description,
+    defaultGoal: p.defaultGoal,
+    defaultSkill: p.defaultSkill,
+    fileInputs: [...p.fileInputs],
+    inputSchema: jsonSchemaOf(p.inputSchema),
+    artifacts: p.artifacts.map((a) => ({ path: a.path, type: a.type, description: a.description, required: a.required })),
+  };
+}
+
+/** JSON-Schema property types of a plugin input, to coerce `key=value` text from the IM endpoint. */
+export function propertyTypes(info: PluginInfo): Record<string, string> {
+  const props = (info.inputSchema.properties ?? {}) as Record<string, { type?: unknown; anyOf?: Array<{ type?: unknown }> }>;
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(props)) {
+    const t = typeof v?.type === 'string' ? v.type : v?.anyOf?.find((a) => typeof a.type === 'string' && a.type !== 'null')?.type;
+    if (typeof t === 'string') out[k] = t;
+  }
+  return out;
+}

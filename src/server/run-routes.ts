@@ -1,0 +1,132 @@
+/** The run API: create, list, show, cancel, manifest, artifacts, plan and metrics of a run. */
+import { createReadStream } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { RunStatus } from '../events/agent-event.js';
+import type { RunServiceApi, RunStatusFile } from '../runtime/run-service-types.js';
+import type { BusinessPlugin } from '../runtime/business-plugin.js';
+import { HttpError, invalidBody, sendError } from './http-error.js';
+import { fileInputIssues } from './input-roots.js';
+import { isRunId } from './run-id-param.js';
+
+const STATUSES: readonly RunStatus[] = ['queued', 'created', 'planning', 'model_thinking', 'tool_executing', 'validating', 'completed', 'failed', 'cancelled'];
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.json': 'application/json; charset=utf-8',
+  '.md': 'text/markdown; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.csv': 'text/csv; charset=utf-8',
+  '.jsonl': 'application/x-ndjson; charset=utf-8',
+  '.html': 'text/plain; charset=utf-8', // never rendered as a page of ours
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.svg': 'text/plain; charset=utf-8',
+};
+
+export function runLinks(runId: string): Record<string, string> {
+  const base = `/api/runs/${encodeURIComponent(runId)}`;
+  return { self: base, events: `${base}/events`, ws: `${base}/ws`, manifest: `${base}/manifest`, cancel: `${base}/cancel`, artifacts: `${base}/artifacts/`, plan: `${base}/plan` };
+}
+
+export interface RunRouteOptions {
+  dataDir: string;
+  plugins: BusinessPlugin[];
+  inputRoots: string[] | 'any';
+}
+
+function intParam(v: unknown, name: string, min: number, max: number, dflt: number): number {
+  if (v === undefined || v === '') return dflt;
+  const n = typeof v === 'string' && /^\d{1,9}$/.test(v) ? Number(v) : NaN;
+  if (!Number.isInteger(n) || n < min || n > max) throw invalidBody([{ path: name, message: `must be an integer in ${min}..${max}` }]);
+  return n;
+}
+
+async function requireRun(service: RunServiceApi, id: string): Promise<RunStatusFile> {
+  const run = isRunId(id) ? await service.get(id) : null;
+  if (!run) throw new HttpError(404, 'not_found', `no run ${JSON.stringify(id)}`);
+  return run;
+}
+
+async function readRuntimeJson(dataDir: string, runId: string, name: string): Promise<unknown | null> {
+  try {
+    return JSON.parse(await readFile(join(dataDir, 'runs', runId, 'runtime', name), 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+export function registerRunRoutes(app: FastifyInstance, service: RunServiceApi, opts: RunRouteOptions): void {
+  app.post('/api/runs', async (req, reply) => {
+    const body = req.body;
+    if (!body || typeof body !== 'object' || Array.isArray(body)) {
+      return sendError(reply, invalidBody([{ path: '(body)', message: 'must be a JSON object { plugin, goal?, input, ... }' }]));
+    }
+    const b = body as Record<string, unknown>;
+    const plugin = opts.plugins.find((p) => p.name === b.plugin);
+    if (plugin) {
+      const issues = fileInputIssues(b.input, plugin.fileInputs, opts.inputRoots);
+      if (issues.length) {
+        return sendError(reply, new HttpError(400, 'input_outside_roots', `${issues[0].path}: ${issues[0].message}`, { issues }));
+      }
+    }
+    const run = await service.create(body);
+    return reply.code(201).send({ run_id: run.run_id, status: run.status, links: runLinks(run.run_id) });
+  });
+
+  app.get<{ Querystring: Record<string, string | undefined> }>('/api/runs', async (req) => {
+    const q = req.query ?? {};
+    if (q.status !== undefined && !STATUSES.includes(q.status as RunStatus)) {
+      throw invalidBody([{ path: 'status', message: `must be one of ${STATUSES.join('|')}` }]);
+    }
+    const limit = intParam(q.limit, 'limit', 1, 500, 50);
+    const offset = intParam(q.offset, 'offset', 0, 1e9, 0);
+    const { runs, total } = await service.list({ status: q.status as RunStatus | undefined, plugin: q.plugin || undefined, limit, offset });
+    return { runs, total, limit, offset };
+  });
+
+  app.get<{ Params: { id: string } }>('/api/runs/:id', async (req) => requireRun(service, req.params.id));
+
+  app.post<{ Params: { id: string } }>('/api/runs/:id/cancel', async (req) => {
+    await requireRun(service, req.params.id);
+    return service.cancel(req.params.id);
+  });
+
+  app.get<{ Params: { id: string } }>('/api/runs/:id/manifest', async (req) => {
+    await requireRun(service, req.params.id);
+    const m = await service.manifest(req.params.id);
+    if (m === null || m === undefined) throw new HttpError(404, 'not_found', `run ${req.params.id} has no manifest yet`);
+    return m;
+  });
+
+  // The todo checklist and metrics: the wire carries neither, the web page polls these.
+  app.get<{ Params: { id: string } }>('/api/runs/:id/plan', async (req) => {
+    const run = await requireRun(service, req.params.id);
+    const todo = await readRuntimeJson(opts.dataDir, run.run_id, 'todo_state.json');
+    const plan = await readRuntimeJson(opts.dataDir, run.run_id, 'agent_plan.json');
+    return { run_id: run.run_id, todo, plan };
+  });
+  app.get<{ Params: { id: string } }>('/api/runs/:id/metrics', async (req) => {
+    const run = await requireRun(service, req.params.id);
+    return { run_id: run.run_id, metrics: await readRuntimeJson(opts.dataDir, run.run_id, 'metrics.json') };
+  });
+
+  app.get<{ Params: { id: string; '*': string }; Querystring: { download?: string } }>('/api/runs/:id/artifacts/*', async (req, reply) => {
+    const run = await requireRun(service, req.params.id);
+    const rel = req.params['*'] ?? '';
+    if (!rel || rel.includes('\0') || rel.startsWith('/') || rel.split(/[\\/]/).includes('..')) {
+      throw new HttpError(404, 'not_found', `no artifact ${JSON.stringify(rel)} in run ${run.run_id}`);
+    }
+    // Only documents the manifest lists; the service resolves and confines the path.
+    const abs = (await service.documentPath(run.run_id, `artifacts/${rel}`)) ?? (await service.documentPath(run.run_id, rel));
+    if (!abs) throw new HttpError(404, 'not_found', `no artifact ${JSON.stringify(rel)} in run ${run.run_id}'s manifest`);
+    const st = await stat(abs).catch(() => null);
+    if (!st?.isFile()) throw new HttpError(404, 'not_found', `artifact ${JSON.stringify(rel)} is listed but missing`);
+    const name = rel.split('/').pop() ?? 'artifact';
+    reply.header('content-type', CONTENT_TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream');
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('content-length', String(st.size));
+    if (req.query?.download !== undefined) reply.header('content-disposition', `attachment; filename="${name.replace(/[^A-Za-z0-9._-]/g, '_')}"`);
+    return reply.send(createReadStream(abs));
+  });
+}

@@ -1,0 +1,173 @@
+/**
+ * `runtrail serve`: the run API, live streams (SSE + WebSocket), the IM endpoint, /metrics and the web page,
+ * all over one Fastify 5 instance. `buildServer` returns the instance (tests use it), `startServer` listens.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import fastifyMultipart from '@fastify/multipart';
+import fastifyStatic from '@fastify/static';
+import fastifyWebsocket from '@fastify/websocket';
+import type { RunServiceApi } from '../runtime/run-service-types.js';
+import type { BusinessPlugin } from '../runtime/business-plugin.js';
+import { errorBody, sendError } from './http-error.js';
+import { listenRefusal } from './listen-guard.js';
+import { packageRoot } from './package-root.js';
+import { pluginInfo } from './plugin-catalog.js';
+import { prometheusText } from './prometheus-text.js';
+import { registerImRoute } from './im-route.js';
+import { registerRunRoutes } from './run-routes.js';
+import { registerSseRoute } from './sse-route.js';
+import { registerUploadRoute } from './upload-route.js';
+import { registerWsRoute } from './ws-route.js';
+import { listSkills } from './skill-catalog.js';
+import { newStreamCounters } from './stream-counters.js';
+
+export interface ServerOptions {
+  service: RunServiceApi;
+  host?: string;
+  port?: number;
+  /** Bearer token for everything but /healthz; default env RUNTRAIL_API_TOKEN. */
+  token?: string;
+  /** The run data folder (uploads go to <dataDir>/uploads); default env RUNTRAIL_DATA_DIR or ./.runtrail. */
+  dataDir?: string;
+  /** Where file inputs may come from; default [<dataDir>/uploads]. */
+  inputRoots?: string[] | 'any';
+  /** The built web page; default <package>/web/dist. */
+  webDir?: string;
+  skillsDir?: string;
+  /** The plugins the service runs, for GET /api/plugins, the IM endpoint and input-root checks. */
+  plugins?: BusinessPlugin[];
+  /** true/false, or a pino logger. Default false. */
+  logger?: boolean | FastifyBaseLogger;
+  bodyLimit?: number;
+  uploadLimitBytes?: number;
+  pingMs?: number;
+  /** Bytes a stream client may have waiting before it is dropped (1 MiB). */
+  maxClientQueueBytes?: number;
+  wsHelloMs?: number;
+  /** Characters per IM message (4,000). */
+  imMessageLimit?: number;
+  imWaitMs?: number;
+  chatPlugin?: string;
+  env?: Record<string, string | undefined>;
+}
+
+export interface RunningServer {
+  url: string;
+  app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+function sha(s: string): Buffer {
+  return createHash('sha256').update(s).digest();
+}
+
+function tokenMatches(given: string, expected: string): boolean {
+  return timingSafeEqual(sha(given), sha(expected));
+}
+
+function isStaticPath(url: string): boolean {
+  return !url.startsWith('/api/') && url !== '/api' && !url.startsWith('/metrics');
+}
+
+export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
+  const env = opts.env ?? process.env;
+  const token = opts.token ?? (env.RUNTRAIL_API_TOKEN || undefined);
+  const dataDir = resolve(opts.dataDir ?? (env.RUNTRAIL_DATA_DIR?.trim() || '.runtrail'));
+  const uploadDir = join(dataDir, 'uploads');
+  const inputRoots = opts.inputRoots ?? [uploadDir];
+  const root = packageRoot();
+  const webDir = opts.webDir ?? join(root, 'web', 'dist');
+  const skillsDir = opts.skillsDir ?? join(root, 'skills');
+  const plugins = opts.plugins ?? [];
+  const infos = plugins.map(pluginInfo);
+  const counters = newStreamCounters();
+  const service = opts.service;
+
+  const logger = opts.logger ?? false;
+  const app: FastifyInstance = (
+    typeof logger === 'object'
+      ? Fastify({ loggerInstance: logger, bodyLimit: opts.bodyLimit ?? 1024 * 1024 })
+      : Fastify({ logger, bodyLimit: opts.bodyLimit ?? 1024 * 1024 })
+  ) as unknown as FastifyInstance;
+
+  app.setErrorHandler((err, req, reply) => {
+    const status = (err as { statusCode?: number }).statusCode;
+    if (!status || status >= 500) req.log.error({ err }, 'request failed');
+    return sendError(reply, err);
+  });
+  app.setNotFoundHandler((req, reply) => {
+    reply.code(404).send(errorBody('not_found', `no route ${req.method} ${req.url.split('?')[0]}`));
+  });
+
+  if (token) {
+    app.addHook('onRequest', async (req, reply) => {
+      const path = req.url.split('?')[0];
+      if (path === '/healthz') return;
+      // The page shell holds no data; every API call it makes carries the token.
+      if (req.method === 'GET' && isStaticPath(path)) return;
+      const h = req.headers.authorization;
+      const q = (req.query as Record<string, unknown> | undefined)?.access_token;
+      const given = typeof h === 'string' && h.startsWith('Bearer ') ? h.slice(7) : req.method === 'GET' && typeof q === 'string' ? q : '';
+      if (!given || !tokenMatches(given, token)) {
+        reply.code(401).header('www-authenticate', 'Bearer').send(errorBody('unauthorized', 'missing or wrong bearer token (Authorization: Bearer <RUNTRAIL_API_TOKEN>)'));
+        return reply;
+      }
+    });
+  }
+
+  await app.register(fastifyMultipart, { limits: { fileSize: opts.uploadLimitBytes ?? 50 * 1024 * 1024, files: 1, fields: 10 } });
+  await app.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024 } });
+
+  app.get('/healthz', async () => ({ ok: true }));
+  app.get('/metrics', async (_req, reply) => {
+    reply.type('text/plain; version=0.0.4; charset=utf-8');
+    return prometheusText(service.stats(), counters);
+  });
+  app.get('/api/plugins', async () => ({ plugins: infos }));
+  app.get('/api/skills', async () => ({ skills: await listSkills(skillsDir) }));
+
+  registerRunRoutes(app, service, { dataDir, plugins, inputRoots });
+  const streamOpts = { pingMs: opts.pingMs ?? 15_000, maxQueueBytes: opts.maxClientQueueBytes ?? 1024 * 1024 };
+  registerSseRoute(app, service, counters, streamOpts);
+  registerWsRoute(app, service, counters, { ...streamOpts, helloMs: opts.wsHelloMs ?? 300 });
+  registerUploadRoute(app, uploadDir, opts.uploadLimitBytes ?? 50 * 1024 * 1024);
+  registerImRoute(app, service, {
+    limit: opts.imMessageLimit ?? 4000,
+    waitMs: opts.imWaitMs ?? 120_000,
+    plugins: infos,
+    chatPlugin: opts.chatPlugin ?? 'chat',
+  });
+
+  if (existsSync(join(webDir, 'index.html'))) {
+    await app.register(fastifyStatic, { root: webDir, prefix: '/', index: ['index.html'], wildcard: true });
+  } else {
+    app.get('/', async (_req, reply) =>
+      reply.type('text/plain; charset=utf-8').send(`Runtrail API is up. The web page is not built (${webDir}): run npm run build:web.\n`),
+    );
+  }
+  return app;
+}
+
+export async function startServer(opts: ServerOptions): Promise<RunningServer> {
+  const env = opts.env ?? process.env;
+  const host = opts.host ?? '127.0.0.1';
+  const port = opts.port ?? 7777;
+  const token = opts.token ?? (env.RUNTRAIL_API_TOKEN || undefined);
+  const refusal = listenRefusal(host, token);
+  if (refusal) throw new Error(refusal);
+  const app = await buildServer({ ...opts, token });
+  await app.listen({ host, port });
+  const addr = app.server.address();
+  const actualPort = addr && typeof addr === 'object' ? addr.port : port;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${actualPort}`,
+    app,
+    close: async () => {
+      await app.close();
+    },
+  };
+}
