@@ -1,0 +1,166 @@
+/**
+ * Real models through the Vercel AI SDK v6: one model step per `stream()` call, tools reported as
+ * `tool-call` parts (never executed here), every failure yielded as a Diagnosis, never thrown.
+ */
+import { streamText, type LanguageModel } from 'ai';
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createDeepSeek } from '@ai-sdk/deepseek';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { ModelProvider, ModelRequest, ModelStreamPart } from './model-provider.js';
+import { toModelMessages, toToolSet } from './message-mapping.js';
+import { diagnoseProviderError, redactSecrets } from './provider-errors.js';
+import { PROVIDER_ENV, checkBaseURL, envValue, type AiSdkProviderName, type Env } from './provider-env.js';
+import { abortedDiagnosis } from './turn-stream.js';
+
+type FinishReason = Extract<ModelStreamPart, { type: 'finish' }>['reason'];
+const FINISH_REASONS: readonly string[] = ['stop', 'tool-calls', 'length', 'content-filter', 'other'];
+
+export interface LanguageModelProviderOptions {
+  /** Name shown in diagnoses and resolved_config.json, e.g. 'openai' or 'ollama'. */
+  provider: string;
+  model: string;
+  baseURL?: string;
+  /** Env var holding the key, named in auth hints. */
+  keyEnvVar?: string;
+  /** Values scrubbed from every message (the API key). */
+  secrets?: string[];
+  maxOutputTokens?: number;
+  temperature?: number;
+}
+
+/** Any AI SDK language model as a ModelProvider (tests pass a MockLanguageModelV3). */
+export class LanguageModelProvider implements ModelProvider {
+  readonly provider: string;
+  readonly model: string;
+  readonly baseURL: string | undefined;
+  private readonly languageModel: LanguageModel;
+  private readonly opts: LanguageModelProviderOptions;
+
+  constructor(languageModel: LanguageModel, opts: LanguageModelProviderOptions) {
+    this.languageModel = languageModel;
+    this.provider = opts.provider;
+    this.model = opts.model;
+    this.baseURL = opts.baseURL;
+    this.opts = opts;
+  }
+
+  async *stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
+    const ctx = { provider: this.provider, model: this.model, keyEnvVar: this.opts.keyEnvVar, secrets: this.opts.secrets };
+    const label = `${this.provider}:${this.model}`;
+    if (request.signal?.aborted) {
+      yield { type: 'error', diagnosis: abortedDiagnosis(label) };
+      return;
+    }
+    try {
+      const result = streamText({
+        model: this.languageModel,
+        system: request.system || undefined,
+        messages: toModelMessages(request.messages),
+        tools: request.tools.length ? toToolSet(request.tools) : undefined,
+        // The agent loop owns recovery (backoff, limits); a hidden SDK retry would double it.
+        maxRetries: 0,
+        abortSignal: request.signal,
+        maxOutputTokens: this.opts.maxOutputTokens,
+        temperature: this.opts.temperature,
+        // Errors arrive as 'error' parts below; the default handler would print them to stderr.
+        onError: () => {},
+      });
+      for await (const part of result.fullStream) {
+        switch (part.type) {
+          case 'text-delta':
+            if (part.text) yield { type: 'text-delta', text: part.text };
+            break;
+          case 'reasoning-delta':
+            if (part.text) yield { type: 'reasoning-delta', text: part.text };
+            break;
+          case 'tool-call':
+            yield { type: 'tool-call', id: part.toolCallId, name: part.toolName, args: part.input };
+            break;
+          case 'finish': {
+            const reason: FinishReason = FINISH_REASONS.includes(part.finishReason) ? (part.finishReason as FinishReason) : 'other';
+            yield {
+              type: 'finish',
+              reason,
+              usage: { inputTokens: part.totalUsage.inputTokens ?? 0, outputTokens: part.totalUsage.outputTokens ?? 0 },
+            };
+            return;
+          }
+          case 'abort':
+            yield { type: 'error', diagnosis: abortedDiagnosis(label) };
+            return;
+          case 'error':
+            yield { type: 'error', diagnosis: request.signal?.aborted ? abortedDiagnosis(label) : diagnoseProviderError(part.error, ctx) };
+            return;
+          default:
+            // start/step markers, tool-input streaming, sources: nothing the loop needs.
+            break;
+        }
+      }
+    } catch (err) {
+      yield { type: 'error', diagnosis: request.signal?.aborted ? abortedDiagnosis(label) : diagnoseProviderError(err, ctx) };
+    }
+  }
+}
+
+export interface AiSdkProviderOptions {
+  provider: AiSdkProviderName;
+  model: string;
+  /** Defaults to the provider's env var (OPENAI_API_KEY, ANTHROPIC_API_KEY, DEEPSEEK_API_KEY, OPENAI_COMPATIBLE_API_KEY). */
+  apiKey?: string;
+  /** Defaults to OPENAI_BASE_URL, ANTHROPIC_BASE_URL, DEEPSEEK_BASE_URL or OPENAI_COMPATIBLE_BASE_URL, then the public endpoint. */
+  baseURL?: string;
+  /** Environment to read; process.env when absent. */
+  env?: Env;
+  /** Display name for an OpenAI-compatible server, e.g. 'ollama'. */
+  label?: string;
+  /** Env vars to read instead of the provider's own (the `ollama:` alias uses OLLAMA_*). */
+  envSpec?: (typeof PROVIDER_ENV)[keyof typeof PROVIDER_ENV];
+  maxOutputTokens?: number;
+  temperature?: number;
+}
+
+/**
+ * Builds a provider for OpenAI (chat completions), Anthropic, DeepSeek or any OpenAI-compatible
+ * server. Throws a TypeError naming the env var when a required key or base URL is missing;
+ * resolveModelProvider returns the same problem as data.
+ */
+export function createAiSdkProvider(opts: AiSdkProviderOptions): LanguageModelProvider {
+  const spec = opts.envSpec ?? PROVIDER_ENV[opts.provider];
+  if (!spec) throw new TypeError(`createAiSdkProvider: unknown provider "${String(opts.provider)}"; valid: openai, anthropic, deepseek, openai-compatible`);
+  if (!opts.model || typeof opts.model !== 'string') throw new TypeError('createAiSdkProvider: model must be a non-empty string');
+  const env = opts.env ?? process.env;
+  const apiKey = opts.apiKey ?? envValue(env, spec.keyVar);
+  const baseURL = (opts.baseURL ?? envValue(env, spec.baseUrlVar) ?? spec.defaultBaseURL ?? undefined)?.replace(/\/+$/, '');
+  const label = opts.label ?? opts.provider;
+  if (spec.keyRequired && !apiKey) throw new TypeError(`${label}: no API key; set ${spec.keyVar}`);
+  if (!baseURL) throw new TypeError(`${label}: no base URL; set ${spec.baseUrlVar} (e.g. http://127.0.0.1:11434/v1)`);
+  const bad = checkBaseURL(baseURL);
+  if (bad) throw new TypeError(`${label}: base URL ${redactSecrets(bad, apiKey ? [apiKey] : [])} (${opts.baseURL ? 'baseURL option' : spec.baseUrlVar})`);
+
+  let languageModel: LanguageModel;
+  switch (opts.provider) {
+    case 'openai':
+      // Chat completions: the API every OpenAI-style proxy and gateway also speaks.
+      languageModel = createOpenAI({ apiKey, baseURL }).chat(opts.model);
+      break;
+    case 'anthropic':
+      languageModel = createAnthropic({ apiKey, baseURL })(opts.model);
+      break;
+    case 'deepseek':
+      languageModel = createDeepSeek({ apiKey, baseURL })(opts.model);
+      break;
+    case 'openai-compatible':
+      languageModel = createOpenAICompatible({ name: label, apiKey, baseURL, includeUsage: true }).chatModel(opts.model);
+      break;
+  }
+  return new LanguageModelProvider(languageModel, {
+    provider: label,
+    model: opts.model,
+    baseURL,
+    keyEnvVar: spec.keyVar,
+    secrets: apiKey ? [apiKey] : [],
+    maxOutputTokens: opts.maxOutputTokens,
+    temperature: opts.temperature,
+  });
+}

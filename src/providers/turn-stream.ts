@@ -1,0 +1,104 @@
+/** Streams one ModelTurn as model parts: what the script and offline models share. */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { DiagnosisInit } from '../events/diagnosis.js';
+import type { ModelRequest, ModelStreamPart, TokenUsage } from './model-provider.js';
+import type { ModelTurn } from './model-turn.js';
+import { isRetryableCode } from './provider-errors.js';
+
+export interface TurnStreamOptions {
+  signal?: AbortSignal;
+  /** Who is streaming, for diagnosis texts, e.g. `script:demo.json`. */
+  label: string;
+  nextToolCallId(): string;
+  /** Input tokens charged for this turn. */
+  inputTokens: number;
+}
+
+const MAX_CHUNK = 24;
+
+/** Word-sized chunks that keep their whitespace, so joining them gives the text back exactly. */
+export function chunkText(text: string): string[] {
+  const out: string[] = [];
+  for (const piece of text.match(/\s*\S+\s*|\s+/g) ?? []) {
+    for (let i = 0; i < piece.length; i += MAX_CHUNK) out.push(piece.slice(i, i + MAX_CHUNK));
+  }
+  return out;
+}
+
+/** Rough token count (4 characters a token), used where no tokenizer answers. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+export function estimateRequestTokens(request: ModelRequest): number {
+  let chars = request.system.length;
+  for (const m of request.messages) {
+    chars += m.content.length;
+    if (m.role === 'assistant' && m.toolCalls) chars += JSON.stringify(m.toolCalls).length;
+  }
+  for (const t of request.tools) chars += t.name.length + t.description.length + JSON.stringify(t.inputSchema).length;
+  return Math.ceil(chars / 4);
+}
+
+export function abortedDiagnosis(label: string): DiagnosisInit {
+  return { code: 'aborted', severity: 'warning', summary: `Model call to ${label} was cancelled`, retryable: false };
+}
+
+export async function* streamTurn(turn: ModelTurn, opts: TurnStreamOptions): AsyncGenerator<ModelStreamPart> {
+  const { signal } = opts;
+  const pause = async (ms: number | undefined): Promise<boolean> => {
+    if (signal?.aborted) return false;
+    if (!ms) return true;
+    try {
+      await sleep(ms, undefined, { signal });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  if (!(await pause(turn.delayMs))) {
+    yield { type: 'error', diagnosis: abortedDiagnosis(opts.label) };
+    return;
+  }
+  if (turn.error) {
+    yield {
+      type: 'error',
+      diagnosis: {
+        code: turn.error.code,
+        severity: 'error',
+        summary: turn.error.message,
+        detail: `scripted failure from ${opts.label}`,
+        retryable: turn.error.retryable ?? isRetryableCode(turn.error.code),
+      },
+    };
+    return;
+  }
+
+  let outputChars = 0;
+  for (const [type, text] of [
+    ['reasoning-delta', turn.reasoning ?? ''],
+    ['text-delta', turn.text ?? ''],
+  ] as const) {
+    for (const chunk of chunkText(text)) {
+      if (!(await pause(turn.chunkDelayMs))) {
+        yield { type: 'error', diagnosis: abortedDiagnosis(opts.label) };
+        return;
+      }
+      outputChars += chunk.length;
+      yield { type, text: chunk };
+    }
+  }
+  const calls = turn.toolCalls ?? [];
+  for (const call of calls) {
+    if (signal?.aborted) {
+      yield { type: 'error', diagnosis: abortedDiagnosis(opts.label) };
+      return;
+    }
+    const args = call.args ?? {};
+    outputChars += call.name.length + (JSON.stringify(args)?.length ?? 0);
+    yield { type: 'tool-call', id: opts.nextToolCallId(), name: call.name, args };
+  }
+  const usage: TokenUsage = { inputTokens: opts.inputTokens, outputTokens: Math.ceil(outputChars / 4) };
+  yield { type: 'finish', reason: calls.length ? 'tool-calls' : 'stop', usage };
+}
