@@ -1,0 +1,227 @@
+/**
+ * The model ⇄ tools loop (seed 003 step 7): stream a turn, run its tool calls through the executor,
+ * feed the observations back, until a final answer or a limit. Errors end the loop as data.
+ */
+import { Diagnosis, type DiagnosisDict, type DiagnosisInit } from '../events/diagnosis.js';
+import type { ChatMessage, ModelProvider, ToolCallRequest, TokenUsage } from '../providers/model-provider.js';
+import type { RunLimits } from './run-service-types.js';
+import type { ToolExecutor } from './tool-executor.js';
+import type { PublishFn } from './run-publisher.js';
+import type { RunMetrics } from './run-metrics.js';
+
+export const DEFAULT_LIMITS: RunLimits = { max_iterations: 20, max_tool_calls: 60, timeout_s: 600, stop_repair_turns: 0 };
+export const PROVIDER_RETRIES = 3;
+export const REPEAT_LIMIT = 3;
+
+/** Strips hidden text (e.g. <think> tags) from streamed assistant text; the events engineer's filter fits. */
+export interface TextFilter {
+  push(delta: string): string;
+  flush(): string;
+}
+
+export const passThroughFilter = (): TextFilter => ({ push: (d) => d, flush: () => '' });
+
+export type LoopOutcome =
+  | { kind: 'final'; text: string }
+  | { kind: 'cancelled'; text: string }
+  | { kind: 'failed'; text: string; diagnosis: DiagnosisDict };
+
+export interface AgentLoopOptions {
+  provider: ModelProvider;
+  system: string;
+  messages: ChatMessage[];
+  executor: ToolExecutor;
+  publish: PublishFn;
+  limits: RunLimits;
+  metrics: RunMetrics;
+  /** The run's cancel signal (user cancel / shutdown). */
+  signal: AbortSignal;
+  /** Called on model_thinking ⇄ tool_executing. */
+  setState(state: 'model_thinking' | 'tool_executing'): void;
+  /** Messages to append before each model turn (e.g. background-process notices). */
+  drainNotices?: () => string[];
+  createTextFilter?: () => TextFilter;
+  /** Injectable for tests: the backoff between provider retries. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  backoffMs?: (attempt: number) => number;
+}
+
+function diag(init: DiagnosisInit): DiagnosisDict {
+  return new Diagnosis(init).toDict();
+}
+
+export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+interface TurnResult {
+  text: string;
+  toolCalls: ToolCallRequest[];
+  error?: DiagnosisInit;
+  usage?: TokenUsage;
+}
+
+export class AgentLoop {
+  readonly messages: ChatMessage[];
+  private toolCalls = 0;
+  private lastCallSig = '';
+  private sameCallStreak = 0;
+  private lastFailSig = '';
+  private sameFailStreak = 0;
+  private callCounter = 0;
+  private readonly deadline: AbortController = new AbortController();
+  private readonly signal: AbortSignal;
+  private timer: NodeJS.Timeout | undefined;
+  private lastText = '';
+
+  constructor(private readonly o: AgentLoopOptions) {
+    this.messages = [...o.messages];
+    this.signal = AbortSignal.any([o.signal, this.deadline.signal]);
+    this.timer = setTimeout(() => this.deadline.abort(new Error('timeout')), o.limits.timeout_s * 1000);
+    this.timer.unref?.();
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+  }
+
+  private stopOutcome(): LoopOutcome | null {
+    if (this.o.signal.aborted) return { kind: 'cancelled', text: this.lastText };
+    if (this.deadline.signal.aborted) {
+      return {
+        kind: 'failed',
+        text: this.lastText,
+        diagnosis: diag({ code: 'timeout', severity: 'error', summary: `run exceeded timeout_s (${this.o.limits.timeout_s} s)`, hint: 'raise limits.timeout_s or narrow the goal' }),
+      };
+    }
+    return null;
+  }
+
+  addUserMessage(text: string): void {
+    this.messages.push({ role: 'user', content: text });
+  }
+
+  /** Runs until a final answer or a limit. Can be called again after addUserMessage (stop repair). */
+  async run(): Promise<LoopOutcome> {
+    const { limits, metrics } = this.o;
+    for (;;) {
+      const stop = this.stopOutcome();
+      if (stop) return stop;
+      if (metrics.iterations >= limits.max_iterations) {
+        return { kind: 'failed', text: this.lastText, diagnosis: diag({ code: 'max_iterations', severity: 'error', summary: `stopped after max_iterations (${limits.max_iterations}) model turns without a final answer` }) };
+      }
+      for (const n of this.o.drainNotices?.() ?? []) this.messages.push({ role: 'user', content: `[notice] ${n}` });
+      this.o.setState('model_thinking');
+      metrics.iterations++;
+      const turn = await this.turnWithRetries();
+      const stopAfter = this.stopOutcome();
+      if (stopAfter) return stopAfter;
+      if (turn.error) return { kind: 'failed', text: this.lastText, diagnosis: diag(turn.error) };
+      if (turn.text) this.lastText = turn.text;
+      this.messages.push({ role: 'assistant', content: turn.text, ...(turn.toolCalls.length ? { toolCalls: turn.toolCalls } : {}) });
+      if (turn.toolCalls.length === 0) return { kind: 'final', text: turn.text };
+
+      this.o.setState('tool_executing');
+      for (const call of turn.toolCalls) {
+        const s = this.stopOutcome();
+        if (s) return s;
+        if (this.toolCalls >= limits.max_tool_calls) {
+          return { kind: 'failed', text: this.lastText, diagnosis: diag({ code: 'max_tool_calls', severity: 'error', summary: `stopped at max_tool_calls (${limits.max_tool_calls})` }) };
+        }
+        const sig = `${call.name}\u0000${JSON.stringify(call.args)}`;
+        this.sameCallStreak = sig === this.lastCallSig ? this.sameCallStreak + 1 : 1;
+        this.lastCallSig = sig;
+        if (this.sameCallStreak >= REPEAT_LIMIT) {
+          return { kind: 'failed', text: this.lastText, diagnosis: diag({ code: 'repeated_tool_call', severity: 'error', summary: `${call.name} was called ${REPEAT_LIMIT} times in a row with the same arguments`, detail: JSON.stringify(call.args).slice(0, 500) }) };
+        }
+        this.toolCalls++;
+        const done = await this.o.executor.execute(call);
+        metrics.recordTool(call.name, done.result.ok, done.durationMs);
+        this.messages.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: done.result.content, isError: !done.result.ok });
+        if (!done.result.ok) {
+          const failSig = `${call.name}\u0000${done.result.content}`;
+          this.sameFailStreak = failSig === this.lastFailSig ? this.sameFailStreak + 1 : 1;
+          this.lastFailSig = failSig;
+          if (this.sameFailStreak >= REPEAT_LIMIT) {
+            return { kind: 'failed', text: this.lastText, diagnosis: diag({ code: 'repeated_tool_failure', severity: 'error', summary: `${call.name} failed ${REPEAT_LIMIT} times in a row with the same error`, detail: done.result.content.slice(0, 500) }) };
+          }
+        } else {
+          this.sameFailStreak = 0;
+          this.lastFailSig = '';
+        }
+      }
+    }
+  }
+
+  private async turnWithRetries(): Promise<TurnResult> {
+    const sleep = this.o.sleep ?? abortableSleep;
+    const backoff = this.o.backoffMs ?? ((n: number) => 500 * 2 ** n);
+    for (let attempt = 0; ; attempt++) {
+      const turn = await this.turn();
+      if (!turn.error || !turn.error.retryable || attempt >= PROVIDER_RETRIES || this.signal.aborted) return turn;
+      this.o.metrics.providerRetries++;
+      this.o.publish('run', { type: 'notice', text: `model provider error (${turn.error.code}): retrying (${attempt + 1}/${PROVIDER_RETRIES})` });
+      await sleep(backoff(attempt), this.signal);
+    }
+  }
+
+  private async turn(): Promise<TurnResult> {
+    const { provider, publish } = this.o;
+    const filter = (this.o.createTextFilter ?? passThroughFilter)();
+    let text = '';
+    let reasoning = '';
+    const toolCalls: ToolCallRequest[] = [];
+    let usage: TokenUsage | undefined;
+    let error: DiagnosisInit | undefined;
+    const started = performance.now();
+    let firstToken: number | null = null;
+    const emitText = (visible: string) => {
+      if (!visible) return;
+      text += visible;
+      publish('assistant', { phase: 'update', text, delta: visible });
+    };
+    try {
+      const stream = provider.stream({ system: this.o.system, messages: this.messages, tools: this.o.executor.specs(), signal: this.signal });
+      for await (const part of stream) {
+        if (this.signal.aborted) break;
+        if (firstToken === null && part.type !== 'finish') firstToken = performance.now() - started;
+        switch (part.type) {
+          case 'text-delta':
+            emitText(filter.push(part.text));
+            break;
+          case 'reasoning-delta':
+            if (!part.text) break;
+            reasoning += part.text;
+            publish('reasoning', { phase: 'update', text: reasoning, delta: part.text });
+            break;
+          case 'tool-call':
+            toolCalls.push({ id: part.id || `call_${++this.callCounter}`, name: part.name, args: part.args });
+            break;
+          case 'finish':
+            usage = part.usage;
+            break;
+          case 'error':
+            error = part.diagnosis;
+            break;
+        }
+        if (error) break;
+      }
+    } catch (e) {
+      if (!this.signal.aborted) error = { code: 'provider_exception', severity: 'error', summary: `model provider failed: ${(e as Error)?.message ?? String(e)}`, retryable: false };
+    }
+    emitText(filter.flush());
+    if (reasoning) publish('reasoning', { phase: 'end', text: reasoning, delta: '' });
+    if (text) publish('assistant', { phase: 'end', text, delta: '' });
+    this.o.metrics.recordTurn(performance.now() - started, firstToken, usage);
+    return { text, toolCalls, ...(error ? { error } : {}), ...(usage ? { usage } : {}) };
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * runtime/events.jsonl: every AgentEvent of a run, one JSON line each, in seq order — the source of
+ * replay. Appends are synchronous so a reader that subscribes first and reads the file second never
+ * misses an event (see RunService.events).
+ */
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import type { AgentEvent } from '../events/agent-event.js';
+import { isAgentStream, makeAgentEvent } from '../events/agent-event-factory.js';
+
+export const EVENTS_FILE = 'runtime/events.jsonl';
+
+export class EventStore {
+  private fd: number | null;
+  private count = 0;
+  private lastSeqWritten = 0;
+
+  constructor(readonly file: string) {
+    this.fd = openSync(file, 'a');
+  }
+
+  get written(): number {
+    return this.count;
+  }
+
+  get lastSeq(): number {
+    return this.lastSeqWritten;
+  }
+
+  append(event: AgentEvent): void {
+    if (this.fd === null) return; // closed: late events after the terminal one are not part of the run
+    writeSync(this.fd, `${JSON.stringify(event)}\n`);
+    this.count++;
+    this.lastSeqWritten = event.seq;
+  }
+
+  close(): void {
+    if (this.fd === null) return;
+    try {
+      fsyncSync(this.fd);
+    } catch {
+      // fsync is best effort (some filesystems refuse it)
+    }
+    closeSync(this.fd);
+    this.fd = null;
+  }
+}
+
+/** Lifts one parsed line back to an AgentEvent through the factory; null when it is not one. */
+export function eventFromJson(x: unknown): AgentEvent | null {
+  if (!x || typeof x !== 'object') return null;
+  const o = x as Record<string, unknown>;
+  if (typeof o.runId !== 'string' || typeof o.seq !== 'number' || typeof o.ts !== 'number' || !isAgentStream(o.stream)) return null;
+  if (!o.data || typeof o.data !== 'object') return null;
+  // data was written by the factory and is trusted as that stream's payload
+  return makeAgentEvent(o.runId, o.seq, o.ts, o.stream, o.data as never);
+}
+
+export function parseEventLines(text: string, after = 0): AgentEvent[] {
+  const out: AgentEvent[] = [];
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      continue; // a torn last line (crash mid-write) is skipped, repaired by RunService.init
+    }
+    const ev = eventFromJson(parsed);
+    if (ev && ev.seq > after) out.push(ev);
+  }
+  return out;
+}
+
+export async function readEvents(file: string, after = 0): Promise<AgentEvent[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return [];
+  }
+  return parseEventLines(text, after);
+}
+
+/**
+ * Drops a torn trailing line (no newline, or not JSON) left by a crash; returns the last good seq.
+ */
+export function repairEventsFile(file: string): { lastSeq: number; repaired: boolean } {
+  if (!existsSync(file)) return { lastSeq: 0, repaired: false };
+  const buf = readFileSync(file);
+  let text = buf.toString('utf8');
+  let repaired = false;
+  if (text.length && !text.endsWith('\n')) {
+    const cut = text.lastIndexOf('\n') + 1;
+    truncateSync(file, Buffer.byteLength(text.slice(0, cut)));
+    text = text.slice(0, cut);
+    repaired = true;
+  }
+  // a complete but corrupt last line is cut as well
+  const lines = text.split('\n').filter(Boolean);
+  while (lines.length) {
+    try {
+      JSON.parse(lines[lines.length - 1]);
+      break;
+    } catch {
+      lines.pop();
+      repaired = true;
+    }
+  }
+  if (repaired) truncateSync(file, Buffer.byteLength(lines.length ? `${lines.join('\n')}\n` : ''));
+  const events = parseEventLines(lines.join('\n'));
+  return { lastSeq: events.length ? events[events.length - 1].seq : 0, repaired };
+}

@@ -1,0 +1,188 @@
+/**
+ * Runs one tool call in the seed's order: lookup → validate args → permission → PreToolUse → handler
+ * (timeout, AbortSignal, OperationReporter) → validate output → PostToolUse → ToolResult.
+ * Every failure becomes an error result with a Diagnosis for the model; nothing here throws.
+ */
+import { z } from 'zod';
+import type { DiagnosisInit } from '../events/diagnosis.js';
+import type { OperationReporter } from '../events/operation-reporter-types.js';
+import type { ToolStepKind } from '../events/agent-event.js';
+import type { ToolCallRequest, ToolSpec } from '../providers/model-provider.js';
+import type { AnyToolDefinition, ToolResult } from '../tools/tool.js';
+import type { RunHooks, ToolCallInfo } from './run-hooks.js';
+import { emptyHooks } from './run-hooks.js';
+import { noopPublish, type PublishFn } from './run-publisher.js';
+
+export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
+
+export interface ToolExecutorOptions {
+  tools: AnyToolDefinition[];
+  /** Names the capability snapshot allows; a registered tool outside it is denied. */
+  allowedTools: Iterable<string>;
+  hooks?: RunHooks;
+  publish?: PublishFn;
+  /** The process pipeline's reporter for this call (operationId = toolCallId). */
+  reporterFor?: (call: ToolCallInfo) => OperationReporter | undefined;
+  defaultTimeoutMs?: number;
+  /** The run's signal: aborting it aborts the running handler. */
+  signal?: AbortSignal;
+}
+
+export interface ExecutedToolCall {
+  call: ToolCallInfo;
+  result: ToolResult;
+  durationMs: number;
+}
+
+function issuesText(err: z.ZodError): string {
+  return err.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`).join('; ');
+}
+
+function fail(code: string, summary: string, detail = '', hint = '', retryable = false): ToolResult {
+  const diagnosis: DiagnosisInit = { code, severity: 'error', summary, detail, hint, retryable };
+  return { ok: false, content: `Error: ${summary}${detail ? ` — ${detail}` : ''}${hint ? ` (hint: ${hint})` : ''}`, diagnosis };
+}
+
+export function toolSpecOf(tool: AnyToolDefinition): ToolSpec {
+  let inputSchema: Record<string, unknown>;
+  try {
+    inputSchema = z.toJSONSchema(tool.parameters, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  } catch {
+    inputSchema = { type: 'object' };
+  }
+  delete inputSchema.$schema;
+  return { name: tool.name, description: tool.description, inputSchema };
+}
+
+export class ToolExecutor {
+  private readonly tools = new Map<string, AnyToolDefinition>();
+  private readonly allowed: Set<string>;
+  private readonly hooks: RunHooks;
+  private readonly publish: PublishFn;
+
+  constructor(private readonly opts: ToolExecutorOptions) {
+    for (const t of opts.tools) this.tools.set(t.name, t);
+    this.allowed = new Set(opts.allowedTools);
+    this.hooks = opts.hooks ?? emptyHooks();
+    this.publish = opts.publish ?? noopPublish;
+  }
+
+  /** The specs the model sees: registered and allowed tools only. */
+  specs(): ToolSpec[] {
+    return [...this.tools.values()].filter((t) => this.allowed.has(t.name)).map(toolSpecOf);
+  }
+
+  async execute(req: ToolCallRequest): Promise<ExecutedToolCall> {
+    const started = performance.now();
+    const tool = this.tools.get(req.name);
+    const call: ToolCallInfo = { name: req.name, toolCallId: req.id, args: req.args };
+    const kind: ToolStepKind = tool?.kind ?? 'tool';
+    this.publish('tool', { phase: 'start', name: req.name, toolCallId: req.id, args: req.args, kind });
+    const result = await this.run(tool, call);
+    const durationMs = performance.now() - started;
+    this.publish('tool', {
+      phase: 'result',
+      name: req.name,
+      toolCallId: req.id,
+      isError: !result.ok,
+      result: result.content,
+      ...(result.details !== undefined ? { details: result.details } : {}),
+      ...(result.diagnosis ? { diagnosis: { detail: '', hint: '', retryable: false, ...result.diagnosis } } : {}),
+      durationMs: Math.round(durationMs * 1000) / 1000,
+    });
+    return { call, result, durationMs };
+  }
+
+  private async run(tool: AnyToolDefinition | undefined, call: ToolCallInfo): Promise<ToolResult> {
+    // 1. lookup
+    if (!tool) {
+      const known = [...this.allowed].filter((n) => this.tools.has(n)).sort();
+      return fail('tool_not_found', `unknown tool "${call.name}"`, '', known.length ? `available tools: ${known.join(', ')}` : '');
+    }
+    // 2. validate args
+    const parsed = tool.parameters.safeParse(call.args);
+    if (!parsed.success) {
+      return fail('invalid_args', `invalid arguments for ${tool.name}`, issuesText(parsed.error), 'fix the arguments to match the tool schema and call it again');
+    }
+    let args: unknown = parsed.data;
+    // 3. permission
+    if (!this.allowed.has(tool.name)) {
+      return fail('permission_denied', `tool "${tool.name}" is not allowed in this run`, 'it is outside the capability snapshot');
+    }
+    // 4. PreToolUse
+    for (const h of this.hooks.preToolUse) {
+      let d;
+      try {
+        d = await h.beforeTool({ ...call, args });
+      } catch (e) {
+        return fail('hook_error', `PreToolUse hook ${h.name} failed`, (e as Error).message);
+      }
+      if (!d || d.action === 'allow') continue;
+      if (d.action === 'deny') return fail('hook_denied', `${h.name} denied ${tool.name}`, d.reason);
+      const again = tool.parameters.safeParse(d.args);
+      if (!again.success) return fail('hook_error', `PreToolUse hook ${h.name} rewrote invalid arguments`, issuesText(again.error));
+      args = again.data;
+    }
+    const finalCall: ToolCallInfo = { ...call, args };
+    // 5. handler
+    let result = await this.invoke(tool, finalCall);
+    // 6. validate output
+    if (result.ok && tool.output) {
+      const out = tool.output.safeParse(result.details);
+      if (!out.success) result = fail('invalid_output', `${tool.name} returned output that does not match its schema`, issuesText(out.error));
+    }
+    // 7. PostToolUse
+    for (const h of this.hooks.postToolUse) {
+      try {
+        const replaced = await h.afterTool(finalCall, result);
+        if (replaced) result = replaced;
+      } catch (e) {
+        return fail('hook_error', `PostToolUse hook ${h.name} failed`, (e as Error).message);
+      }
+    }
+    return result;
+  }
+
+  private async invoke(tool: AnyToolDefinition, call: ToolCallInfo): Promise<ToolResult> {
+    const runSignal = this.opts.signal;
+    if (runSignal?.aborted) return fail('cancelled', `${tool.name} not started: the run was cancelled`);
+    const timeoutMs = tool.timeoutMs ?? this.opts.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+    const ctl = new AbortController();
+    const onRunAbort = () => ctl.abort(runSignal?.reason);
+    runSignal?.addEventListener('abort', onRunAbort, { once: true });
+    let timer: NodeJS.Timeout | undefined;
+    let reporter: OperationReporter | undefined;
+    try {
+      reporter = this.opts.reporterFor?.(call);
+    } catch {
+      reporter = undefined; // progress reporting is best effort; the tool still runs
+    }
+    const stopped = new Promise<ToolResult>((resolveStop) => {
+      timer = setTimeout(() => {
+        ctl.abort(new Error('timeout'));
+        resolveStop(fail('tool_timeout', `${tool.name} timed out after ${timeoutMs} ms`, '', 'try smaller input or a narrower request', true));
+      }, timeoutMs);
+      ctl.signal.addEventListener('abort', () => {
+        if (runSignal?.aborted) resolveStop(fail('cancelled', `${tool.name} cancelled`));
+      }, { once: true });
+    });
+    try {
+      const handled = (async (): Promise<ToolResult> => {
+        try {
+          const r = await tool.execute(call.args, { signal: ctl.signal, toolCallId: call.toolCallId, ...(reporter ? { reporter } : {}) });
+          if (!r || typeof r !== 'object' || typeof r.ok !== 'boolean' || typeof r.content !== 'string') {
+            return fail('invalid_output', `${tool.name} returned a malformed result`, 'expected { ok, content }');
+          }
+          return r;
+        } catch (e) {
+          const err = e as Error;
+          return fail('tool_error', `${tool.name} failed: ${err?.message ?? String(e)}`, err?.name && err.name !== 'Error' ? err.name : '');
+        }
+      })();
+      return await Promise.race([handled, stopped]);
+    } finally {
+      clearTimeout(timer);
+      runSignal?.removeEventListener('abort', onRunAbort);
+    }
+  }
+}
