@@ -1,0 +1,210 @@
+/**
+ * Themes by term clustering: TF-IDF vectors over unigram and bigram stems, seeds from greedy
+ * grouping of salient co-occurring terms, then spherical k-means (cosine) to settle membership.
+ * Nothing here knows any topic in advance; labels come from each cluster's most distinctive terms.
+ */
+import { termsOf } from './tokenize.js';
+
+export interface ThemeCluster {
+  /** document indices, most central first */
+  members: number[];
+  /** stems (or "stem stem" bigrams), most distinctive first */
+  keyTerms: string[];
+  /** display forms of keyTerms */
+  keyTermLabels: string[];
+}
+
+export interface ClusteringResult {
+  clusters: ThemeCluster[];
+  /** documents that share no salient term with any theme */
+  unclustered: number[];
+  /** most frequent salient terms over the corpus (display forms) with their document counts */
+  topTerms: Array<{ term: string; rows: number }>;
+}
+
+type SparseVec = Map<number, number>;
+
+function cosine(a: SparseVec, b: SparseVec): number {
+  const [small, large] = a.size < b.size ? [a, b] : [b, a];
+  let s = 0;
+  for (const [k, v] of small) {
+    const w = large.get(k);
+    if (w !== undefined) s += v * w;
+  }
+  return s;
+}
+
+function normalise(v: SparseVec): SparseVec {
+  let n = 0;
+  for (const x of v.values()) n += x * x;
+  n = Math.sqrt(n);
+  if (n === 0) return v;
+  for (const [k, x] of v) v.set(k, x / n);
+  return v;
+}
+
+export function targetThemeCount(n: number): number {
+  if (n < 4) return 1;
+  return Math.max(2, Math.min(8, Math.round(Math.sqrt(n) / 1.6)));
+}
+
+export function clusterThemes(texts: string[], opts: { maxThemes?: number } = {}): ClusteringResult {
+  const n = texts.length;
+  const docTerms: Array<Map<string, number>> = [];
+  const surfaceCounts = new Map<string, Map<string, number>>();
+  const df = new Map<string, number>();
+  for (const t of texts) {
+    const { terms, surfaces } = termsOf(t);
+    const tf = new Map<string, number>();
+    for (const term of terms) tf.set(term, (tf.get(term) ?? 0) + 1);
+    for (const term of tf.keys()) df.set(term, (df.get(term) ?? 0) + 1);
+    for (const [key, surface] of surfaces) {
+      let m = surfaceCounts.get(key);
+      if (!m) surfaceCounts.set(key, (m = new Map()));
+      m.set(surface, (m.get(surface) ?? 0) + 1);
+    }
+    docTerms.push(tf);
+  }
+  const label = (key: string): string => {
+    const m = surfaceCounts.get(key);
+    if (!m) return key;
+    let best = key;
+    let bestCount = -1;
+    for (const [s, c] of m) if (c > bestCount || (c === bestCount && s < best)) [best, bestCount] = [s, c];
+    return best;
+  };
+
+  // Vocabulary: terms frequent enough to define a theme, but not so common they say nothing.
+  const minDf = n < 20 ? 1 : Math.max(2, Math.floor(n * 0.004));
+  const maxDf = n < 10 ? n : Math.ceil(n * 0.4);
+  const vocab = new Map<string, number>();
+  const idf: number[] = [];
+  const vocabTerms: string[] = [];
+  for (const [term, d] of df) {
+    if (d < minDf || d > maxDf) continue;
+    vocab.set(term, vocabTerms.length);
+    vocabTerms.push(term);
+    idf.push(Math.log((1 + n) / (1 + d)) + 1);
+  }
+  const vectors: SparseVec[] = docTerms.map((tf) => {
+    const v: SparseVec = new Map();
+    for (const [term, c] of tf) {
+      const id = vocab.get(term);
+      if (id !== undefined) v.set(id, (1 + Math.log(c)) * idf[id]);
+    }
+    return normalise(v);
+  });
+  const postings: number[][] = vocabTerms.map(() => []);
+  vectors.forEach((v, d) => {
+    for (const id of v.keys()) postings[id].push(d);
+  });
+
+  const topTerms = vocabTerms
+    .map((t, id) => ({ term: label(t), rows: postings[id].length }))
+    .sort((a, b) => b.rows - a.rows || a.term.localeCompare(b.term))
+    .slice(0, 15);
+
+  // Seeds: walk terms by salience (df × idf); a term overlapping an existing group joins it.
+  const k = Math.min(opts.maxThemes ?? 8, targetThemeCount(n));
+  const order = vocabTerms
+    .map((_, id) => id)
+    .filter((id) => postings[id].length >= Math.min(2, n))
+    .sort((a, b) => postings[b].length * idf[b] - postings[a].length * idf[a] || vocabTerms[a].localeCompare(vocabTerms[b]));
+  const groups: Array<Set<number>> = [];
+  for (const id of order.slice(0, 400)) {
+    const docs = postings[id];
+    let joined = false;
+    for (const g of groups) {
+      let inter = 0;
+      for (const d of docs) if (g.has(d)) inter++;
+      if (inter / Math.min(docs.length, g.size) >= 0.5) {
+        for (const d of docs) g.add(d);
+        joined = true;
+        break;
+      }
+    }
+    if (!joined && groups.length < k) groups.push(new Set(docs));
+    if (groups.length >= k && order.length > 400) break;
+  }
+
+  let centroids: SparseVec[] = groups.map((g) => centroidOf([...g], vectors));
+  let assign = new Int32Array(n).fill(-1);
+  for (let iter = 0; iter < 12 && centroids.length > 0; iter++) {
+    const next = new Int32Array(n).fill(-1);
+    for (let d = 0; d < n; d++) {
+      let best = -1;
+      let bestSim = 0.05;
+      for (let c = 0; c < centroids.length; c++) {
+        const s = cosine(vectors[d], centroids[c]);
+        if (s > bestSim) [best, bestSim] = [c, s];
+      }
+      next[d] = best;
+    }
+    const stable = next.every((v, i) => v === assign[i]);
+    assign = next;
+    const members: number[][] = centroids.map(() => []);
+    assign.forEach((c, d) => {
+      if (c >= 0) members[c].push(d);
+    });
+    centroids = members.map((m, c) => (m.length > 0 ? centroidOf(m, vectors) : centroids[c]));
+    if (stable) break;
+  }
+
+  const minSize = n >= 20 ? Math.max(2, Math.ceil(n * 0.01)) : 1;
+  const clusters: ThemeCluster[] = [];
+  const unclustered: number[] = [];
+  const byCluster: number[][] = centroids.map(() => []);
+  assign.forEach((c, d) => (c >= 0 ? byCluster[c].push(d) : unclustered.push(d)));
+  byCluster.forEach((members, c) => {
+    if (members.length < minSize) {
+      unclustered.push(...members);
+      return;
+    }
+    members.sort((a, b) => cosine(vectors[b], centroids[c]) - cosine(vectors[a], centroids[c]) || a - b);
+    const keyTerms = distinctiveTerms(members, postings, vocabTerms, n);
+    clusters.push({ members, keyTerms, keyTermLabels: keyTerms.map(label) });
+  });
+  if (clusters.length === 0) {
+    // Nothing shared (tiny or very heterogeneous input): one general theme over everything.
+    const all = texts.map((_, i) => i);
+    const keyTerms = distinctiveTerms(all, postings, vocabTerms, n);
+    return { clusters: [{ members: all, keyTerms, keyTermLabels: keyTerms.map(label) }], unclustered: [], topTerms };
+  }
+  clusters.sort((a, b) => b.members.length - a.members.length);
+  unclustered.sort((a, b) => a - b);
+  return { clusters, unclustered, topTerms };
+}
+
+function centroidOf(members: number[], vectors: SparseVec[]): SparseVec {
+  const c: SparseVec = new Map();
+  for (const d of members) for (const [k, v] of vectors[d]) c.set(k, (c.get(k) ?? 0) + v);
+  return normalise(c);
+}
+
+/** Terms most over-represented in the cluster (p_c · ln(p_c / p)), bigrams absorbing their words. */
+function distinctiveTerms(members: number[], postings: number[][], vocabTerms: string[], n: number): string[] {
+  const inCluster = new Set(members);
+  const size = members.length;
+  const scored: Array<{ term: string; score: number }> = [];
+  postings.forEach((docs, id) => {
+    let dc = 0;
+    for (const d of docs) if (inCluster.has(d)) dc++;
+    if (dc === 0 || (size >= 3 && dc < 2)) return;
+    const pc = dc / size;
+    const p = docs.length / n;
+    scored.push({ term: vocabTerms[id], score: pc * Math.log(1 + pc / p) });
+  });
+  scored.sort((a, b) => b.score - a.score || a.term.localeCompare(b.term));
+  const chosen: string[] = [];
+  for (const { term } of scored) {
+    if (chosen.length >= 5) break;
+    const words = term.split(' ');
+    if (chosen.some((c) => c === term || (words.length === 1 && c.split(' ').includes(term)))) continue;
+    if (words.length === 2) {
+      // a bigram replaces its already chosen words
+      for (let i = chosen.length - 1; i >= 0; i--) if (words.includes(chosen[i])) chosen.splice(i, 1);
+    }
+    chosen.push(term);
+  }
+  return chosen;
+}
