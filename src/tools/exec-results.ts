@@ -1,0 +1,82 @@
+/** Result shapes shared by exec and process: `{ ok, content, details }`, failures with a Diagnosis. */
+import type { ToolResult } from './tool.js';
+import type { ProcessSession } from './process-session.js';
+
+export function badInput(tool: string, message: string, hint = ''): ToolResult {
+  return {
+    ok: false,
+    content: `${tool}: ${message}`,
+    details: { status: 'failed', error: message },
+    diagnosis: { code: `${tool}_bad_input`, severity: 'error', summary: message, hint, retryable: false },
+  };
+}
+
+export function unknownSession(sessionId: string): ToolResult {
+  const message = `no session ${JSON.stringify(sessionId)} in this run`;
+  return {
+    ok: false,
+    content: `process: ${message}. Use action "list" to see this run's sessions.`,
+    details: { status: 'failed', sessionId, error: message },
+    diagnosis: {
+      code: 'process_unknown_session',
+      severity: 'error',
+      summary: message,
+      hint: 'Sessions end up cleared after their TTL; foreground commands never get one.',
+      retryable: false,
+    },
+  };
+}
+
+/** The `details` every exec/process result about one session carries. */
+export function sessionDetails(s: ProcessSession, tailChars: number): Record<string, unknown> {
+  return {
+    status: s.status,
+    sessionId: s.id,
+    pid: s.pid ?? null,
+    exitCode: s.exitCode,
+    signal: s.signal,
+    timedOut: s.timedOut,
+    truncated: s.truncated,
+    tail: s.tail(tailChars),
+    name: s.name,
+    pty: s.usesPty,
+    durationMs: (s.endedAt ?? Date.now()) - s.startedAt,
+    ...(s.ptyWarning ? { warning: s.ptyWarning } : {}),
+    ...(s.endCause ? { endedBy: s.endCause } : {}),
+  };
+}
+
+export function describeExit(s: ProcessSession): string {
+  if (s.spawnError) return `Command could not start: ${s.spawnError}`;
+  if (s.timedOut) return `Command timed out and was killed${s.signal ? ` (${s.signal})` : ''}.`;
+  if (s.endCause) return `Command was ended (${s.endCause})${s.signal ? ` by ${s.signal}` : ''}.`;
+  if (s.exitCode !== null) return `Process exited with code ${s.exitCode}.`;
+  return `Process was killed by ${s.signal ?? 'a signal'}.`;
+}
+
+/** The Diagnosis of a finished, failed session. */
+export function exitDiagnosis(s: ProcessSession, tailChars: number): ToolResult['diagnosis'] {
+  const detail = s.tail(Math.min(tailChars, 500));
+  if (s.spawnError) return { code: 'exec_spawn_failed', severity: 'error', summary: describeExit(s), detail, retryable: false };
+  if (s.timedOut)
+    return {
+      code: 'exec_timeout',
+      severity: 'error',
+      summary: describeExit(s),
+      detail,
+      hint: 'Raise `timeout` (seconds, 0 = none) or run it with background: true.',
+      retryable: true,
+    };
+  if (s.endCause) return { code: 'exec_cancelled', severity: 'warning', summary: describeExit(s), detail, retryable: false };
+  return {
+    code: s.exitCode !== null ? 'exec_exit_nonzero' : 'exec_killed',
+    severity: 'error',
+    summary: describeExit(s),
+    detail,
+    retryable: false,
+  };
+}
+
+export function cutNote(dropped: number, what: string): string {
+  return dropped > 0 ? `[${dropped} earlier chars of ${what} were cut to stay within the output cap]\n` : '';
+}

@@ -1,0 +1,187 @@
+/** The `exec` tool (seed 002): run a shell command, foreground or background, inside the run's roots. */
+import { realpathSync, statSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
+import { z } from 'zod';
+import type { ToolDefinition, ToolExecutionContext, ToolResult } from './tool.js';
+import { checkEnvVars, clamp, MAX_COMMAND_CHARS, minimalBaseEnv, YIELD_MS_RANGE } from './exec-config.js';
+import { badInput, cutNote, describeExit, exitDiagnosis, sessionDetails } from './exec-results.js';
+import type { ProcessRegistry } from './process-registry.js';
+import type { ProcessSession } from './process-session.js';
+
+export const execParameters = z.object({
+  command: z.string().describe('Shell command to run (/bin/sh -c).'),
+  yieldMs: z.number().int().optional().describe('Wait this long (ms, 10–120000, default 10000) before backgrounding.'),
+  background: z.boolean().optional().describe('Run in the background at once and return a sessionId.'),
+  timeout: z.number().min(0).optional().describe('Kill after this many seconds (default 1800, 0 = none).'),
+  pty: z.boolean().optional().describe('Run in a pseudo-terminal (for programs that need a TTY).'),
+  workdir: z.string().optional().describe('Working directory, inside the run workspace.'),
+  env: z.record(z.string(), z.string()).optional().describe('Extra environment variables.'),
+  elevated: z.boolean().optional().describe('Run outside the workspace roots; only when the server allows it.'),
+});
+export type ExecArgs = z.infer<typeof execParameters>;
+
+export interface ExecToolOptions {
+  registry: ProcessRegistry;
+  /** The run the sessions belong to. */
+  scopeKey: string;
+  /** Default working directory (the run workspace). */
+  cwd: string;
+  /** `workdir` must resolve inside one of these (default: [cwd]). */
+  allowedRoots?: string[];
+  /** Merged over the minimal base environment, under the call's own `env`. */
+  env?: Record<string, string>;
+  /** Lets `elevated: true` work outside the roots (default false). */
+  allowElevated?: boolean;
+  /** Without the process tool, exec waits for the end and ignores yieldMs/background (default true). */
+  processToolEnabled?: boolean;
+  notifyOnExit?: boolean;
+  notifyOnExitEmptySuccess?: boolean;
+}
+
+function real(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return resolve(p);
+  }
+}
+
+function inside(root: string, p: string): boolean {
+  const rel = relative(root, p);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+export function createExecTool(opts: ExecToolOptions): ToolDefinition<ExecArgs> {
+  const { registry, scopeKey } = opts;
+  const roots = (opts.allowedRoots ?? [opts.cwd]).map(real);
+  const processTool = opts.processToolEnabled ?? true;
+
+  return {
+    name: 'exec',
+    description:
+      'Run a shell command. Returns its output when it ends within yieldMs; otherwise it keeps running in ' +
+      'the background and you get a sessionId for the process tool (you are also told when it exits).',
+    parameters: execParameters,
+    kind: 'tool',
+    async execute(rawArgs: ExecArgs, ctx?: ToolExecutionContext): Promise<ToolResult> {
+      const parsed = execParameters.safeParse(rawArgs);
+      if (!parsed.success) return badInput('exec', `invalid arguments: ${z.prettifyError(parsed.error)}`);
+      const args = parsed.data;
+      const command = args.command;
+      if (command.trim() === '') return badInput('exec', 'command is empty', 'Pass the shell command to run in `command`.');
+      if (command.length > MAX_COMMAND_CHARS)
+        return badInput('exec', `command is ${command.length} chars; the limit is ${MAX_COMMAND_CHARS}`, 'Write long scripts to a file and run the file.');
+      if (command.includes('\0')) return badInput('exec', 'command contains a NUL byte');
+      if (args.elevated && !opts.allowElevated)
+        return badInput('exec', 'elevated mode is disabled on this server', 'Run without `elevated`, inside the workspace.');
+
+      const cwd = real(resolve(opts.cwd, args.workdir ?? '.'));
+      if (!args.elevated && !roots.some((r) => inside(r, cwd)))
+        return badInput('exec', `workdir ${JSON.stringify(args.workdir)} is outside the allowed roots`, `Use a path inside ${roots.join(', ')}.`);
+      let isDir = false;
+      try {
+        isDir = statSync(cwd).isDirectory();
+      } catch {
+        /* reported below */
+      }
+      if (!isDir) return badInput('exec', `workdir ${JSON.stringify(args.workdir ?? opts.cwd)} does not exist or is not a directory`);
+
+      const env = { ...minimalBaseEnv(), ...opts.env, ...args.env };
+      const envError = checkEnvVars(env);
+      if (envError) return badInput('exec', envError);
+
+      const limits = registry.limits;
+      const timeoutSec = args.timeout ?? limits.timeoutSec;
+      if (ctx?.signal?.aborted) return cancelledBeforeStart();
+
+      const reporter = ctx?.reporter?.child({ targetType: 'tool', source: 'tool', message: command });
+      let session: ProcessSession;
+      try {
+        session = await registry.start({
+          scopeKey,
+          command,
+          cwd,
+          env,
+          pty: args.pty,
+          timeoutMs: timeoutSec * 1000,
+          reporter,
+          notifyOnExit: opts.notifyOnExit,
+          notifyOnExitEmptySuccess: opts.notifyOnExitEmptySuccess,
+        });
+      } catch (e) {
+        reporter?.fail((e as Error).message);
+        return badInput('exec', `could not start: ${(e as Error).message}`);
+      }
+
+      const background = processTool && args.background === true;
+      if (background) {
+        registry.markBackgrounded(session);
+        return runningResult(session, limits.tailChars);
+      }
+      const yieldMs = processTool ? clamp(args.yieldMs ?? limits.yieldMs, YIELD_MS_RANGE) : null;
+      const outcome = await race(session, yieldMs, ctx?.signal);
+      if (outcome === 'yield') {
+        registry.markBackgrounded(session);
+        return runningResult(session, limits.tailChars);
+      }
+      if (outcome === 'abort') await session.end('cancel');
+      registry.forget(session);
+      return finishedResult(session, limits.tailChars);
+    },
+  };
+}
+
+function race(session: ProcessSession, yieldMs: number | null, signal: AbortSignal | undefined): Promise<'done' | 'yield' | 'abort'> {
+  return new Promise((resolveRace) => {
+    let timer: NodeJS.Timeout | undefined;
+    const onAbort = () => settle('abort');
+    const settle = (v: 'done' | 'yield' | 'abort') => {
+      if (timer) clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      resolveRace(v);
+    };
+    void session.done.then(() => settle('done'));
+    if (yieldMs !== null) timer = setTimeout(() => settle('yield'), yieldMs);
+    if (signal) {
+      if (signal.aborted) settle('abort');
+      else signal.addEventListener('abort', onAbort, { once: true });
+    }
+  });
+}
+
+function cancelledBeforeStart(): ToolResult {
+  return {
+    ok: false,
+    content: 'exec: cancelled before the command started',
+    details: { status: 'failed' },
+    diagnosis: { code: 'exec_cancelled', severity: 'warning', summary: 'cancelled before start', retryable: false },
+  };
+}
+
+function runningResult(s: ProcessSession, tailChars: number): ToolResult {
+  const tail = s.tail(tailChars);
+  const warn = s.ptyWarning ? `Warning: ${s.ptyWarning}\n` : '';
+  return {
+    ok: true,
+    content:
+      `${warn}Command still running (session ${s.id}, pid ${s.pid ?? '?'}). ` +
+      `Use process poll/log with sessionId "${s.id}" to follow it; you will be told when it exits.` +
+      (tail ? `\n\nOutput so far:\n${tail}` : ''),
+    details: { ...sessionDetails(s, tailChars), status: 'running' },
+  };
+}
+
+function finishedResult(s: ProcessSession, tailChars: number): ToolResult {
+  const warn = s.ptyWarning ? `Warning: ${s.ptyWarning}\n` : '';
+  const out = s.fullOutput();
+  const dropped = s.totalChars - out.length;
+  const body = out === '' ? '(no output)' : `${cutNote(dropped, 'output')}${out}`;
+  const ok = s.status === 'completed';
+  const content = ok ? `${warn}${body}` : `${warn}${body}\n\n${describeExit(s)}`;
+  return {
+    ok,
+    content,
+    details: sessionDetails(s, tailChars),
+    ...(ok ? {} : { diagnosis: exitDiagnosis(s, tailChars) }),
+  };
+}

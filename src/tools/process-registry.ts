@@ -1,0 +1,191 @@
+/**
+ * Every supervised session of this Runtrail process, scoped by `scopeKey` (one per run): one run
+ * cannot see or touch another's. Keeps finished background sessions for a TTL (max 50), queues
+ * exit notices for the agent loop, and ends whole scopes on cancel and everything on shutdown.
+ */
+import { randomBytes } from 'node:crypto';
+import type { OperationReporter } from '../events/operation-reporter-types.js';
+import { type ExecLimits, readExecLimits, clamp, JOB_TTL_MS_RANGE } from './exec-config.js';
+import { ProcessSession } from './process-session.js';
+import { spawnSupervised } from './supervised-child.js';
+
+export interface ProcessRegistryOptions extends Partial<ExecLimits> {
+  /** Queue `Exec completed …` notices when a background session ends (default true). */
+  notifyOnExit?: boolean;
+  /** Also for sessions that succeeded without output (default false). */
+  notifyOnExitEmptySuccess?: boolean;
+  /** Where RUNTRAIL_EXEC_* overrides are read from (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface StartSessionOptions {
+  scopeKey: string;
+  /** Shown in lists and events; run with /bin/sh -c unless `argv` is given. */
+  command: string;
+  /** Spawn this program directly (compute skills) instead of a shell. */
+  argv?: { file: string; args: string[] };
+  cwd: string;
+  /** The child's complete environment. */
+  env: Record<string, string>;
+  pty?: boolean;
+  /** 0 or absent = no timeout. */
+  timeoutMs?: number;
+  /** The session's own operation: gets started/running/terminal events. */
+  reporter?: OperationReporter;
+  notifyOnExit?: boolean;
+  notifyOnExitEmptySuccess?: boolean;
+}
+
+interface PendingNotice {
+  session: ProcessSession;
+  emptySuccessToo: boolean;
+}
+
+export class ProcessRegistry {
+  readonly limits: ExecLimits;
+  private readonly sessions = new Map<string, ProcessSession>();
+  private readonly notices = new Map<string, PendingNotice[]>();
+  private readonly notifyOnExit: boolean;
+  private readonly notifyOnExitEmptySuccess: boolean;
+  private readonly sweeper: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(opts: ProcessRegistryOptions = {}) {
+    const fromEnv = readExecLimits(opts.env ?? process.env);
+    const { notifyOnExit, notifyOnExitEmptySuccess, env: _env, ...overrides } = opts;
+    this.limits = { ...fromEnv, ...stripUndefined(overrides) };
+    this.limits.jobTtlMs = clamp(this.limits.jobTtlMs, JOB_TTL_MS_RANGE);
+    this.notifyOnExit = notifyOnExit ?? true;
+    this.notifyOnExitEmptySuccess = notifyOnExitEmptySuccess ?? false;
+    this.sweeper = setInterval(() => this.sweep(), Math.min(this.limits.jobTtlMs, 60_000));
+    this.sweeper.unref();
+  }
+
+  /** Starts a supervised child in its own process group. */
+  async start(opts: StartSessionOptions): Promise<ProcessSession> {
+    if (this.closed) throw new Error('ProcessRegistry is shut down');
+    if (!opts.scopeKey) throw new Error('scopeKey is required');
+    const id = this.newId();
+    const session = new ProcessSession(id, opts.scopeKey, opts.command, opts.cwd, this.limits, opts.reporter);
+    this.sessions.set(id, session);
+    const argv = opts.argv ?? { file: '/bin/sh', args: ['-c', opts.command] };
+    const child = await spawnSupervised(
+      { file: argv.file, args: argv.args, cwd: opts.cwd, env: opts.env, pty: opts.pty, killGraceMs: this.limits.killGraceMs },
+      (stream, text) => session.ingest(stream, text),
+    );
+    const notify = opts.notifyOnExit ?? this.notifyOnExit;
+    const emptyToo = opts.notifyOnExitEmptySuccess ?? this.notifyOnExitEmptySuccess;
+    session.attach(child, opts.timeoutMs ?? 0, (s) => {
+      if (notify && s.backgrounded) this.queueNotice(s, emptyToo);
+      this.sweep();
+    });
+    return session;
+  }
+
+  /** A background session of this scope (foreground ones are private to their exec call). */
+  get(scopeKey: string, sessionId: string): ProcessSession | undefined {
+    const s = this.sessions.get(sessionId);
+    return s && s.scopeKey === scopeKey && s.backgrounded ? s : undefined;
+  }
+
+  list(scopeKey: string): ProcessSession[] {
+    this.sweep();
+    return [...this.sessions.values()].filter((s) => s.scopeKey === scopeKey && s.backgrounded);
+  }
+
+  /** Keep the session after its exec call returned. */
+  markBackgrounded(session: ProcessSession): void {
+    session.backgrounded = true;
+    if (!session.running) this.queueNoticeIfDue(session);
+  }
+
+  /** Drop a session (after a foreground exec has returned its output, or on clear/remove). */
+  forget(session: ProcessSession): void {
+    this.sessions.delete(session.id);
+    const q = this.notices.get(session.scopeKey);
+    if (q) this.notices.set(session.scopeKey, q.filter((n) => n.session !== session));
+  }
+
+  /**
+   * Exit notices for the agent loop's next turn: `Exec completed (<session>, code N) :: <tail>`.
+   * Sessions whose exit the model already saw (poll, log, kill) are skipped.
+   */
+  drainNotices(scopeKey: string): string[] {
+    const q = this.notices.get(scopeKey) ?? [];
+    this.notices.delete(scopeKey);
+    const out: string[] = [];
+    for (const { session: s, emptySuccessToo } of q) {
+      if (s.exitObserved || s.endCause === 'kill' || s.endCause === 'cancel' || s.endCause === 'shutdown') continue;
+      if (s.status === 'completed' && s.totalChars === 0 && !emptySuccessToo) continue;
+      s.exitObserved = true;
+      out.push(formatExitNotice(s, this.limits.tailChars));
+    }
+    return out;
+  }
+
+  /** Run cancel: ends every session of the scope (TERM, grace, KILL) and forgets them. */
+  async killScope(scopeKey: string): Promise<void> {
+    const mine = [...this.sessions.values()].filter((s) => s.scopeKey === scopeKey);
+    await Promise.all(mine.map((s) => s.end('cancel')));
+    for (const s of mine) this.forget(s);
+    this.notices.delete(scopeKey);
+  }
+
+  /** Server shutdown: ends everything; the registry refuses new sessions afterwards. */
+  async shutdown(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.sweeper);
+    const all = [...this.sessions.values()];
+    await Promise.all(all.map((s) => s.end('shutdown')));
+    this.sessions.clear();
+    this.notices.clear();
+  }
+
+  /** Count of live children, for health checks and tests. */
+  get runningCount(): number {
+    return [...this.sessions.values()].filter((s) => s.running).length;
+  }
+
+  /** Drops finished background sessions past the TTL, then the oldest beyond the cap. */
+  sweep(now = Date.now()): void {
+    const finished = [...this.sessions.values()].filter((s) => !s.running && s.backgrounded);
+    for (const s of finished) if (s.endedAt !== null && now - s.endedAt > this.limits.jobTtlMs) this.forget(s);
+    const left = finished.filter((s) => this.sessions.has(s.id)).sort((a, b) => (a.endedAt ?? 0) - (b.endedAt ?? 0));
+    const excess = left.length - this.limits.maxFinishedSessions;
+    for (let i = 0; i < excess; i++) this.forget(left[i]);
+  }
+
+  private queueNoticeIfDue(s: ProcessSession): void {
+    if (this.notifyOnExit) this.queueNotice(s, this.notifyOnExitEmptySuccess);
+  }
+
+  private queueNotice(s: ProcessSession, emptySuccessToo: boolean): void {
+    const q = this.notices.get(s.scopeKey) ?? [];
+    if (q.some((n) => n.session === s)) return;
+    q.push({ session: s, emptySuccessToo });
+    this.notices.set(s.scopeKey, q);
+  }
+
+  private newId(): string {
+    for (;;) {
+      const id = `exec_${randomBytes(4).toString('hex')}`;
+      if (!this.sessions.has(id)) return id;
+    }
+  }
+}
+
+export function formatExitNotice(s: ProcessSession, tailChars: number): string {
+  const how = s.timedOut
+    ? `timed out, signal ${s.signal ?? 'none'}`
+    : s.exitCode !== null
+      ? `code ${s.exitCode}`
+      : s.spawnError
+        ? `failed to start: ${s.spawnError}`
+        : `signal ${s.signal ?? 'unknown'}`;
+  const tail = s.tail(tailChars).trim();
+  return tail ? `Exec completed (${s.id}, ${how}) :: ${tail}` : `Exec completed (${s.id}, ${how})`;
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

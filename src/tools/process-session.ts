@@ -1,0 +1,244 @@
+/** One supervised command: its output buffers, state and operation events. */
+import type { OperationReporter } from '../events/operation-reporter-types.js';
+import type { ChildExit, OutputStream, SupervisedChild } from './supervised-child.js';
+import { TailBuffer } from './tail-buffer.js';
+
+export type SessionStatus = 'running' | 'completed' | 'failed';
+/** Why a session was ended by Runtrail rather than by itself. */
+export type EndCause = 'kill' | 'timeout' | 'cancel' | 'shutdown';
+
+export interface SessionLimits {
+  maxOutputChars: number;
+  pendingMaxOutputChars: number;
+  tailChars: number;
+}
+
+export interface SessionInfo {
+  sessionId: string;
+  name: string;
+  command: string;
+  cwd: string;
+  pid: number | undefined;
+  status: SessionStatus;
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  truncated: boolean;
+  startedAt: number;
+  endedAt: number | null;
+  backgrounded: boolean;
+  pty: boolean;
+}
+
+const REPORT_EVERY_MS = 250;
+
+/** "verb target" for quick scanning in `list` (seed 002): `npm run build` → `npm build`. */
+export function deriveSessionName(command: string): string {
+  const words = command.trim().split(/\s+/).filter((w) => !/^[A-Z_][A-Z0-9_]*=/.test(w));
+  const verb = (words[0] ?? '').split('/').pop() ?? '';
+  const target = words.slice(1).find((w) => !w.startsWith('-') && w !== 'run') ?? '';
+  const name = target ? `${verb} ${target.split('/').pop()}` : verb;
+  return name.length > 48 ? `${name.slice(0, 47)}…` : name;
+}
+
+export class ProcessSession {
+  readonly name: string;
+  readonly startedAt = Date.now();
+  endedAt: number | null = null;
+  status: SessionStatus = 'running';
+  exitCode: number | null = null;
+  signal: NodeJS.Signals | null = null;
+  spawnError: string | undefined;
+  endCause: EndCause | null = null;
+  backgrounded = false;
+  /** Set once the model saw the exit (poll/log): no exit notice needed then. */
+  exitObserved = false;
+  readonly bytes = { stdout: 0, stderr: 0 };
+  totalChars = 0;
+  readonly done: Promise<ProcessSession>;
+
+  private readonly output: TailBuffer;
+  private readonly pending: Record<OutputStream, TailBuffer>;
+  private readonly listeners = new Set<(stream: OutputStream, text: string) => void>();
+  private readonly waiters = new Set<() => void>();
+  private child: SupervisedChild | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private lastReport = 0;
+  private settle!: () => void;
+
+  constructor(
+    readonly id: string,
+    readonly scopeKey: string,
+    readonly command: string,
+    readonly cwd: string,
+    private readonly limits: SessionLimits,
+    readonly reporter: OperationReporter | undefined,
+  ) {
+    this.name = deriveSessionName(command);
+    this.output = new TailBuffer(limits.maxOutputChars);
+    this.pending = { stdout: new TailBuffer(limits.pendingMaxOutputChars), stderr: new TailBuffer(limits.pendingMaxOutputChars) };
+    this.done = new Promise((r) => (this.settle = () => r(this)));
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+  get usesPty(): boolean {
+    return this.child?.usesPty ?? false;
+  }
+  get ptyWarning(): string | undefined {
+    return this.child?.ptyWarning;
+  }
+  get running(): boolean {
+    return this.status === 'running';
+  }
+  get timedOut(): boolean {
+    return this.endCause === 'timeout';
+  }
+  get truncated(): boolean {
+    return this.output.truncated;
+  }
+  get stdinOpen(): boolean {
+    return this.running && (this.child?.stdinOpen ?? false);
+  }
+
+  /** Called by the registry once: wires the child, the timeout and the reporter. */
+  attach(child: SupervisedChild, timeoutMs: number, onEnd: (s: ProcessSession) => void): void {
+    this.child = child;
+    this.reporter?.start(this.command, { sessionId: this.id, pid: child.pid, cwd: this.cwd, pty: child.usesPty });
+    if (timeoutMs > 0) {
+      this.timer = setTimeout(() => void this.end('timeout'), timeoutMs);
+      this.timer.unref();
+    }
+    void child.exited.then((exit) => this.finish(exit, onEnd));
+  }
+
+  /** Output sink for the child (also used by compute-skill runners through `onOutput`). */
+  ingest(stream: OutputStream, text: string): void {
+    this.bytes[stream] += Buffer.byteLength(text);
+    this.totalChars += text.length;
+    this.output.append(text);
+    this.pending[stream].append(text);
+    for (const l of this.listeners) l(stream, text);
+    if (this.waiters.size) this.wake();
+    if (this.reporter) {
+      const now = Date.now();
+      if (now - this.lastReport >= REPORT_EVERY_MS) {
+        this.lastReport = now;
+        this.reporter.progress({
+          stage: 'running',
+          current: this.bytes.stdout + this.bytes.stderr,
+          message: `${this.bytes.stdout + this.bytes.stderr} bytes of output`,
+          payload: { stdoutBytes: this.bytes.stdout, stderrBytes: this.bytes.stderr },
+        });
+      }
+    }
+  }
+
+  onOutput(listener: (stream: OutputStream, text: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  tail(n = this.limits.tailChars): string {
+    return this.output.tail(n);
+  }
+
+  fullOutput(): string {
+    return this.output.toString();
+  }
+
+  drainPending(): { stdout: string; stderr: string; droppedStdout: number; droppedStderr: number } {
+    const out = this.pending.stdout.take();
+    const err = this.pending.stderr.take();
+    return { stdout: out.text, stderr: err.text, droppedStdout: out.dropped, droppedStderr: err.dropped };
+  }
+
+  hasPending(): boolean {
+    return this.pending.stdout.size > 0 || this.pending.stderr.size > 0;
+  }
+
+  write(data: string): boolean {
+    return this.running && (this.child?.write(data) ?? false);
+  }
+
+  endInput(): void {
+    this.child?.endInput();
+  }
+
+  /** Resolves on new output, on exit, or after `ms`. */
+  waitForActivity(ms: number): Promise<void> {
+    if (!this.running || ms <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(t);
+        this.waiters.delete(done);
+        resolve();
+      };
+      const t = setTimeout(done, ms);
+      this.waiters.add(done);
+    });
+  }
+
+  /** Ends the group for `cause`; resolves when the session has finished. */
+  async end(cause: EndCause): Promise<void> {
+    if (!this.running) return;
+    this.endCause ??= cause;
+    await this.child?.terminate();
+    await this.done;
+  }
+
+  info(): SessionInfo {
+    return {
+      sessionId: this.id,
+      name: this.name,
+      command: this.command,
+      cwd: this.cwd,
+      pid: this.pid,
+      status: this.status,
+      exitCode: this.exitCode,
+      signal: this.signal,
+      timedOut: this.timedOut,
+      truncated: this.truncated,
+      startedAt: this.startedAt,
+      endedAt: this.endedAt,
+      backgrounded: this.backgrounded,
+      pty: this.usesPty,
+    };
+  }
+
+  private wake(): void {
+    for (const w of [...this.waiters]) w();
+  }
+
+  private finish(exit: ChildExit, onEnd: (s: ProcessSession) => void): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.exitCode = exit.code;
+    this.signal = exit.signal;
+    this.spawnError = exit.spawnError;
+    this.endedAt = Date.now();
+    this.status = exit.code === 0 && !this.endCause && !exit.spawnError ? 'completed' : 'failed';
+    this.wake();
+    this.listeners.clear();
+    const r = this.reporter;
+    if (r) {
+      const payload = {
+        sessionId: this.id,
+        exitCode: this.exitCode,
+        signal: this.signal,
+        timedOut: this.timedOut,
+        stdoutBytes: this.bytes.stdout,
+        stderrBytes: this.bytes.stderr,
+        truncated: this.truncated,
+        durationMs: this.endedAt - this.startedAt,
+      };
+      if (this.endCause === 'timeout') r.fail('timed out', payload);
+      else if (this.endCause) r.cancel(`ended by ${this.endCause}`);
+      else if (exit.spawnError) r.fail(`could not start: ${exit.spawnError}`, payload);
+      else if (this.status === 'completed') r.complete('exit code 0', payload);
+      else r.fail(exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`, payload);
+    }
+    onEnd(this);
+    this.settle();
+  }
+}
