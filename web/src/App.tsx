@@ -1,0 +1,60 @@
+import { useEffect, useState } from 'react';
+import { TOKEN_KEY, token } from './api.js';
+import { NewRunForm } from './components/NewRunForm.js';
+import { RunPage } from './components/RunPage.js';
+import { RunsList } from './components/RunsList.js';
+
+function routeOf(hash: string): { runId: string | null } {
+  const m = /^#\/runs\/([^/?#]+)/.exec(hash);
+  return { runId: m ? decodeURIComponent(m[1]) : null };
+}
+
+export function App() {
+  const [route, setRoute] = useState(routeOf(location.hash));
+  const [refresh, setRefresh] = useState(0);
+  const [tok, setTok] = useState(token());
+  useEffect(() => {
+    const on = (): void => setRoute(routeOf(location.hash));
+    window.addEventListener('hashchange', on);
+    return () => window.removeEventListener('hashchange', on);
+  }, []);
+  const open = (id: string): void => {
+    location.hash = `#/runs/${encodeURIComponent(id)}`;
+  };
+  return (
+    <div className="app">
+      <header>
+        <a href="#/" className="brand">
+          Runtrail
+        </a>
+        <details className="token">
+          <summary>token</summary>
+          <input
+            type="password"
+            value={tok}
+            placeholder="RUNTRAIL_API_TOKEN"
+            onChange={(e) => {
+              setTok(e.target.value);
+              localStorage.setItem(TOKEN_KEY, e.target.value);
+            }}
+          />
+        </details>
+      </header>
+      <main>
+        {route.runId ? (
+          <RunPage runId={route.runId} />
+        ) : (
+          <div className="home">
+            <NewRunForm
+              onCreated={(id) => {
+                setRefresh(refresh + 1);
+                open(id);
+              }}
+            />
+            <RunsList onOpen={open} refreshKey={refresh} />
+          </div>
+        )}
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,137 @@
+import { useEffect, useReducer, useState } from 'react';
+import { api, TERMINAL, type RunStatus } from '../api.js';
+import { applyFrame, emptyRunView, type RunView } from '../run-state.js';
+import { followRun, type WireFrame } from '../run-stream.js';
+import { Artifacts } from './Artifacts.js';
+import { Markdown } from './Markdown.js';
+import { ProcessTimeline } from './ProcessTimeline.js';
+import { Steps } from './Steps.js';
+import { TodoList, todosOf, type Todo } from './TodoList.js';
+import { JsonTree } from './JsonTree.js';
+
+type Action = { frame: WireFrame } | { reset: true };
+
+function reducer(s: RunView, a: Action): RunView {
+  return 'reset' in a ? emptyRunView() : applyFrame(s, a.frame);
+}
+
+export function RunPage({ runId }: { runId: string }) {
+  const [view, dispatch] = useReducer(reducer, undefined, emptyRunView);
+  const [conn, setConn] = useState('connecting');
+  const [status, setStatus] = useState<RunStatus | null>(null);
+  const [todos, setTodos] = useState<Todo[]>([]);
+  const [metrics, setMetrics] = useState<unknown>(null);
+  const [error, setError] = useState('');
+
+  useEffect(() => {
+    dispatch({ reset: true });
+    return followRun(runId, { onFrame: (frame) => dispatch({ frame }), onState: setConn });
+  }, [runId]);
+
+  // Status, plan and metrics are not on the wire: poll them while the run is live, once more at the end.
+  useEffect(() => {
+    let stop = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const load = async (): Promise<void> => {
+      try {
+        const [s, p] = await Promise.all([
+          api<RunStatus>(`/api/runs/${encodeURIComponent(runId)}`),
+          api<{ todo: unknown }>(`/api/runs/${encodeURIComponent(runId)}/plan`),
+        ]);
+        if (stop) return;
+        setStatus(s);
+        setTodos(todosOf(p.todo));
+        if (TERMINAL.has(s.status)) {
+          const m = await api<{ metrics: unknown }>(`/api/runs/${encodeURIComponent(runId)}/metrics`);
+          if (!stop) setMetrics(m.metrics);
+          return;
+        }
+      } catch (e) {
+        if (!stop) setError((e as Error).message);
+      }
+      if (!stop) timer = setTimeout(() => void load(), 1000);
+    };
+    void load();
+    return () => {
+      stop = true;
+      clearTimeout(timer);
+    };
+  }, [runId, view.ended]);
+
+  const cancel = async (): Promise<void> => {
+    try {
+      setStatus(await api<RunStatus>(`/api/runs/${encodeURIComponent(runId)}/cancel`, { method: 'POST' }));
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+
+  const live = status ? !TERMINAL.has(status.status) : true;
+  return (
+    <div className="run-page">
+      <section className="card">
+        <div className="row">
+          <h2 className="run-id">{runId}</h2>
+          <span className={`pill st-${status?.status ?? 'queued'}`} data-testid="run-status">
+            {status?.status ?? '…'}
+          </span>
+          <span className={`conn conn-${conn}`} title="stream">
+            {conn}
+          </span>
+          {live && (
+            <button className="danger" onClick={() => void cancel()}>
+              Cancel
+            </button>
+          )}
+        </div>
+        {status && (
+          <p className="muted small">
+            {status.plugin} · {status.provider}:{status.model} · {status.goal}
+          </p>
+        )}
+        {error && <p className="error">{error}</p>}
+      </section>
+
+      <div className="grid">
+        <section className="card answer">
+          <h3>Answer</h3>
+          {view.text ? <Markdown text={view.text} /> : <p className="muted">{live ? 'Waiting for the model…' : 'No text.'}</p>}
+          {view.reasoning && (
+            <details className="reasoning">
+              <summary>reasoning</summary>
+              <pre>{view.reasoning}</pre>
+            </details>
+          )}
+          {view.error && (
+            <div className="diagnosis sev-error" role="alert">
+              <strong>{view.error.diagnosis?.summary ?? view.error.message}</strong>
+              {view.error.diagnosis?.detail && <p>{view.error.diagnosis.detail}</p>}
+              {view.error.diagnosis?.hint && <p className="hint">Hint: {view.error.diagnosis.hint}</p>}
+            </div>
+          )}
+        </section>
+        <section className="card">
+          <h3>Plan</h3>
+          <TodoList todos={todos} />
+        </section>
+        <section className="card">
+          <h3>Steps</h3>
+          <Steps steps={view.steps} />
+        </section>
+        <section className="card">
+          <h3>Process</h3>
+          <ProcessTimeline operations={view.operations} order={view.operationOrder} />
+        </section>
+        <section className="card">
+          <h3>Artifacts</h3>
+          <Artifacts runId={runId} docs={status?.public_documents ?? []} />
+        </section>
+        <section className="card">
+          <h3>Metrics</h3>
+          {metrics ? <JsonTree value={metrics} /> : <p className="muted">{live ? 'When the run ends.' : 'None.'}</p>}
+          <p className="muted small">{view.frames} frames received</p>
+        </section>
+      </div>
+    </div>
+  );
+}

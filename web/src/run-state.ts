@@ -1,0 +1,123 @@
+/** Folds wire frames into what the run view shows. Pure: (state, frame) → state. */
+import type { Diagnosis } from './api.js';
+import type { WireFrame } from './run-stream.js';
+
+export interface StepView {
+  index: number;
+  type: string;
+  name: string;
+  text: string;
+  args: unknown;
+  result: string;
+  phase: string;
+  diagnosis: Diagnosis | null;
+}
+
+export interface ProcessEventView {
+  operationId: string;
+  parentOperationId?: string;
+  targetType: string;
+  stage?: string;
+  status: string;
+  level: string;
+  current?: number;
+  total?: number;
+  percent?: number;
+  message?: string;
+  ts: number;
+}
+
+export interface OperationView {
+  id: string;
+  parent?: string;
+  targetType: string;
+  stage?: string;
+  status: string;
+  percent?: number;
+  current?: number;
+  total?: number;
+  message?: string;
+  firstTs: number;
+  lastTs: number;
+}
+
+export interface RunView {
+  text: string;
+  reasoning: string;
+  steps: StepView[];
+  operations: Record<string, OperationView>;
+  operationOrder: string[];
+  ended: 'done' | 'error' | null;
+  error: { message: string; diagnosis: Diagnosis | null } | null;
+  frames: number;
+}
+
+export const emptyRunView = (): RunView => ({ text: '', reasoning: '', steps: [], operations: {}, operationOrder: [], ended: null, error: null, frames: 0 });
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v);
+}
+
+export function applyFrame(s: RunView, f: WireFrame): RunView {
+  const next: RunView = { ...s, frames: s.frames + 1 };
+  switch (f.type) {
+    case 'delta':
+      next.text = s.text + str(f.content);
+      break;
+    case 'reasoning':
+      next.reasoning = s.reasoning + str(f.content);
+      break;
+    case 'step': {
+      const st = (f.step ?? {}) as Record<string, unknown>;
+      const index = typeof f.index === 'number' ? f.index : s.steps.length;
+      const view: StepView = {
+        index,
+        type: str(st.type) || 'tool',
+        name: str(st.name),
+        text: str(st.text),
+        args: st.args,
+        result: str(st.result),
+        phase: str(st.phase),
+        diagnosis: (st.diagnosis as Diagnosis | undefined) ?? null,
+      };
+      const steps = s.steps.filter((x) => x.index !== index);
+      steps.push(view);
+      steps.sort((a, b) => a.index - b.index);
+      next.steps = steps;
+      break;
+    }
+    case 'process': {
+      const e = f.event as ProcessEventView | undefined;
+      if (!e || typeof e.operationId !== 'string') break;
+      const prev = s.operations[e.operationId];
+      const op: OperationView = {
+        id: e.operationId,
+        parent: e.parentOperationId ?? prev?.parent,
+        targetType: e.targetType ?? prev?.targetType ?? 'tool',
+        stage: e.stage ?? prev?.stage,
+        status: e.status,
+        percent: e.percent ?? prev?.percent,
+        current: e.current ?? prev?.current,
+        total: e.total ?? prev?.total,
+        message: e.message ?? prev?.message,
+        firstTs: prev?.firstTs ?? e.ts,
+        lastTs: e.ts,
+      };
+      next.operations = { ...s.operations, [e.operationId]: op };
+      if (!prev) next.operationOrder = [...s.operationOrder, e.operationId];
+      break;
+    }
+    case 'done': {
+      const content = str(f.content);
+      if (content) next.text = content;
+      next.ended = 'done';
+      break;
+    }
+    case 'error': {
+      next.error = { message: str(f.message), diagnosis: (f.diagnosis as Diagnosis | undefined) ?? null };
+      next.ended = 'error';
+      break;
+    }
+  }
+  return next;
+}
