@@ -68,7 +68,8 @@ function capitalise(s: string): string {
 
 export function themeTitle(labels: string[]): string {
   if (labels.length === 0) return 'General feedback';
-  return capitalise(labels.slice(0, 2).join(' / '));
+  if (labels[0].includes(' ') || labels.length === 1) return capitalise(labels[0]);
+  return capitalise(`${labels[0]} & ${labels[1]}`);
 }
 
 export function analyseFeedback(rows: FeedbackRow[]): FeedbackStats {

@@ -108,26 +108,27 @@ export function clusterThemes(texts: string[], opts: { maxThemes?: number } = {}
   const k = Math.min(opts.maxThemes ?? 8, targetThemeCount(n));
   const order = vocabTerms
     .map((_, id) => id)
-    .filter((id) => postings[id].length >= Math.min(2, n))
+    // very common terms ("task" in a task app) stay in the vectors but make poor seeds
+    .filter((id) => postings[id].length >= Math.min(2, n) && (n < 20 || postings[id].length <= n * 0.2))
     .sort((a, b) => postings[b].length * idf[b] - postings[a].length * idf[a] || vocabTerms[a].localeCompare(vocabTerms[b]));
-  const groups: Array<Set<number>> = [];
+  // Overlap is measured against each group's seed term only, so groups do not snowball.
+  const groups: Array<{ seed: Set<number>; docs: Set<number> }> = [];
   for (const id of order.slice(0, 400)) {
     const docs = postings[id];
     let joined = false;
     for (const g of groups) {
       let inter = 0;
-      for (const d of docs) if (g.has(d)) inter++;
-      if (inter / Math.min(docs.length, g.size) >= 0.5) {
-        for (const d of docs) g.add(d);
+      for (const d of docs) if (g.seed.has(d)) inter++;
+      if (inter / Math.min(docs.length, g.seed.size) >= 0.5) {
+        for (const d of docs) g.docs.add(d);
         joined = true;
         break;
       }
     }
-    if (!joined && groups.length < k) groups.push(new Set(docs));
-    if (groups.length >= k && order.length > 400) break;
+    if (!joined && groups.length < k) groups.push({ seed: new Set(docs), docs: new Set(docs) });
   }
 
-  let centroids: SparseVec[] = groups.map((g) => centroidOf([...g], vectors));
+  let centroids: SparseVec[] = groups.map((g) => centroidOf([...g.docs], vectors));
   let assign = new Int32Array(n).fill(-1);
   for (let iter = 0; iter < 12 && centroids.length > 0; iter++) {
     const next = new Int32Array(n).fill(-1);
@@ -192,7 +193,8 @@ function distinctiveTerms(members: number[], postings: number[][], vocabTerms: s
     if (dc === 0 || (size >= 3 && dc < 2)) return;
     const pc = dc / size;
     const p = docs.length / n;
-    scored.push({ term: vocabTerms[id], score: pc * Math.log(1 + pc / p) });
+    const score = pc * Math.log(pc / p);
+    if (score > 0 || size === n) scored.push({ term: vocabTerms[id], score: size === n ? pc : score });
   });
   scored.sort((a, b) => b.score - a.score || a.term.localeCompare(b.term));
   const chosen: string[] = [];

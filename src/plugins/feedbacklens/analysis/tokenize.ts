@@ -13,7 +13,8 @@ const STOP_WORDS = new Set(
   sometimes still such sure than that thats the their theirs them themselves then there these they thing things think this
   those though through thus to too took try trying two under until up upon us use used uses using very via want wants was
   wasn way we well went were weren what whatever when where whether which while who whom whose why will with within without
-  won would wouldn yes yet you your yours yourself yourselves youre ve ll re d s t m also etc app please thanks thank`
+  won would wouldn yes yet you your yours yourself yourselves youre ve ll re d s t m also etc app please thanks thank
+  take takes took taking time times day days week weeks today yesterday month months year ago every since anymore`
     .split(/\s+/)
     .filter(Boolean),
 );
