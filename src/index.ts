@@ -16,3 +16,10 @@ export * from './events/process-event-buffer.js';
 export * from './events/runtime-process-log.js';
 export * from './events/operation-reporter.js';
 export * from './events/process-pipeline.js';
+export * from './events/engine-event.js';
+export * from './events/engine-bridge.js';
+// channels (issue 2)
+export * from './channels/base-claw-adapter.js';
+export * from './channels/frame-queue.js';
+export * from './channels/sse-adapter.js';
+export * from './channels/buffer-adapter.js';

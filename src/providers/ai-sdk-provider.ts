@@ -27,6 +27,17 @@ export interface LanguageModelProviderOptions {
   secrets?: string[];
   maxOutputTokens?: number;
   temperature?: number;
+  /** Receives the SDK's call warnings (unsupported settings and the like). */
+  onWarning?: (text: string) => void;
+}
+
+/**
+ * The SDK prints warnings with console.info/warn by default, which would corrupt NDJSON on
+ * stdout (`runtrail run --json`); warnings reach `onWarning` instead. A user's own setting wins.
+ */
+function silenceGlobalWarningLog(): void {
+  const g = globalThis as { AI_SDK_LOG_WARNINGS?: unknown };
+  if (g.AI_SDK_LOG_WARNINGS === undefined) g.AI_SDK_LOG_WARNINGS = false;
 }
 
 /** Any AI SDK language model as a ModelProvider (tests pass a MockLanguageModelV3). */
@@ -43,6 +54,7 @@ export class LanguageModelProvider implements ModelProvider {
     this.model = opts.model;
     this.baseURL = opts.baseURL;
     this.opts = opts;
+    silenceGlobalWarningLog();
   }
 
   async *stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
@@ -86,6 +98,9 @@ export class LanguageModelProvider implements ModelProvider {
             };
             return;
           }
+          case 'start-step':
+            for (const w of part.warnings) this.opts.onWarning?.(`${label}: ${JSON.stringify(w)}`);
+            break;
           case 'abort':
             yield { type: 'error', diagnosis: abortedDiagnosis(label) };
             return;
@@ -118,6 +133,7 @@ export interface AiSdkProviderOptions {
   envSpec?: (typeof PROVIDER_ENV)[keyof typeof PROVIDER_ENV];
   maxOutputTokens?: number;
   temperature?: number;
+  onWarning?: (text: string) => void;
 }
 
 /**
@@ -162,5 +178,6 @@ export function createAiSdkProvider(opts: AiSdkProviderOptions): LanguageModelPr
     secrets: apiKey ? [apiKey] : [],
     maxOutputTokens: opts.maxOutputTokens,
     temperature: opts.temperature,
+    onWarning: opts.onWarning,
   });
 }

@@ -29,7 +29,7 @@ export const PROVIDER_ENV: Record<AiSdkProviderName | 'ollama', ProviderEnvSpec>
     baseUrlVar: 'ANTHROPIC_BASE_URL',
     defaultBaseURL: 'https://api.anthropic.com/v1',
     modelVar: 'ANTHROPIC_MODEL',
-    defaultModel: 'claude-3-5-haiku-latest',
+    defaultModel: 'claude-haiku-4-5',
   },
   deepseek: {
     keyVar: 'DEEPSEEK_API_KEY',

@@ -1,0 +1,87 @@
+/**
+ * IM-bot claw (seed 001 §5): buffers a whole run into one message. Deltas accumulate, reasoning is
+ * dropped unless asked, an error-level step diagnosis becomes a footnote, `done.content` wins.
+ */
+import type { EngineEvent } from '../events/engine-event.js';
+import { BaseClawAdapter, type ClawAdapterOptions } from './base-claw-adapter.js';
+
+export interface BufferAdapterOptions extends ClawAdapterOptions {
+  keepReasoning?: boolean;
+  keepDiagnosis?: boolean;
+}
+
+export interface AssembledMedia {
+  text: string;
+  media: string[];
+}
+
+const MEDIA_LINE = /^\s*MEDIA:\s*(\S.*?)\s*$/;
+
+export class BufferAdapter extends BaseClawAdapter {
+  readonly claw = 'im';
+  private readonly keepReasoning: boolean;
+  private readonly keepDiagnosis: boolean;
+  private deltas = '';
+  private reasoning = '';
+  private doneContent: string | null = null;
+  private readonly footnotes: string[] = [];
+  private finished = false;
+
+  constructor(opts: BufferAdapterOptions = {}) {
+    super(opts);
+    this.keepReasoning = opts.keepReasoning ?? false;
+    this.keepDiagnosis = opts.keepDiagnosis ?? true;
+  }
+
+  /** True once a done or error frame arrived. */
+  get isFinished(): boolean {
+    return this.finished;
+  }
+
+  protected handle(ev: EngineEvent): void {
+    switch (ev.type) {
+      case 'delta':
+        this.deltas += ev.content;
+        return;
+      case 'reasoning':
+        if (this.keepReasoning) this.reasoning += ev.content;
+        return;
+      case 'step':
+        if (this.keepDiagnosis && ev.step?.diagnosis?.severity === 'error') this.footnote(ev.toText());
+        return;
+      case 'done':
+        this.finished = true;
+        if (ev.content) this.doneContent = ev.content;
+        return;
+      case 'error':
+        this.finished = true;
+        this.footnote(ev.toText());
+        return;
+      case 'process':
+        return;
+    }
+  }
+
+  private footnote(text: string): void {
+    if (text && !this.footnotes.includes(text)) this.footnotes.push(text);
+  }
+
+  /** The reply: a string, or `{ text, media }` when it carries `MEDIA: <path|url>` lines. */
+  assemble(): string | AssembledMedia {
+    const body = this.doneContent ?? this.deltas;
+    const media: string[] = [];
+    const lines: string[] = [];
+    for (const line of body.split('\n')) {
+      const m = MEDIA_LINE.exec(line);
+      if (m) media.push(m[1]);
+      else lines.push(line);
+    }
+    const parts: string[] = [];
+    if (this.keepReasoning && this.reasoning.trim()) parts.push(`💭 ${this.reasoning.trim()}`);
+    const text = lines.join('\n').trim();
+    if (text) parts.push(text);
+    parts.push(...this.footnotes);
+    const out = parts.join('\n\n');
+    return media.length ? { text: out, media } : out;
+  }
+}

@@ -1,0 +1,64 @@
+/** An unbounded async queue of strings that ends at close(): what SseAdapter#frames() reads. */
+export class FrameQueue implements AsyncIterable<string> {
+  private items: string[] = [];
+  private head = 0;
+  private waiter: ((r: IteratorResult<string>) => void) | null = null;
+  private closed = false;
+
+  get size(): number {
+    return this.items.length - this.head;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  push(item: string): void {
+    if (this.closed) return;
+    if (this.waiter) {
+      const w = this.waiter;
+      this.waiter = null;
+      w({ value: item, done: false });
+      return;
+    }
+    this.items.push(item);
+  }
+
+  /** Idempotent; items already queued are still delivered. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.waiter) {
+      const w = this.waiter;
+      this.waiter = null;
+      w({ value: undefined, done: true });
+    }
+  }
+
+  /** Everything queued right now, removed from the queue (for batched writes). */
+  drain(): string[] {
+    const out = this.head === 0 ? this.items : this.items.slice(this.head);
+    this.items = [];
+    this.head = 0;
+    return out;
+  }
+
+  next(): Promise<IteratorResult<string>> {
+    if (this.head < this.items.length) {
+      const value = this.items[this.head++];
+      if (this.head > 1024 && this.head * 2 > this.items.length) {
+        this.items = this.items.slice(this.head);
+        this.head = 0;
+      }
+      return Promise.resolve({ value, done: false });
+    }
+    if (this.closed) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => {
+      this.waiter = resolve;
+    });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<string> {
+    return { next: () => this.next() };
+  }
+}
