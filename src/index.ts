@@ -23,3 +23,13 @@ export * from './channels/base-claw-adapter.js';
 export * from './channels/frame-queue.js';
 export * from './channels/sse-adapter.js';
 export * from './channels/buffer-adapter.js';
+// tools: exec + process (issue 4)
+export * from './tools/exec-config.js';
+export * from './tools/tail-buffer.js';
+export * from './tools/process-session.js';
+export * from './tools/process-registry.js';
+export * from './tools/exec-tool.js';
+export * from './tools/process-tool.js';
+export { liveGroupMembers, isGroupAlive, terminateGroup } from './tools/process-group.js';
+export { spawnSupervised } from './tools/supervised-child.js';
+export type { SpawnSpec, SupervisedChild, ChildExit, OutputStream } from './tools/supervised-child.js';
