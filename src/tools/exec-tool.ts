@@ -94,7 +94,7 @@ export function createExecTool(opts: ExecToolOptions): ToolDefinition<ExecArgs> 
       const timeoutSec = args.timeout ?? limits.timeoutSec;
       if (ctx?.signal?.aborted) return cancelledBeforeStart();
 
-      const reporter = ctx?.reporter?.child({ targetType: 'tool', source: 'tool', message: command });
+      const reporter = ctx?.reporter?.child({ targetType: 'tool', source: 'tool' });
       let session: ProcessSession;
       try {
         session = await registry.start({

@@ -255,3 +255,17 @@ describe('exec bad input', () => {
     expect(r2.content).toMatch(/not a valid variable name/);
   });
 });
+
+describe('exec with the real operation reporter', () => {
+  it('emits one started, running updates with bytes, and one terminal event for the session', async () => {
+    const { createOperationReporter } = await import('../../src/events/operation-reporter.js');
+    const events: Array<{ operationId: string; parentOperationId?: string; status: string; targetType: string; current?: number }> = [];
+    const root = createOperationReporter({ targetType: 'tool', source: 'tool', sink: (e) => events.push(e) });
+    const { exec } = tools();
+    await exec.execute({ command: 'for i in 1 2 3; do echo line$i; sleep 0.3; done' }, { reporter: root });
+    const mine = events.filter((e) => e.parentOperationId === root.operationId);
+    expect(mine.map((e) => e.status).filter((s) => s !== 'running')).toEqual(['started', 'completed']);
+    expect(mine.some((e) => e.status === 'running' && (e.current ?? 0) > 0)).toBe(true);
+    expect(mine.every((e) => e.targetType === 'tool')).toBe(true);
+  });
+});
