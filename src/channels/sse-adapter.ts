@@ -14,12 +14,8 @@ export interface SseFormatOptions {
 
 export function formatSseFrame(event: EngineEvent, opts: SseFormatOptions = {}): string {
   const id = event.seq ? `id: ${event.seq}\n` : '';
-  // Hot path: a delta without metadata needs no intermediate object.
-  if (event.type === 'delta' && !opts.wireMeta) {
-    return `${id}data: {"type":"delta","content":${JSON.stringify(event.content)}}\n\n`;
-  }
   const mode = opts.wireMeta ? 'all' : event.type === 'done' || event.type === 'error' ? 'trace' : 'none';
-  return `${id}data: ${JSON.stringify(event.toWire(mode))}\n\n`;
+  return `${id}data: ${event.toWireJson(mode)}\n\n`;
 }
 
 /** The frame that tells clients the stream is over (SseAdapter#frames() stops before it). */

@@ -227,6 +227,14 @@ export class EngineEvent {
     return w;
   }
 
+  /** JSON.stringify(toWire(mode)), with a fast path for the hottest frame (a bare delta). */
+  toWireJson(mode: WireMetaMode = 'all'): string {
+    if (this.type === 'delta' && (mode === 'none' || (!this.seq && !this.traceId && !this.tenantId && !this.claw))) {
+      return `{"type":"delta","content":${JSON.stringify(this.content)}}`;
+    }
+    return JSON.stringify(this.toWire(mode));
+  }
+
   /** Degraded text for UIs without structure; '' means show nothing. */
   toText(): string {
     switch (this.type) {

@@ -35,10 +35,10 @@ describe('EngineEvent factories and toWire', () => {
   });
 
   it('an error diagnosis with an empty result fills result from its text', () => {
-    const w = makeStep('tool', { name: 'csv', phase: 'fail', diagnosis: err }).toWire() as { step: Record<string, unknown> };
+    const w = makeStep('tool', { name: 'csv', phase: 'fail', diagnosis: err }).toWire() as unknown as { step: Record<string, unknown> };
     expect(w.step.result).toBe('❌ CSV could not be parsed\nline 3\nHint: check quoting');
     expect(w.step.diagnosis).toEqual({ ...err, retryable: false });
-    const warn = makeStep('tool', { diagnosis: { code: 'w', severity: 'warning', summary: 's' } }).toWire() as { step: Record<string, unknown> };
+    const warn = makeStep('tool', { diagnosis: { code: 'w', severity: 'warning', summary: 's' } }).toWire() as unknown as { step: Record<string, unknown> };
     expect(warn.step.result).toBe('');
   });
 
@@ -121,5 +121,12 @@ describe('fromWire', () => {
     expect(fromWire({ type: 'step', step: 'nope', index: 'x' })?.toWire()).toEqual({ type: 'step', step: { type: 'tool', name: '', args: {}, result: '' } });
     expect(fromWire({ type: 'done', used_skills: [1, 'a'], process_steps: 'x' })?.toWire()).toMatchObject({ used_skills: ['a'], process_steps: [] });
     expect(fromWire({ type: 'error', diagnosis: { severity: 'apocalyptic' } })?.toWire()).toMatchObject({ diagnosis: { severity: 'error', code: 'unknown' } });
+  });
+});
+
+describe('toWireJson', () => {
+  it('equals JSON.stringify(toWire(mode)) for every mode, fast path included', () => {
+    const evs = [makeDelta('a"\u2028é'), makeDelta('b', { seq: 2, traceId: 't', claw: 'web' }), makeError('x', { seq: 1, traceId: 't' })];
+    for (const e of evs) for (const mode of ['all', 'none', 'trace'] as const) expect(e.toWireJson(mode)).toBe(JSON.stringify(e.toWire(mode)));
   });
 });
