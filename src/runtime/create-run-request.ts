@@ -1,0 +1,36 @@
+/** The shape check of CreateRunRequest (before plugin-specific input validation). */
+import { z } from 'zod';
+import type { CreateRunRequest, RunLimits } from './run-service-types.js';
+
+const limits = z.strictObject({
+  max_iterations: z.number().int().min(1).max(200).optional(),
+  max_tool_calls: z.number().int().min(1).max(1000).optional(),
+  timeout_s: z.number().positive().max(86_400).optional(),
+  stop_repair_turns: z.number().int().min(0).max(10).optional(),
+});
+
+const safeId = z.string().min(1).max(200).regex(/^[A-Za-z0-9_:-][A-Za-z0-9_.:-]*$/, 'letters, digits and _ . : - only').refine((s) => !s.includes('..'), 'must not contain ".."');
+
+export const createRunRequestSchema = z.strictObject({
+  plugin: z.string().min(1).max(100),
+  goal: z.string().max(8000).optional(),
+  input: z.record(z.string(), z.unknown()).default({}),
+  model: z.union([z.string().max(500), z.looseObject({ provider: z.string().min(1).max(100), model: z.string().max(300).optional() })]).optional(),
+  limits: limits.optional(),
+  skill: z.string().min(1).max(100).optional(),
+  conversation_id: safeId.optional(),
+  tenant_id: z.string().max(200).optional(),
+});
+
+export type ParsedCreateRunRequest = z.infer<typeof createRunRequestSchema> & CreateRunRequest & { limits?: Partial<RunLimits> };
+
+export function zodIssues(err: z.ZodError, prefix = ''): Array<{ path: string; message: string }> {
+  return err.issues.map((i) => {
+    const p = i.path.map(String).join('.');
+    const path = prefix ? (p ? `${prefix}.${p}` : prefix) : p || '(body)';
+    // name unknown keys so the user sees which field is extra
+    const keys = (i as { keys?: string[] }).keys;
+    const message = i.code === 'unrecognized_keys' && keys?.length ? `unknown field(s): ${keys.join(', ')}` : i.message;
+    return { path, message };
+  });
+}

@@ -1,0 +1,332 @@
+/**
+ * One run from `created` to a terminal state (seed 003 steps 4–9): skill activation, capability
+ * snapshot, plan/todo, hooks, prompt, tool specs, the agent loop, stop validation and finalisation.
+ * A failing stage still ends in finalise(), so a failed run writes status, metrics, events and manifest.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RunStatus } from '../events/agent-event.js';
+import { Diagnosis, type DiagnosisDict } from '../events/diagnosis.js';
+import { createProcessPipeline, type ProcessPipeline } from '../events/process-pipeline.js';
+import type { OperationReporter } from '../events/operation-reporter-types.js';
+import { describeProvider } from '../providers/resolve-model-provider.js';
+import { AgentLoop, type LoopOutcome, type TextFilter } from './agent-loop.js';
+import { parseEventLines } from './event-store.js';
+import { PlanProgress } from './plan-progress.js';
+import type { RunHooks } from './run-hooks.js';
+import { publicDocuments, type RunManifest } from './run-manifest.js';
+import { RunMetrics } from './run-metrics.js';
+import type { PublishFn } from './run-publisher.js';
+import type { RunRecord } from './run-record.js';
+import { buildSystemPrompt } from './system-prompt.js';
+import { artifactContractHook, pluginValidatorHooks, requiredOutputHook, runStopHooks } from './stop-validation.js';
+import { ToolExecutor } from './tool-executor.js';
+
+export const TRACE_FILE = 'runtime/trace.jsonl';
+
+/** What the exec engineer's ProcessRegistry offers the loop (duck-typed to keep runtime → tools light). */
+export interface NoticeSource {
+  drainNotices(runId: string): string[];
+}
+
+export interface EngineDeps {
+  dataDir: string;
+  extraHooks?: Partial<RunHooks>;
+  processRegistry?: NoticeSource;
+  createTextFilter?: () => TextFilter;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  backoffMs?: (attempt: number) => number;
+  persistStatus(rec: RunRecord): Promise<void>;
+  onFinished?(rec: RunRecord): void;
+}
+
+function diag(code: string, summary: string, detail = ''): DiagnosisDict {
+  return new Diagnosis({ code, severity: 'error', summary, detail }).toDict();
+}
+
+class Cancelled extends Error {}
+
+function safeOpId(id: string): string {
+  const s = id.replace(/[^A-Za-z0-9_.:-]/g, '_').replace(/\.\.+/g, '_').replace(/^\./, '_').slice(0, 200);
+  return s || 'op';
+}
+
+export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void> {
+  const { bus, workspace, plugin, machine } = rec;
+  const publish: PublishFn = (stream, data) => void bus.publish(stream, data);
+  const metrics = new RunMetrics();
+  const startedMs = Date.now();
+  let pipeline: ProcessPipeline | null = null;
+  let runReporter: OperationReporter | null = null;
+  let outcome: { status: 'completed' | 'failed' | 'cancelled'; text: string; diagnosis: DiagnosisDict | null } = {
+    status: 'failed',
+    text: '',
+    diagnosis: null,
+  };
+  const checkCancel = () => {
+    if (rec.abort.signal.aborted) throw new Cancelled();
+  };
+  const toState = (s: RunStatus) => {
+    machine.transition(s);
+  };
+  // the run itself, as a runtime operation channels can show live
+  const offState = bus.subscribe((ev) => {
+    if (ev.stream === 'run' && ev.data.type === 'run.state' && runReporter && !['completed', 'failed', 'cancelled'].includes(ev.data.to)) {
+      runReporter.stage(ev.data.to, `run ${ev.data.to}`);
+    }
+  });
+
+  try {
+    pipeline = createProcessPipeline({
+      dataDir: deps.dataDir,
+      sessionId: rec.conversationId,
+      publish: (event) => publish('process', { event }),
+    });
+    runReporter = pipeline.reporter({ operationId: rec.runId, targetType: 'runtime', source: 'runtime' });
+    runReporter.start(`run ${rec.runId} (${plugin.name})`);
+    rec.status.started_at = new Date(startedMs).toISOString();
+    toState('created');
+    publish('lifecycle', { phase: 'start', startedAt: startedMs });
+
+    // step 4: skill activation
+    const skill = rec.skill;
+    await workspace.writeRunJson('runtime/skill_activation.json', {
+      run_id: rec.runId,
+      skill: skill ? skill.manifest.name : null,
+      version: skill ? skill.manifest.version : null,
+      reason: skill ? (rec.request.skill ? 'requested' : `default skill of plugin ${plugin.name}`) : 'no skill',
+      compatible_plugins: skill?.manifest.compatible_plugins ?? [],
+      required_tools: skill?.manifest.required_tools ?? [],
+      required_inputs: skill?.manifest.required_inputs ?? [],
+      output_artifacts: skill?.manifest.output_artifacts ?? [],
+      read_scopes: skill?.manifest.read_scopes ?? null,
+      write_scopes: skill?.manifest.write_scopes ?? null,
+      activated_at: new Date().toISOString(),
+    });
+    // step 5: capability snapshot + provider (never a key)
+    await workspace.writeRunJson('runtime/resolved_config.json', {
+      run_id: rec.runId,
+      capabilities: rec.capabilities,
+      model: describeProvider(rec.provider),
+      limits: rec.limits,
+      conversation_id: rec.conversationId,
+      declared_tools: rec.tools.map((t) => t.name),
+    });
+    checkCancel();
+
+    // step 6: plan, hooks, prompt, tool specs
+    toState('planning');
+    await workspace.writeRunJson('runtime/agent_plan.json', {
+      run_id: rec.runId,
+      plugin: plugin.name,
+      goal: rec.goal,
+      steps: plugin.plan.map((s, i) => ({ n: i + 1, ...s })),
+    });
+    const progress = new PlanProgress(rec.runId, plugin.plan, workspace.artifactsDir, (st) => workspace.writeRunJson('runtime/todo_state.json', st), publish);
+    await progress.init();
+    const planHooks = progress.hooks();
+    const hooks: RunHooks = {
+      preToolUse: [planHooks.pre, ...(deps.extraHooks?.preToolUse ?? [])],
+      postToolUse: [...(deps.extraHooks?.postToolUse ?? []), planHooks.post],
+      stop: [
+        requiredOutputHook(workspace.artifactsDir, plugin.artifacts),
+        artifactContractHook(workspace.artifactsDir, plugin.artifacts),
+        ...pluginValidatorHooks(plugin, { runId: rec.runId, input: rec.input, workspace }),
+        ...(deps.extraHooks?.stop ?? []),
+      ],
+    };
+    const executor = new ToolExecutor({
+      tools: rec.tools,
+      allowedTools: rec.capabilities.allowedTools,
+      hooks,
+      publish,
+      signal: rec.abort.signal,
+      reporterFor: (call) =>
+        pipeline?.reporter({ operationId: safeOpId(call.toolCallId), parentOperationId: rec.runId, targetType: 'tool', source: 'tool' }),
+    });
+    const specs = executor.specs();
+    const system = buildSystemPrompt({
+      plugin,
+      goal: rec.goal,
+      input: rec.input,
+      tools: specs,
+      capabilities: rec.capabilities,
+      skill: skill ? { name: skill.manifest.name, version: skill.manifest.version, instructions: skill.instructions } : null,
+    });
+    await workspace.writeRunFile('runtime/system_prompt.md', system);
+    checkCancel();
+
+    // step 7: the loop
+    const loop = new AgentLoop({
+      provider: rec.provider,
+      system,
+      messages: [...rec.history, { role: 'user', content: rec.goal }],
+      executor,
+      publish,
+      limits: rec.limits,
+      metrics,
+      signal: rec.abort.signal,
+      setState: (s) => {
+        if (machine.state !== s) toState(s);
+      },
+      ...(deps.processRegistry ? { drainNotices: () => deps.processRegistry!.drainNotices(rec.runId) } : {}),
+      ...(deps.createTextFilter ? { createTextFilter: deps.createTextFilter } : {}),
+      ...(deps.sleep ? { sleep: deps.sleep } : {}),
+      ...(deps.backoffMs ? { backoffMs: deps.backoffMs } : {}),
+    });
+    try {
+      let repairs = rec.limits.stop_repair_turns;
+      for (;;) {
+        const result: LoopOutcome = await loop.run();
+        if (result.kind === 'cancelled') throw new Cancelled();
+        if (result.kind === 'failed') {
+          outcome = { status: 'failed', text: result.text, diagnosis: result.diagnosis };
+          break;
+        }
+        // step 8: plan check, then stop hooks
+        toState('validating');
+        const planReasons = await progress.finalCheck();
+        const stop = await runStopHooks(hooks.stop);
+        const reasons: string[] = [...planReasons];
+        if (planReasons.length) publish('run', { type: 'hook.blocked', hook: 'PlanProgress', reasons: planReasons });
+        for (const b of stop.byHook) {
+          const msgs = b.issues.map((i) => i.message);
+          reasons.push(...msgs);
+          publish('run', { type: 'hook.blocked', hook: b.hook, reasons: msgs });
+        }
+        const byPath = new Map<string, string[]>();
+        for (const b of stop.byHook) for (const i of b.issues) if (i.path) byPath.set(i.path, [...(byPath.get(i.path) ?? []), i.message]);
+        for (const [path, msgs] of byPath) publish('run', { type: 'artifact.rejected', path, reasons: msgs });
+        checkCancel();
+        if (reasons.length === 0) {
+          outcome = { status: 'completed', text: result.text, diagnosis: null };
+          break;
+        }
+        if (repairs > 0) {
+          repairs--;
+          loop.addUserMessage(`Stop validation failed. Fix these problems with the tools, then give your final answer again:\n${reasons.map((r) => `- ${r}`).join('\n')}`);
+          continue;
+        }
+        outcome = {
+          status: 'failed',
+          text: result.text,
+          diagnosis: diag('validation_failed', `stop validation failed: ${reasons.length} problem(s)`, reasons.slice(0, 20).join('\n')),
+        };
+        break;
+      }
+    } finally {
+      loop.dispose();
+    }
+  } catch (e) {
+    if (e instanceof Cancelled || rec.abort.signal.aborted) {
+      outcome = { status: 'cancelled', text: outcome.text, diagnosis: new Diagnosis({ code: 'cancelled', severity: 'warning', summary: 'run cancelled' }).toDict() };
+    } else {
+      outcome = { status: 'failed', text: outcome.text, diagnosis: diag('runtime_error', `run failed: ${(e as Error)?.message ?? String(e)}`) };
+    }
+  }
+  if (rec.abort.signal.aborted && outcome.status !== 'completed') {
+    outcome = { status: 'cancelled', text: outcome.text, diagnosis: new Diagnosis({ code: 'cancelled', severity: 'warning', summary: 'run cancelled' }).toDict() };
+  }
+  await finalise(rec, deps, { ...outcome, metrics, startedMs, pipeline, runReporter });
+  offState();
+}
+
+export interface FinaliseInput {
+  status: 'completed' | 'failed' | 'cancelled';
+  text: string;
+  diagnosis: DiagnosisDict | null;
+  metrics: RunMetrics;
+  startedMs: number;
+  pipeline: ProcessPipeline | null;
+  runReporter: OperationReporter | null;
+}
+
+/** Step 9, also used for runs cancelled while queued: every file is written, terminal event last. */
+export async function finalise(rec: RunRecord, deps: EngineDeps, f: FinaliseInput): Promise<void> {
+  const { bus, workspace, plugin, machine } = rec;
+  const publish: PublishFn = (stream, data) => void bus.publish(stream, data);
+  const endedMs = Date.now();
+  const guard = async (what: string, fn: () => Promise<void>) => {
+    try {
+      await fn();
+    } catch (e) {
+      publish('run', { type: 'notice', text: `could not write ${what}: ${(e as Error).message}` });
+    }
+  };
+  if (!machine.isTerminal) machine.transition(f.status);
+
+  let docs = rec.status.public_documents;
+  await guard('manifest.json', async () => {
+    docs = publicDocuments(await workspace.listArtifacts(), plugin.artifacts);
+    const manifest: RunManifest = {
+      run_id: rec.runId,
+      status: f.status,
+      plugin: { name: plugin.name, version: plugin.version },
+      skill: rec.capabilities.skill,
+      provider: rec.provider.provider,
+      model: rec.provider.model,
+      created_at: rec.status.created_at,
+      finished_at: new Date(endedMs).toISOString(),
+      documents: docs,
+    };
+    await workspace.writeRunJson('manifest.json', manifest);
+  });
+
+  if (f.runReporter) {
+    if (f.status === 'completed') f.runReporter.complete(`run completed`);
+    else if (f.status === 'cancelled') f.runReporter.cancel('run cancelled');
+    else f.runReporter.fail(f.diagnosis?.summary ?? 'run failed');
+  }
+  if (f.pipeline) await f.pipeline.dispose().catch(() => undefined);
+
+  if (f.status === 'completed') publish('lifecycle', { phase: 'end', endedAt: endedMs });
+  else publish('lifecycle', { phase: 'error', endedAt: endedMs, diagnosis: f.diagnosis ?? diag('failed', 'run failed') });
+
+  Object.assign(rec.status, {
+    status: f.status,
+    finished_at: new Date(endedMs).toISOString(),
+    final_answer: f.text,
+    diagnosis: f.diagnosis,
+    public_documents: docs,
+    last_seq: bus.lastSeq + 1,
+  });
+  const type = f.status === 'completed' ? 'run.completed' : f.status === 'failed' ? 'run.failed' : 'run.cancelled';
+  publish('run', {
+    type,
+    status: f.status,
+    messageId: rec.runId,
+    conversationId: rec.conversationId,
+    content: f.text,
+    usedSkills: rec.skill ? [rec.skill.manifest.name] : [],
+    usedMcp: [],
+    ...(f.diagnosis ? { diagnosis: f.diagnosis } : {}),
+  });
+  rec.store.close();
+
+  await guard('metrics.json', () =>
+    workspace.writeRunJson(
+      'runtime/metrics.json',
+      f.metrics.toFile({ runId: rec.runId, status: f.status, durationMs: endedMs - f.startedMs, stages: machine.durations, events: rec.store.written }),
+    ),
+  );
+  await guard(TRACE_FILE, () => writeTrace(workspace.root, rec.runId));
+  await deps.persistStatus(rec).catch(() => undefined);
+  deps.onFinished?.(rec);
+  rec.resolveDone(rec.status);
+}
+
+/** The legacy flat JSONL projection: one `{ timestamp, run_id, event, ... }` line per AgentEvent. */
+export async function writeTrace(runRoot: string, runId: string): Promise<void> {
+  let text = '';
+  try {
+    text = await readFile(join(runRoot, 'runtime', 'events.jsonl'), 'utf8');
+  } catch {
+    return;
+  }
+  const lines = parseEventLines(text).map((ev) => {
+    const d = ev.data as unknown as Record<string, unknown>;
+    const name = ev.stream === 'run' ? String(d.type) : `${ev.stream}.${String(d.phase ?? 'update')}`;
+    return JSON.stringify({ timestamp: new Date(ev.ts).toISOString(), run_id: runId, seq: ev.seq, event: name, payload: ev.data });
+  });
+  await writeFile(join(runRoot, TRACE_FILE), lines.length ? `${lines.join('\n')}\n` : '');
+}

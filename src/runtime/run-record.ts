@@ -1,0 +1,41 @@
+/** Everything the service and engine hold for one live run. */
+import type { AgentEventBus } from '../events/agent-event-bus.js';
+import type { ChatMessage, ModelProvider } from '../providers/model-provider.js';
+import type { LoadedSkill } from '../skills/skill-loader.js';
+import type { AnyToolDefinition } from '../tools/tool.js';
+import type { BusinessPlugin } from './business-plugin.js';
+import type { EventStore } from './event-store.js';
+import type { ResolvedRunCapabilities } from './run-capabilities.js';
+import type { RunLimits, RunStatusFile } from './run-service-types.js';
+import type { RunStateMachine } from './run-state-machine.js';
+import type { RunWorkspace } from './run-workspace.js';
+
+export interface RunRecord {
+  runId: string;
+  // the plugin's Input type is erased here; its schema validated `input`
+  plugin: BusinessPlugin<Record<string, unknown>>;
+  input: Record<string, unknown>;
+  goal: string;
+  conversationId: string;
+  tenantId: string | null;
+  skill: LoadedSkill | null;
+  provider: ModelProvider;
+  limits: RunLimits;
+  workspace: RunWorkspace;
+  bus: AgentEventBus;
+  store: EventStore;
+  machine: RunStateMachine;
+  status: RunStatusFile;
+  history: ChatMessage[];
+  tools: AnyToolDefinition[];
+  capabilities: ResolvedRunCapabilities;
+  /** input/request.json as written */
+  request: Record<string, unknown>;
+  abort: AbortController;
+  createdAtMs: number;
+  /** resolves when the run reached a terminal state and every file is written */
+  done: Promise<RunStatusFile>;
+  resolveDone(s: RunStatusFile): void;
+  /** chained status-file writes, so an older snapshot never lands after a newer one */
+  statusWrites: Promise<void>;
+}

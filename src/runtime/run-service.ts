@@ -1,0 +1,564 @@
+/**
+ * RunService (seed 003 step 1–3): validates a request, creates the run id and workspace, queues it
+ * under a concurrency limit, runs it through the engine, and serves status, events and documents.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { realpathSync } from 'node:fs';
+import type { AgentEvent, RunStatus } from '../events/agent-event.js';
+import { AgentEventBus } from '../events/agent-event-bus.js';
+import { Diagnosis } from '../events/diagnosis.js';
+import type { ChatMessage, ModelProvider } from '../providers/model-provider.js';
+import type { OfflineProcedure } from '../providers/model-turn.js';
+import { resolveModelProvider, type ModelSpec } from '../providers/resolve-model-provider.js';
+import { loadSkill, skillIncompatibilities, type LoadedSkill } from '../skills/skill-loader.js';
+import type { AnyToolDefinition } from '../tools/tool.js';
+import type { TextFilter } from './agent-loop.js';
+import { DEFAULT_LIMITS } from './agent-loop.js';
+import type { BusinessPlugin, PluginRunContext } from './business-plugin.js';
+import { createRunRequestSchema, zodIssues } from './create-run-request.js';
+import { defaultDataDir } from './data-dir.js';
+import { EVENTS_FILE, EventStore, readEvents, repairEventsFile } from './event-store.js';
+import { defaultSkillsDir } from './package-root.js';
+import { resolveCapabilities } from './run-capabilities.js';
+import { executeRun, finalise, type NoticeSource } from './run-engine.js';
+import type { RunHooks } from './run-hooks.js';
+import { createRunId, isRunId } from './run-id.js';
+import { RunMetrics } from './run-metrics.js';
+import type { RunRecord } from './run-record.js';
+import { RunRequestError } from './run-request-error.js';
+import type { RunListQuery, RunServiceApi, RunServiceStats, RunStatusFile } from './run-service-types.js';
+import { RunStateMachine, isTerminalRunState } from './run-state-machine.js';
+import { RunWorkspace } from './run-workspace.js';
+
+export type ProviderResolver = (spec: ModelSpec, opts: { offlineProcedure: OfflineProcedure; env: Record<string, string | undefined>; cwd: string }) => ModelProvider;
+
+export interface RunServiceOptions {
+  /** default RUNTRAIL_DATA_DIR or ./.runtrail */
+  dataDir?: string;
+  // the registry holds plugins of many input types; each validates its own input
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  plugins: BusinessPlugin<any>[]; // any: input types differ per plugin, checked by plugin.inputSchema
+  /** default: the package's skills/ folder */
+  skillsDir?: string;
+  concurrency?: number;
+  /** Runs allowed to wait for a slot; past it create() throws queue_full. Default 100. */
+  maxQueue?: number;
+  /** Where file inputs may come from: 'any' (the CLI) or folders (server default <dataDir>/uploads). */
+  inputRoots?: string[] | 'any';
+  env?: Record<string, string | undefined>;
+  /** Base for relative file inputs and script paths; default process.cwd(). */
+  cwd?: string;
+  /** Throws RunRequestError (or any Error) when the model spec cannot be served. */
+  providerResolver?: ProviderResolver;
+  hooks?: Partial<RunHooks>;
+  processRegistry?: NoticeSource;
+  createTextFilter?: () => TextFilter;
+  /** Tests: replace the provider-retry backoff. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  backoffMs?: (attempt: number) => number;
+}
+
+export const defaultProviderResolver: ProviderResolver = (spec, opts) => {
+  const r = resolveModelProvider(spec, { offlineProcedure: opts.offlineProcedure, env: opts.env, cwd: opts.cwd, allowSpecBaseURL: false });
+  if (r.ok) return r.provider;
+  const d = r.diagnosis;
+  const msg = [d.summary, d.detail, d.hint].filter(Boolean).join(' ');
+  throw new RunRequestError(d.code === 'invalid_request' ? 'invalid_request' : 'incompatible', msg, { issues: [{ path: 'model', message: d.summary }] });
+};
+
+function isUnder(path: string, root: string): boolean {
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return resolve(p);
+    }
+  };
+  const rel = relative(real(root), real(path));
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+}
+
+export class RunService implements RunServiceApi {
+  readonly dataDir: string;
+  readonly runsDir: string;
+  readonly skillsDir: string;
+  private readonly plugins = new Map<string, BusinessPlugin<Record<string, unknown>>>();
+  private readonly concurrency: number;
+  private readonly maxQueue: number;
+  private readonly inputRoots: string[] | 'any';
+  private readonly env: Record<string, string | undefined>;
+  private readonly cwd: string;
+  private readonly resolver: ProviderResolver;
+  private readonly index = new Map<string, RunStatusFile>();
+  private readonly live = new Map<string, RunRecord>();
+  private readonly queue: RunRecord[] = [];
+  private running = 0;
+  private eventsPublished = 0;
+  private initPromise: Promise<void> | null = null;
+  private closed = false;
+
+  constructor(private readonly opts: RunServiceOptions) {
+    this.dataDir = resolve(opts.dataDir ?? defaultDataDir(opts.env ?? process.env));
+    this.runsDir = join(this.dataDir, 'runs');
+    this.skillsDir = resolve(opts.skillsDir ?? defaultSkillsDir());
+    for (const p of opts.plugins) this.plugins.set(p.name, p as BusinessPlugin<Record<string, unknown>>);
+    this.concurrency = Math.max(1, opts.concurrency ?? 4);
+    this.maxQueue = Math.max(0, opts.maxQueue ?? 100);
+    this.inputRoots = opts.inputRoots ?? [join(this.dataDir, 'uploads')];
+    this.env = opts.env ?? process.env;
+    this.cwd = opts.cwd ?? process.cwd();
+    this.resolver = opts.providerResolver ?? defaultProviderResolver;
+  }
+
+  pluginNames(): string[] {
+    return [...this.plugins.keys()].sort();
+  }
+
+  getPlugin(name: string): BusinessPlugin<Record<string, unknown>> | undefined {
+    return this.plugins.get(name);
+  }
+
+  /** Loads existing runs; runs a crash left live become failed (`interrupted`) with a terminal event. Idempotent. */
+  init(): Promise<void> {
+    this.initPromise ??= this.doInit();
+    return this.initPromise;
+  }
+
+  private async doInit(): Promise<void> {
+    await mkdir(this.runsDir, { recursive: true });
+    const names = (await readdir(this.runsDir)).filter(isRunId).sort();
+    for (const id of names) {
+      if (this.live.has(id)) continue;
+      const status = await this.readStatusFile(id);
+      if (!status) continue;
+      if (!isTerminalRunState(status.status)) await this.markInterrupted(status);
+      this.index.set(id, status);
+    }
+  }
+
+  private async readStatusFile(runId: string): Promise<RunStatusFile | null> {
+    try {
+      return JSON.parse(await readFile(join(this.runsDir, runId, 'runtime', 'run_status.json'), 'utf8')) as RunStatusFile;
+    } catch {
+      return null;
+    }
+  }
+
+  private async markInterrupted(status: RunStatusFile): Promise<void> {
+    const ws = new RunWorkspace(this.runsDir, status.run_id);
+    const file = join(ws.root, EVENTS_FILE);
+    const { lastSeq } = repairEventsFile(file);
+    const bus = new AgentEventBus({ runId: status.run_id, startSeq: lastSeq });
+    const store = new EventStore(file);
+    bus.subscribe((e) => store.append(e));
+    const diagnosis = new Diagnosis({
+      code: 'interrupted',
+      severity: 'error',
+      summary: `run was interrupted while ${status.status} (the runtime stopped before it finished)`,
+      hint: 'start the run again',
+    }).toDict();
+    const now = Date.now();
+    bus.publish('run', { type: 'run.state', from: status.status, to: 'failed' });
+    bus.publish('lifecycle', { phase: 'error', endedAt: now, diagnosis });
+    Object.assign(status, { status: 'failed' as RunStatus, finished_at: new Date(now).toISOString(), diagnosis, last_seq: bus.lastSeq + 1 });
+    bus.publish('run', {
+      type: 'run.failed',
+      status: 'failed',
+      messageId: status.run_id,
+      conversationId: status.conversation_id,
+      content: status.final_answer ?? '',
+      usedSkills: status.skill ? [status.skill] : [],
+      usedMcp: [],
+      diagnosis,
+    });
+    store.close();
+    await ws.writeRunJson('runtime/run_status.json', status);
+  }
+
+  private fail(code: ConstructorParameters<typeof RunRequestError>[0], message: string, details: ConstructorParameters<typeof RunRequestError>[2] = {}): never {
+    throw new RunRequestError(code, message, details);
+  }
+
+  async create(raw: unknown): Promise<RunStatusFile> {
+    await this.init();
+    if (this.closed) this.fail('wrong_state', 'the run service is closed');
+    // 1. request shape
+    const parsed = createRunRequestSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issues = zodIssues(parsed.error);
+      this.fail('invalid_request', `invalid run request: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues, validPlugins: this.pluginNames() });
+    }
+    const req = parsed.data;
+    // 2. plugin
+    const plugin = this.plugins.get(req.plugin);
+    if (!plugin) {
+      this.fail('unknown_plugin', `unknown plugin "${req.plugin}"; valid plugins: ${this.pluginNames().join(', ')}`, {
+        issues: [{ path: 'plugin', message: 'unknown plugin' }],
+        validPlugins: this.pluginNames(),
+      });
+    }
+    // 3. plugin input schema
+    const inputParsed = plugin.inputSchema.safeParse(req.input);
+    if (!inputParsed.success) {
+      const issues = zodIssues(inputParsed.error, 'input');
+      this.fail('invalid_request', `invalid input for ${plugin.name}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
+    }
+    const input: Record<string, unknown> = { ...(inputParsed.data as Record<string, unknown>) };
+    // 4. file inputs: inside the input roots, existing files
+    const sources: Record<string, string> = {};
+    for (const key of plugin.fileInputs) {
+      const v = input[key];
+      if (typeof v !== 'string') continue;
+      const field = `input.${key}`;
+      if (v.includes('\0')) this.fail('invalid_request', `${field}: path contains a NUL byte`, { issues: [{ path: field, message: 'NUL byte' }] });
+      const abs = resolve(this.cwd, v);
+      if (this.inputRoots !== 'any' && !this.inputRoots.some((r) => isUnder(abs, r))) {
+        this.fail('input_outside_roots', `${field}: ${v} is outside the input roots (${this.inputRoots.join(', ')})`, {
+          issues: [{ path: field, message: 'outside the input roots' }],
+          field,
+        });
+      }
+      let isFile = false;
+      try {
+        isFile = statSync(abs).isFile();
+      } catch {
+        isFile = false;
+      }
+      if (!isFile) this.fail('invalid_request', `${field}: file not found or not a regular file: ${v}`, { issues: [{ path: field, message: 'file not found' }] });
+      sources[key] = abs;
+    }
+    // 5. skill
+    const skillName = req.skill ?? plugin.defaultSkill;
+    let skill: LoadedSkill | null = null;
+    if (skillName) {
+      const loaded = await loadSkill(this.skillsDir, skillName);
+      if (!loaded.ok) {
+        const code = req.skill && loaded.code === 'not_found' ? 'invalid_request' : 'incompatible';
+        this.fail(code, loaded.message, { issues: [{ path: 'skill', message: loaded.message }] });
+      }
+      skill = loaded.skill;
+    }
+    // 6. provider
+    let provider: ModelProvider;
+    try {
+      provider = this.resolver(req.model as ModelSpec, { offlineProcedure: plugin.offlineProcedure as OfflineProcedure, env: this.env, cwd: this.cwd });
+    } catch (e) {
+      if (e instanceof RunRequestError) throw e;
+      this.fail('incompatible', `model provider not available: ${(e as Error).message}`, { issues: [{ path: 'model', message: (e as Error).message }] });
+    }
+    // 7. capacity
+    if (this.queue.length >= this.maxQueue && this.running >= this.concurrency) {
+      this.fail('queue_full', `the run queue is full (${this.maxQueue} waiting); try again later`, { maxQueue: this.maxQueue });
+    }
+
+    const runId = createRunId();
+    const goal = req.goal?.trim() ? req.goal.trim() : plugin.defaultGoal;
+    const conversationId = req.conversation_id ?? runId;
+    const workspace = new RunWorkspace(this.runsDir, runId, {
+      readScopes: skill?.manifest.read_scopes,
+      writeScopes: skill?.manifest.write_scopes,
+    });
+    // input values handed to tools are the workspace copies
+    for (const [key, abs] of Object.entries(sources)) input[key] = `input/${safeInputName(abs)}`;
+    let busRef: AgentEventBus | null = null;
+    const ctx: PluginRunContext<Record<string, unknown>> = {
+      runId,
+      input,
+      goal,
+      workspace,
+      notice: (text) => void busRef?.publish('run', { type: 'notice', text: String(text) }),
+    };
+    let tools: AnyToolDefinition[];
+    try {
+      tools = plugin.createTools(ctx);
+    } catch (e) {
+      this.fail('incompatible', `plugin ${plugin.name} could not create its tools: ${(e as Error).message}`);
+    }
+    if (skill) {
+      const reasons = skillIncompatibilities(skill.manifest, { plugin: plugin.name, tools: tools.map((t) => t.name), inputKeys: Object.keys(input).filter((k) => input[k] !== undefined) });
+      if (reasons.length) this.fail('incompatible', reasons.join('; '), { issues: reasons.map((r) => ({ path: 'skill', message: r })) });
+    }
+    const capabilities = resolveCapabilities({ plugin, skill: skill?.manifest ?? null, toolNames: tools.map((t) => t.name) });
+
+    // 8. the workspace, the bus and the event store
+    await workspace.create();
+    for (const [key, abs] of Object.entries(sources)) input[key] = await workspace.importInput(abs, safeInputName(abs));
+    const bus = new AgentEventBus({ runId });
+    busRef = bus;
+    const store = new EventStore(join(workspace.root, EVENTS_FILE));
+    bus.subscribe((e) => store.append(e));
+    bus.subscribe(() => void this.eventsPublished++);
+    const createdAtMs = Date.now();
+    const status: RunStatusFile = {
+      run_id: runId,
+      status: 'queued',
+      plugin: plugin.name,
+      plugin_version: plugin.version,
+      skill: skill?.manifest.name ?? null,
+      goal,
+      conversation_id: conversationId,
+      provider: provider.provider,
+      model: provider.model,
+      created_at: new Date(createdAtMs).toISOString(),
+      started_at: null,
+      finished_at: null,
+      final_answer: '',
+      diagnosis: null,
+      last_seq: 0,
+      public_documents: [],
+    };
+    const request = {
+      run_id: runId,
+      plugin: plugin.name,
+      goal,
+      input,
+      input_sources: sources,
+      model: req.model ?? null,
+      limits: req.limits ?? {},
+      skill: req.skill ?? null,
+      conversation_id: conversationId,
+      tenant_id: req.tenant_id ?? null,
+      created_at: status.created_at,
+    };
+    let resolveDone!: (s: RunStatusFile) => void;
+    const done = new Promise<RunStatusFile>((r) => (resolveDone = r));
+    const rec: RunRecord = {
+      runId,
+      plugin,
+      input,
+      goal,
+      conversationId,
+      tenantId: req.tenant_id ?? null,
+      skill,
+      provider,
+      limits: { ...DEFAULT_LIMITS, ...(req.limits ?? {}) },
+      workspace,
+      bus,
+      store,
+      machine: null as unknown as RunStateMachine, // set just below: its listener needs rec
+      status,
+      history: this.historyFor(conversationId),
+      tools,
+      capabilities,
+      request,
+      abort: new AbortController(),
+      createdAtMs,
+      done,
+      resolveDone,
+      statusWrites: Promise.resolve(),
+    };
+    rec.machine = new RunStateMachine('queued', (from, to) => {
+      rec.status.status = to;
+      rec.status.last_seq = bus.lastSeq + 1;
+      bus.publish('run', { type: 'run.state', from, to });
+      if (!isTerminalRunState(to)) void this.persistStatus(rec);
+    });
+    await workspace.writeRunJson('input/request.json', request);
+    bus.publish('run', { type: 'run.created', runId, plugin: plugin.name, goal, conversationId });
+    status.last_seq = bus.lastSeq + 1;
+    bus.publish('run', { type: 'run.state', from: null, to: 'queued' });
+    this.index.set(runId, status);
+    this.live.set(runId, rec);
+    await this.persistStatus(rec);
+    this.queue.push(rec);
+    this.pump();
+    return { ...status };
+  }
+
+  private historyFor(conversationId: string): ChatMessage[] {
+    const earlier = [...this.index.values()]
+      .filter((s) => s.conversation_id === conversationId && isTerminalRunState(s.status))
+      .sort((a, b) => a.run_id.localeCompare(b.run_id))
+      .slice(-20);
+    const out: ChatMessage[] = [];
+    for (const s of earlier) {
+      out.push({ role: 'user', content: s.goal });
+      out.push({ role: 'assistant', content: s.final_answer || `(run ${s.run_id} ended ${s.status} without an answer)` });
+    }
+    return out;
+  }
+
+  private persistStatus(rec: RunRecord): Promise<void> {
+    const snapshot = { ...rec.status };
+    rec.statusWrites = rec.statusWrites.then(() => rec.workspace.writeRunJson('runtime/run_status.json', snapshot)).catch(() => undefined);
+    return rec.statusWrites;
+  }
+
+  private engineDeps() {
+    return {
+      dataDir: this.dataDir,
+      extraHooks: this.opts.hooks,
+      processRegistry: this.opts.processRegistry,
+      createTextFilter: this.opts.createTextFilter,
+      sleep: this.opts.sleep,
+      backoffMs: this.opts.backoffMs,
+      persistStatus: (r: RunRecord) => this.persistStatus(r),
+      onFinished: (r: RunRecord) => {
+        this.index.set(r.runId, r.status);
+        this.live.delete(r.runId);
+      },
+    };
+  }
+
+  private pump(): void {
+    while (this.running < this.concurrency && this.queue.length) {
+      const rec = this.queue.shift()!;
+      this.running++;
+      void executeRun(rec, this.engineDeps())
+        .catch(() => undefined)
+        .finally(() => {
+          this.running--;
+          this.pump();
+        });
+    }
+  }
+
+  async get(runId: string): Promise<RunStatusFile | null> {
+    if (!isRunId(runId)) return null;
+    const live = this.live.get(runId);
+    if (live) return { ...live.status };
+    await this.init();
+    const s = this.index.get(runId) ?? (await this.readStatusFile(runId));
+    return s ? { ...s } : null;
+  }
+
+  async list(q: RunListQuery = {}): Promise<{ runs: RunStatusFile[]; total: number }> {
+    await this.init();
+    let runs = [...this.index.values()].sort((a, b) => b.run_id.localeCompare(a.run_id));
+    if (q.status) runs = runs.filter((r) => r.status === q.status);
+    if (q.plugin) runs = runs.filter((r) => r.plugin === q.plugin);
+    const total = runs.length;
+    const offset = Math.max(0, q.offset ?? 0);
+    const limit = Math.max(0, q.limit ?? 50);
+    return { runs: runs.slice(offset, offset + limit).map((r) => ({ ...r })), total };
+  }
+
+  async cancel(runId: string): Promise<RunStatusFile> {
+    const rec = this.live.get(runId);
+    if (!rec) {
+      const s = await this.get(runId);
+      if (!s) this.fail('not_found', `run ${runId} not found`);
+      this.fail('wrong_state', `run ${runId} is already ${s.status}`, { status: s.status });
+    }
+    if (rec.machine.isTerminal) return rec.done;
+    rec.abort.abort(new Error('cancelled'));
+    const qi = this.queue.indexOf(rec);
+    if (qi >= 0) {
+      this.queue.splice(qi, 1);
+      await finalise(rec, this.engineDeps(), {
+        status: 'cancelled',
+        text: '',
+        diagnosis: new Diagnosis({ code: 'cancelled', severity: 'warning', summary: 'run cancelled while queued' }).toDict(),
+        metrics: new RunMetrics(),
+        startedMs: Date.now(),
+        pipeline: null,
+        runReporter: null,
+      });
+    }
+    return rec.done;
+  }
+
+  events(runId: string, opts: { after?: number; signal?: AbortSignal } = {}): AsyncIterable<AgentEvent> {
+    const self = this;
+    return {
+      async *[Symbol.asyncIterator]() {
+        yield* self.tail(runId, opts.after ?? 0, opts.signal);
+      },
+    };
+  }
+
+  private async *tail(runId: string, after: number, signal?: AbortSignal): AsyncGenerator<AgentEvent> {
+    const isTerminal = (e: AgentEvent) => e.stream === 'run' && (e.data.type === 'run.completed' || e.data.type === 'run.failed' || e.data.type === 'run.cancelled');
+    const rec = this.live.get(runId);
+    if (!rec) {
+      if (!(await this.get(runId))) this.fail('not_found', `run ${runId} not found`);
+      for (const e of await readEvents(join(this.runsDir, runId, EVENTS_FILE), after)) {
+        if (signal?.aborted) return;
+        yield e;
+        if (isTerminal(e)) return;
+      }
+      return;
+    }
+    // subscribe first, read the file second: the store writes synchronously, so nothing falls between
+    const buffered: AgentEvent[] = [];
+    let wake: (() => void) | null = null;
+    const off = rec.bus.subscribe((e) => {
+      buffered.push(e);
+      wake?.();
+    });
+    const onAbort = () => wake?.();
+    signal?.addEventListener('abort', onAbort);
+    try {
+      let last = after;
+      for (const e of await readEvents(join(rec.workspace.root, EVENTS_FILE), after)) {
+        if (signal?.aborted) return;
+        last = e.seq;
+        yield e;
+        if (isTerminal(e)) return;
+      }
+      for (;;) {
+        while (buffered.length) {
+          const e = buffered.shift()!;
+          if (e.seq <= last) continue;
+          last = e.seq;
+          yield e;
+          if (isTerminal(e)) return;
+        }
+        if (signal?.aborted) return;
+        await new Promise<void>((r) => (wake = r));
+        wake = null;
+      }
+    } finally {
+      off();
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async manifest(runId: string): Promise<unknown | null> {
+    if (!isRunId(runId)) return null;
+    try {
+      return JSON.parse(await readFile(join(this.runsDir, runId, 'manifest.json'), 'utf8'));
+    } catch {
+      return null;
+    }
+  }
+
+  async documentPath(runId: string, relPath: string): Promise<string | null> {
+    const m = (await this.manifest(runId)) as { documents?: Array<{ path: string }> } | null;
+    if (!m || typeof relPath !== 'string' || relPath.includes('\0')) return null;
+    const doc = m.documents?.find((d) => d.path === relPath || d.path === `artifacts/${relPath}`);
+    if (!doc) return null;
+    const root = join(this.runsDir, runId);
+    const abs = resolve(root, doc.path);
+    if (!isUnder(abs, join(root, 'artifacts')) || !existsSync(abs)) return null;
+    return abs;
+  }
+
+  async wait(runId: string): Promise<RunStatusFile> {
+    const rec = this.live.get(runId);
+    if (rec) return { ...(await rec.done) };
+    const s = await this.get(runId);
+    if (!s) this.fail('not_found', `run ${runId} not found`);
+    return s;
+  }
+
+  stats(): RunServiceStats {
+    const byState: Partial<Record<RunStatus, number>> = {};
+    for (const s of this.index.values()) byState[s.status] = (byState[s.status] ?? 0) + 1;
+    return { byState, queueDepth: this.queue.length, running: this.running, eventsPublished: this.eventsPublished };
+  }
+
+  /** Cancels queued and live runs and waits until each has written its files. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const recs = [...this.live.values()];
+    await Promise.all(recs.map((r) => this.cancel(r.runId).catch(() => r.done)));
+  }
+}
+
+function safeInputName(abs: string): string {
+  const base = abs.split(/[\\/]/).pop() ?? 'input';
+  return base.replace(/[^A-Za-z0-9._-]/g, '_') || 'input';
+}
