@@ -33,3 +33,14 @@ export * from './tools/process-tool.js';
 export { liveGroupMembers, isGroupAlive, terminateGroup } from './tools/process-group.js';
 export { spawnSupervised } from './tools/supervised-child.js';
 export type { SpawnSpec, SupervisedChild, ChildExit, OutputStream } from './tools/supervised-child.js';
+// providers: AI SDK, script and offline models (issue 3 §4). ModelTurn/OfflineProcedure are exported by runtime/business-plugin.
+export { modelTurnSchema, parseModelTurns } from './providers/model-turn.js';
+export type { ParseTurnsResult } from './providers/model-turn.js';
+export * from './providers/provider-errors.js';
+export * from './providers/script-provider.js';
+export * from './providers/offline-provider.js';
+export * from './providers/message-mapping.js';
+export { PROVIDER_ENV, AI_SDK_PROVIDERS } from './providers/provider-env.js';
+export type { ProviderEnvSpec, AiSdkProviderName } from './providers/provider-env.js';
+export * from './providers/ai-sdk-provider.js';
+export * from './providers/resolve-model-provider.js';

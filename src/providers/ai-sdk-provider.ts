@@ -45,20 +45,25 @@ export class LanguageModelProvider implements ModelProvider {
   readonly provider: string;
   readonly model: string;
   readonly baseURL: string | undefined;
-  private readonly languageModel: LanguageModel;
-  private readonly opts: LanguageModelProviderOptions;
+  // ES private fields: JSON.stringify or a logger dumping the provider never sees the key.
+  readonly #languageModel: LanguageModel;
+  readonly #opts: LanguageModelProviderOptions;
 
   constructor(languageModel: LanguageModel, opts: LanguageModelProviderOptions) {
-    this.languageModel = languageModel;
+    this.#languageModel = languageModel;
     this.provider = opts.provider;
     this.model = opts.model;
     this.baseURL = opts.baseURL;
-    this.opts = opts;
+    this.#opts = opts;
     silenceGlobalWarningLog();
   }
 
+  toJSON(): { provider: string; model: string; baseURL?: string } {
+    return { provider: this.provider, model: this.model, baseURL: this.baseURL };
+  }
+
   async *stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
-    const ctx = { provider: this.provider, model: this.model, keyEnvVar: this.opts.keyEnvVar, secrets: this.opts.secrets };
+    const ctx = { provider: this.provider, model: this.model, keyEnvVar: this.#opts.keyEnvVar, secrets: this.#opts.secrets };
     const label = `${this.provider}:${this.model}`;
     if (request.signal?.aborted) {
       yield { type: 'error', diagnosis: abortedDiagnosis(label) };
@@ -66,15 +71,15 @@ export class LanguageModelProvider implements ModelProvider {
     }
     try {
       const result = streamText({
-        model: this.languageModel,
+        model: this.#languageModel,
         system: request.system || undefined,
         messages: toModelMessages(request.messages),
         tools: request.tools.length ? toToolSet(request.tools) : undefined,
         // The agent loop owns recovery (backoff, limits); a hidden SDK retry would double it.
         maxRetries: 0,
         abortSignal: request.signal,
-        maxOutputTokens: this.opts.maxOutputTokens,
-        temperature: this.opts.temperature,
+        maxOutputTokens: this.#opts.maxOutputTokens,
+        temperature: this.#opts.temperature,
         // Errors arrive as 'error' parts below; the default handler would print them to stderr.
         onError: () => {},
       });
@@ -99,7 +104,7 @@ export class LanguageModelProvider implements ModelProvider {
             return;
           }
           case 'start-step':
-            for (const w of part.warnings) this.opts.onWarning?.(`${label}: ${JSON.stringify(w)}`);
+            for (const w of part.warnings) this.#opts.onWarning?.(`${label}: ${JSON.stringify(w)}`);
             break;
           case 'abort':
             yield { type: 'error', diagnosis: abortedDiagnosis(label) };

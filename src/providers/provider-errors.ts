@@ -42,7 +42,7 @@ const NETWORK_CODES = new Set([
 const CONTEXT_LENGTH_RE =
   /context[_ ]length|maximum context|context window|prompt is too long|too many tokens|reduce the length of the messages|input is too long/i;
 
-export interface ErrorContext {
+export interface ProviderErrorContext {
   provider: string;
   model: string;
   /** Env var that holds the key, named in auth hints. */
@@ -74,7 +74,7 @@ interface ErrorFacts {
 }
 
 /** Maps anything a model call threw or streamed as an error to a Diagnosis (never throws). */
-export function diagnoseProviderError(error: unknown, ctx: ErrorContext): DiagnosisInit {
+export function diagnoseProviderError(error: unknown, ctx: ProviderErrorContext): DiagnosisInit {
   const f = collectFacts(error);
   const who = `${ctx.provider}:${ctx.model}`;
   const detail = redactSecrets(f.message, ctx.secrets).slice(0, 2000);
