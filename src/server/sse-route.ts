@@ -1,4 +1,5 @@
 /** GET /api/runs/:id/events — resumable SSE; a leaving client never cancels the run. */
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { RunServiceApi } from '../runtime/run-service-types.js';
 import { HttpError, sendError } from './http-error.js';
@@ -7,11 +8,30 @@ import { slowClientFrame } from './slow-client-frame.js';
 import type { StreamCounters } from './stream-counters.js';
 import { isRunId } from './run-id-param.js';
 
+/** Resolves true when the response drained, false after `ms` or when it closed. */
+function drained(res: ServerResponse, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = (ok: boolean): void => {
+      clearTimeout(t);
+      res.off('drain', onDrain);
+      res.off('close', onClose);
+      resolve(ok);
+    };
+    const onDrain = (): void => done(true);
+    const onClose = (): void => done(false);
+    const t = setTimeout(() => done(false), ms);
+    res.on('drain', onDrain);
+    res.on('close', onClose);
+  });
+}
+
 export interface StreamOptions {
   /** ms between `: ping` comments (15 s). */
   pingMs: number;
-  /** bytes a client may have waiting before it is dropped. */
+  /** bytes a client may have waiting before it must catch up. */
   maxQueueBytes: number;
+  /** how long a client over its queue bound may take to drain before it is dropped. */
+  slowClientMs: number;
 }
 
 export function registerSseRoute(app: FastifyInstance, service: RunServiceApi, counters: StreamCounters, opts: StreamOptions): void {
@@ -55,17 +75,20 @@ export function registerSseRoute(app: FastifyInstance, service: RunServiceApi, c
     try {
       for await (const frame of runFrames(service, runId, { after, signal: abort.signal })) {
         if (finished) break;
-        // The socket's own buffer is the per-client queue: past the bound the client is dropped, so a
-        // stalled reader costs at most maxQueueBytes and never slows the run or other clients.
-        if (res.writableLength > opts.maxQueueBytes) {
+        res.write(frame.text);
+        counters.framesSent++;
+        // The socket's own buffer is the per-client queue. Past the bound we wait (bounded) for it to drain;
+        // a client that still has not read by then is dropped, so a stalled reader costs at most about
+        // maxQueueBytes and never slows the run or other clients.
+        if (res.writableLength > opts.maxQueueBytes && !(await drained(res, opts.slowClientMs))) {
+          if (finished) break;
           counters.clientsDropped++;
           res.write(slowClientFrame(runId, opts.maxQueueBytes));
           finish();
-          res.destroy();
+          // end() lets the queued frames and the error frame drain; a reader that never reads is cut off.
+          setTimeout(() => res.destroy(), 10_000).unref();
           break;
         }
-        res.write(frame.text);
-        counters.framesSent++;
       }
     } catch (err) {
       req.log.warn({ err, runId }, 'sse stream ended by error');

@@ -44,8 +44,10 @@ export interface ServerOptions {
   bodyLimit?: number;
   uploadLimitBytes?: number;
   pingMs?: number;
-  /** Bytes a stream client may have waiting before it is dropped (1 MiB). */
+  /** Bytes a stream client may have waiting before it must catch up (1 MiB) ... */
   maxClientQueueBytes?: number;
+  /** ... within this many ms, or be dropped with a final error frame (10 s). */
+  slowClientMs?: number;
   wsHelloMs?: number;
   /** Characters per IM message (4,000). */
   imMessageLimit?: number;
@@ -89,8 +91,8 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   const logger = opts.logger ?? false;
   const app: FastifyInstance = (
     typeof logger === 'object'
-      ? Fastify({ loggerInstance: logger, bodyLimit: opts.bodyLimit ?? 1024 * 1024 })
-      : Fastify({ logger, bodyLimit: opts.bodyLimit ?? 1024 * 1024 })
+      ? Fastify({ loggerInstance: logger, bodyLimit: opts.bodyLimit ?? 1024 * 1024, forceCloseConnections: true })
+      : Fastify({ logger, bodyLimit: opts.bodyLimit ?? 1024 * 1024, forceCloseConnections: true })
   ) as unknown as FastifyInstance;
 
   app.setErrorHandler((err, req, reply) => {
@@ -130,7 +132,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   app.get('/api/skills', async () => ({ skills: await listSkills(skillsDir) }));
 
   registerRunRoutes(app, service, { dataDir, plugins, inputRoots });
-  const streamOpts = { pingMs: opts.pingMs ?? 15_000, maxQueueBytes: opts.maxClientQueueBytes ?? 1024 * 1024 };
+  const streamOpts = { pingMs: opts.pingMs ?? 15_000, maxQueueBytes: opts.maxClientQueueBytes ?? 1024 * 1024, slowClientMs: opts.slowClientMs ?? 10_000 };
   registerSseRoute(app, service, counters, streamOpts);
   registerWsRoute(app, service, counters, { ...streamOpts, helloMs: opts.wsHelloMs ?? 300 });
   registerUploadRoute(app, uploadDir, opts.uploadLimitBytes ?? 50 * 1024 * 1024);

@@ -17,6 +17,16 @@ export interface WsOptions extends StreamOptions {
   helloMs: number;
 }
 
+/** ws has no drain event: polls until the send buffer is back under the bound, or gives up after `ms`. */
+async function caughtUp(socket: WebSocket, maxBytes: number, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (socket.bufferedAmount > maxBytes) {
+    if (Date.now() > until || socket.readyState !== socket.OPEN) return false;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return true;
+}
+
 function messageOf(frameText: string, seq: number | null): string {
   return `{"id":${seq === null ? 'null' : seq},"data":${frameData(frameText)}}`;
 }
@@ -46,14 +56,15 @@ export function registerWsRoute(app: FastifyInstance, service: RunServiceApi, co
           }
           for await (const frame of runFrames(service, runId, { after, signal: abort.signal })) {
             if (closed || abort.signal.aborted) return;
-            if (socket.bufferedAmount > opts.maxQueueBytes) {
+            socket.send(messageOf(frame.text, frame.seq));
+            counters.framesSent++;
+            if (socket.bufferedAmount > opts.maxQueueBytes && !(await caughtUp(socket, opts.maxQueueBytes, opts.slowClientMs))) {
+              if (closed) return;
               counters.clientsDropped++;
               socket.send(messageOf(slowClientFrame(runId, opts.maxQueueBytes), null));
               socket.close(1013, 'client too slow');
               return;
             }
-            socket.send(messageOf(frame.text, frame.seq));
-            counters.framesSent++;
           }
           if (!abort.signal.aborted && !closed) socket.close(1000, 'run finished');
         } catch (err) {
