@@ -94,7 +94,7 @@ export class RunService implements RunServiceApi {
   private readonly index = new Map<string, RunStatusFile>();
   private readonly live = new Map<string, RunRecord>();
   private readonly queue: RunRecord[] = [];
-  private running = 0;
+  private readonly runningIds = new Set<string>();
   private eventsPublished = 0;
   private initPromise: Promise<void> | null = null;
   private closed = false;
@@ -249,7 +249,7 @@ export class RunService implements RunServiceApi {
       this.fail('incompatible', `model provider not available: ${(e as Error).message}`, { issues: [{ path: 'model', message: (e as Error).message }] });
     }
     // 7. capacity
-    if (this.queue.length >= this.maxQueue && this.running >= this.concurrency) {
+    if (this.queue.length >= this.maxQueue && this.runningIds.size >= this.concurrency) {
       this.fail('queue_full', `the run queue is full (${this.maxQueue} waiting); try again later`, { maxQueue: this.maxQueue });
     }
 
@@ -363,8 +363,9 @@ export class RunService implements RunServiceApi {
     this.live.set(runId, rec);
     await this.persistStatus(rec);
     this.queue.push(rec);
+    const snapshot = { ...status };
     this.pump();
-    return { ...status };
+    return snapshot;
   }
 
   private historyFor(conversationId: string): ChatMessage[] {
@@ -398,20 +399,20 @@ export class RunService implements RunServiceApi {
       onFinished: (r: RunRecord) => {
         this.index.set(r.runId, r.status);
         this.live.delete(r.runId);
+        // free the slot before wait()/cancel() callers resume
+        if (this.runningIds.delete(r.runId)) queueMicrotask(() => this.pump());
       },
     };
   }
 
   private pump(): void {
-    while (this.running < this.concurrency && this.queue.length) {
+    while (this.runningIds.size < this.concurrency && this.queue.length) {
       const rec = this.queue.shift()!;
-      this.running++;
-      void executeRun(rec, this.engineDeps())
-        .catch(() => undefined)
-        .finally(() => {
-          this.running--;
-          this.pump();
-        });
+      this.runningIds.add(rec.runId);
+      void executeRun(rec, this.engineDeps()).catch(() => {
+        // executeRun finalises its own failures; this only guards a bug from leaking a slot
+        if (this.runningIds.delete(rec.runId)) this.pump();
+      });
     }
   }
 
@@ -547,7 +548,7 @@ export class RunService implements RunServiceApi {
   stats(): RunServiceStats {
     const byState: Partial<Record<RunStatus, number>> = {};
     for (const s of this.index.values()) byState[s.status] = (byState[s.status] ?? 0) + 1;
-    return { byState, queueDepth: this.queue.length, running: this.running, eventsPublished: this.eventsPublished };
+    return { byState, queueDepth: this.queue.length, running: this.runningIds.size, eventsPublished: this.eventsPublished };
   }
 
   /** Cancels queued and live runs and waits until each has written its files. */
