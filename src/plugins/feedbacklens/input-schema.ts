@@ -1,0 +1,15 @@
+/** feedbacklens run input (seed 003): strict, bounded. */
+import { z } from 'zod';
+
+export const feedbackLensInputSchema = z
+  .object({
+    csv_path: z.string().min(1, { error: 'csv_path must not be empty' }).max(1000, { error: 'csv_path must be at most 1000 characters' }),
+    product_name: z.string().min(1).max(200).optional(),
+    max_rows: z.number().int().min(1).max(100_000).optional(),
+  })
+  .strict();
+
+export type FeedbackLensInput = z.infer<typeof feedbackLensInputSchema>;
+
+/** Rows analysed at most, whatever max_rows says: keeps a run's memory and time bounded. */
+export const HARD_ROW_LIMIT = 100_000;

@@ -1,0 +1,136 @@
+/**
+ * The offline model's brain for feedbacklens: reads the conversation so far and picks the next
+ * turn, walking the plan through the same tools a real model uses. Deterministic.
+ */
+import type { ModelTurn, OfflineProcedure } from '../../runtime/business-plugin.js';
+import type { ChatMessage } from '../../providers/model-provider.js';
+import { argPath, failures, lastOk, toolResults, type SeenToolResult } from '../shared/conversation.js';
+import type { FeedbackStats, ThemeSummary } from './analysis/analyse-feedback.js';
+import { FEEDBACK_ANALYSIS_FILE, INSIGHT_REPORT_FILE, PRODUCT_BACKLOG_FILE } from './artifact-schemas.js';
+import {
+  buildFeedbackAnalysis,
+  buildFinalAnswer,
+  buildInsightReport,
+  buildProductBacklog,
+  type ArtifactInputs,
+} from './build-artifacts.js';
+
+/** Above this many rows the procedure asks the compute skill for a profile, when the tool is offered. */
+export const COMPUTE_SKILL_THRESHOLD = 5_000;
+export const EXECUTE_SKILL_TOOL = 'execute_skill';
+export const CSV_PROFILE_SKILL = 'csv_profile';
+const MAX_FAILURES = 2;
+
+
+function firstUserText(messages: ChatMessage[]): string {
+  const m = messages.find((x) => x.role === 'user');
+  return m ? m.content : '';
+}
+
+function giveUp(what: string, r: SeenToolResult[]): ModelTurn {
+  const last = r[r.length - 1];
+  const why = last ? ((last.data?.error as string | undefined) ?? last.content).slice(0, 500) : 'unknown error';
+  return { text: `I could not complete the analysis: ${what} failed ${r.length} time(s). Last error: ${why}` };
+}
+
+function call(name: string, args: unknown): { name: string; args: unknown } {
+  return { name, args };
+}
+
+export const feedbackLensOfflineProcedure: OfflineProcedure = (state): ModelTurn => {
+  const results = toolResults(state.messages);
+  const offered = new Set(state.tools.map((t) => t.name));
+
+  // 1. Read and validate the data.
+  const read = lastOk(results, 'read_feedback_csv');
+  if (!read) {
+    const f = failures(results, 'read_feedback_csv');
+    if (f.length >= MAX_FAILURES) return giveUp('reading the CSV', f);
+    return { reasoning: 'Step 1: read the feedback CSV and build the evidence index.', toolCalls: [call('read_feedback_csv', { offset: 0, limit: 20 })] };
+  }
+  const readData = read.data ?? {};
+  const totalRows = Number(readData.total_rows ?? 0);
+  const csvPath = String(readData.csv_path ?? 'input.csv');
+
+  // Large inputs: profile with the compute skill when the runtime offers it (one attempt).
+  let profileNote: string | undefined;
+  if (totalRows > COMPUTE_SKILL_THRESHOLD && offered.has(EXECUTE_SKILL_TOOL)) {
+    const tried = results.filter((r) => r.name === EXECUTE_SKILL_TOOL);
+    if (tried.length === 0) {
+      return {
+        reasoning: `Step 2: ${totalRows} rows; profiling the file with the ${CSV_PROFILE_SKILL} compute skill first.`,
+        toolCalls: [call(EXECUTE_SKILL_TOOL, { skill: CSV_PROFILE_SKILL, input: { csv_path: csvPath } })],
+      };
+    }
+    const ok = tried.find((r) => r.ok);
+    profileNote = ok
+      ? `The ${totalRows}-row file was profiled with the ${CSV_PROFILE_SKILL} compute skill before analysis.`
+      : `The ${CSV_PROFILE_SKILL} compute skill failed; the analysis ran in-process instead.`;
+  }
+
+  // 2. Structured analysis: statistics and themes over every row.
+  const statsResult = lastOk(results, 'feedback_stats');
+  if (!statsResult) {
+    const f = failures(results, 'feedback_stats');
+    if (f.length >= MAX_FAILURES) return giveUp('computing statistics', f);
+    return { reasoning: 'Step 2: sentiment, themes and priorities over all rows.', toolCalls: [call('feedback_stats', {})] };
+  }
+  const stats = statsResult.data as unknown as FeedbackStats & { id_source?: 'column' | 'generated' };
+
+  // Quotes: one extract_evidence call per theme, in one turn.
+  const evidenceResults = results.filter((r) => r.name === 'extract_evidence');
+  if (evidenceResults.length === 0) {
+    const calls = stats.themes.map((t: ThemeSummary) =>
+      call('extract_evidence', { feedback_ids: t.representative_ids.slice(0, 3), terms: t.key_terms.slice(0, 5) }),
+    );
+    return { reasoning: `Step 2: quoting real feedback for ${calls.length} theme(s).`, toolCalls: calls };
+  }
+  const quotes = new Map<string, string>();
+  for (const r of evidenceResults) {
+    if (!r.ok) continue;
+    for (const e of (r.data?.evidence as Array<{ feedback_id: string; evidence_text: string }> | undefined) ?? []) {
+      if (!quotes.has(e.feedback_id)) quotes.set(e.feedback_id, e.evidence_text);
+    }
+  }
+  if (quotes.size === 0) return giveUp('extracting evidence', evidenceResults);
+
+  const inputs: ArtifactInputs = {
+    productName: typeof readData.product_name === 'string' && readData.product_name ? readData.product_name : 'the product',
+    goal: firstUserText(state.messages).trim(),
+    csvPath,
+    totalRows,
+    idSource: stats.id_source === 'generated' ? 'generated' : 'column',
+    stats,
+    quotes,
+    ...(profileNote ? { profileNote } : {}),
+  };
+  const analysis = buildFeedbackAnalysis(inputs);
+  const backlog = buildProductBacklog(inputs);
+
+  // 2–4. Write the three artifacts, one per turn, in plan order.
+  const steps: Array<{ path: string; tool: string; args: () => unknown; why: string }> = [
+    { path: FEEDBACK_ANALYSIS_FILE, tool: 'write_json_artifact', args: () => ({ path: FEEDBACK_ANALYSIS_FILE, content: analysis }), why: 'Step 2: write the structured analysis.' },
+    { path: PRODUCT_BACKLOG_FILE, tool: 'write_json_artifact', args: () => ({ path: PRODUCT_BACKLOG_FILE, content: backlog }), why: 'Step 3: write the prioritised backlog.' },
+    {
+      path: INSIGHT_REPORT_FILE,
+      tool: 'write_markdown_artifact',
+      args: () => ({ path: INSIGHT_REPORT_FILE, content: buildInsightReport(inputs, analysis, backlog) }),
+      why: 'Step 4: write the insight report.',
+    },
+  ];
+  for (const s of steps) {
+    const isThis = (a: unknown): boolean => argPath(a) === s.path;
+    if (lastOk(results, s.tool, isThis)) continue;
+    const f = failures(results, s.tool, isThis);
+    if (f.length >= MAX_FAILURES) return giveUp(`writing ${s.path}`, f);
+    return { reasoning: s.why, toolCalls: [call(s.tool, s.args())] };
+  }
+
+  // 4. Confirm what exists, then answer.
+  const listed = lastOk(results, 'list_artifacts');
+  if (!listed && failures(results, 'list_artifacts').length < MAX_FAILURES) {
+    return { reasoning: 'Step 4: confirm the artifacts exist.', toolCalls: [call('list_artifacts', {})] };
+  }
+  const files = ((listed?.data?.artifacts as Array<{ path: string }> | undefined) ?? []).map((a) => a.path);
+  return { text: buildFinalAnswer(inputs, backlog, files.length ? files : steps.map((s) => s.path)) };
+};

@@ -1,0 +1,35 @@
+/** `feedback_stats`: counts, ratings, sentiment and clustered themes with priorities over all rows. */
+import { z } from 'zod';
+import type { ToolDefinition } from '../../../tools/tool.js';
+import { errorResult, okResult } from '../../shared/tool-result.js';
+import type { FeedbackDataset } from '../feedback-dataset.js';
+
+export const feedbackStatsArgs = z.object({
+  max_themes: z.number().int().min(1).max(8).optional().describe('themes to return, most urgent first (default 8)'),
+});
+export type FeedbackStatsArgs = z.infer<typeof feedbackStatsArgs>;
+
+export function createFeedbackStatsTool(data: FeedbackDataset): ToolDefinition<FeedbackStatsArgs> {
+  return {
+    name: 'feedback_stats',
+    description:
+      'Statistics over every analysed row: rating distribution, channels, date range, AFINN sentiment counts, top terms, ' +
+      'and themes found by term clustering, each with mention_count, sentiment, severity (from negative sentiment and low ratings), ' +
+      'priority (frequency × severity) and representative feedback_ids.',
+    parameters: feedbackStatsArgs,
+    async execute(args, ctx) {
+      const loaded = await data.load();
+      if (!loaded.ok) return errorResult('csv_unreadable', loaded.error, '', loaded.hint);
+      ctx?.reporter?.stage('analyse', `analysing ${loaded.value.parsed.rows.length} rows`);
+      const stats = data.analyse(loaded.value);
+      const v = loaded.value.parsed;
+      return okResult({
+        csv_path: loaded.value.csvPath,
+        total_rows: v.totalDataRows,
+        id_source: v.idSource,
+        ...stats,
+        themes: stats.themes.slice(0, args.max_themes ?? 8),
+      });
+    },
+  };
+}

@@ -1,0 +1,25 @@
+/** `list_artifacts`: what exists under artifacts/, and which required artifacts are still missing. */
+import { z } from 'zod';
+import type { ArtifactContract, WorkspaceAccess } from '../../runtime/business-plugin.js';
+import type { ToolDefinition } from '../../tools/tool.js';
+import { errorResult, okResult } from './tool-result.js';
+
+export const listArtifactsArgs = z.object({}).strict();
+
+export function createListArtifactsTool(o: { workspace: WorkspaceAccess; contracts: ArtifactContract[] }): ToolDefinition<Record<string, never>> {
+  return {
+    name: 'list_artifacts',
+    description: 'List the files written under artifacts/ with their sizes, and the required artifacts still missing.',
+    parameters: listArtifactsArgs,
+    async execute() {
+      try {
+        const files = await o.workspace.listArtifacts();
+        const have = new Set(files.map((f) => f.path));
+        const missing = o.contracts.filter((c) => c.required && !have.has(c.path)).map((c) => c.path);
+        return okResult({ artifacts: files, missing_required: missing });
+      } catch (e) {
+        return errorResult('list_failed', `cannot list artifacts: ${(e as Error).message}`);
+      }
+    },
+  };
+}
