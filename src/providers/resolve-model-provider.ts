@@ -23,6 +23,8 @@ export interface ResolveModelOptions {
   cwd?: string;
   /** false: ignore a `baseURL` in an object spec (a server should not let callers send its keys elsewhere). */
   allowSpecBaseURL?: boolean;
+  /** false: refuse `script:<file>` (it reads a file from this machine's disk). */
+  allowScript?: boolean;
 }
 
 export type ResolveModelResult = { ok: true; provider: ModelProvider } | { ok: false; diagnosis: DiagnosisInit };
@@ -73,6 +75,7 @@ export function resolveModelProvider(spec: ModelSpec, opts: ResolveModelOptions)
     return { ok: true, provider: createOfflineProvider(opts.offlineProcedure, model ? { model } : {}) };
   }
   if (name === 'script') {
+    if (opts.allowScript === false) return problem('invalid_request', 'The script model is not allowed here', 'Use the CLI (runtrail run --model script:<file.json>) for scripted runs.');
     if (!model) return problem('invalid_request', 'script needs a file: script:<file.json>', USAGE_HINT);
     const loaded = loadScriptTurns(model, { cwd: opts.cwd });
     if (!loaded.ok) return { ok: false, diagnosis: loaded.diagnosis };

@@ -29,7 +29,9 @@ export function loadScriptTurns(fileOrTurns: string | readonly unknown[], opts: 
     try {
       raw = JSON.parse(text);
     } catch (err) {
-      return fail(`Script file ${fileOrTurns} is not valid JSON`, (err as Error).message);
+      // Node's message quotes the start of the file; a server must not echo someone's file back.
+      const at = /at position \d+/.exec((err as Error).message)?.[0];
+      return fail(`Script file ${fileOrTurns} is not valid JSON`, at ? `syntax error ${at}` : 'syntax error');
     }
   }
   const parsed = parseModelTurns(raw);

@@ -80,6 +80,11 @@ describe('resolveModelProvider', () => {
     expect(describeProvider(viaObject).base_url_host).toBe('10.0.0.5:8080');
   });
 
+  it('a server can refuse script models', () => {
+    writeFileSync(join(dir, 'turns.json'), JSON.stringify([{ text: 'hello' }]));
+    expect(fail('script:turns.json', {}, { allowScript: false })).toMatchObject({ code: 'invalid_request', summary: 'The script model is not allowed here' });
+  });
+
   it('a server can refuse a caller-chosen base URL', () => {
     const d = fail({ provider: 'openai-compatible', model: 'm', baseURL: 'http://evil.example/v1' }, {}, { allowSpecBaseURL: false });
     expect(d.code).toBe('incompatible');

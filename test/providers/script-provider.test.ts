@@ -129,6 +129,11 @@ describe('script validation (bad inputs)', () => {
     const broken = loadScriptTurns('broken.json', { cwd: dir });
     expect(!broken.ok && broken.diagnosis.summary).toBe('Script file broken.json is not valid JSON');
 
+    // a file that is not a script is not echoed back (the server passes caller-chosen paths)
+    writeFileSync(join(dir, 'secret.txt'), 'root:x:0:0:root:/root:/bin/bash');
+    const secret = loadScriptTurns('secret.txt', { cwd: dir });
+    expect(JSON.stringify(secret)).not.toContain('root:x');
+
     writeFileSync(join(dir, 'wrong.json'), JSON.stringify([{ text: 'a' }, { toolCalls: 'read' }]));
     const wrong = loadScriptTurns('wrong.json', { cwd: dir });
     expect(!wrong.ok && wrong.diagnosis.summary).toMatch(/^Script file wrong\.json is invalid: turn 1: toolCalls: /);
