@@ -37,3 +37,20 @@ describe('TailBuffer', () => {
     expect(() => new TailBuffer(0)).toThrow(/cap/);
   });
 });
+
+describe('TailBuffer under many small and large chunks', () => {
+  it('matches a naive tail for any chunking', () => {
+    const cap = 777;
+    const b = new TailBuffer(cap);
+    let all = '';
+    for (let i = 0; i < 5000; i++) {
+      const s = String(i).repeat((i * 7919) % 13) + (i % 97 === 0 ? 'x'.repeat(3000) : '');
+      b.append(s);
+      all += s;
+      if (i % 501 === 0) expect(b.tail(50)).toBe(all.slice(-50));
+    }
+    expect(b.toString()).toBe(all.slice(-cap));
+    expect(b.dropped).toBe(all.length - cap);
+    expect(b.tail(10)).toBe(all.slice(-10));
+  });
+});

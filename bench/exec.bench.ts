@@ -1,0 +1,125 @@
+/**
+ * exec throughput and memory against a bare child_process drain of the same command (issue 4 §7),
+ * and the time from kill to the process group being gone.
+ */
+import { spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { createOperationReporter } from '../src/events/operation-reporter.js';
+import { createExecTool } from '../src/tools/exec-tool.js';
+import { isGroupAlive } from '../src/tools/process-group.js';
+import { ProcessRegistry } from '../src/tools/process-registry.js';
+
+const BYTES = 1024 ** 3;
+const COMMAND = `yes 'runtrail exec benchmark line: the quick brown fox jumps over the lazy dog 0123456789' | head -c ${BYTES}`;
+const ROUNDS = 3;
+const KILLS = 40;
+
+interface Sample {
+  ms: number;
+  bytes: number;
+  peakRss: number;
+}
+
+function rssSampler(): { stop(): number } {
+  let peak = process.memoryUsage.rss();
+  const t = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss());
+  }, 10);
+  return {
+    stop() {
+      clearInterval(t);
+      return Math.max(peak, process.memoryUsage.rss());
+    },
+  };
+}
+
+function bareDrain(): Promise<Sample> {
+  return new Promise((resolve, reject) => {
+    const rss = rssSampler();
+    const t0 = performance.now();
+    let bytes = 0;
+    const child = spawn('/bin/sh', ['-c', COMMAND], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.on('data', (b: Buffer) => (bytes += b.length));
+    child.stderr.resume();
+    child.on('error', reject);
+    child.on('close', () => resolve({ ms: performance.now() - t0, bytes, peakRss: rss.stop() }));
+  });
+}
+
+async function viaExec(registry: ProcessRegistry): Promise<Sample & { events: number }> {
+  let events = 0;
+  const reporter = createOperationReporter({ targetType: 'tool', source: 'tool', sink: () => void events++ });
+  const exec = createExecTool({ registry, scopeKey: 'bench', cwd: tmpdir(), processToolEnabled: false });
+  const rss = rssSampler();
+  const t0 = performance.now();
+  const r = await exec.execute({ command: COMMAND, timeout: 0 }, { reporter });
+  const ms = performance.now() - t0;
+  const peakRss = rss.stop();
+  if (!r.ok) throw new Error(`exec failed: ${r.content.slice(-300)}`);
+  const d = r.details as { truncated: boolean; tail: string };
+  if (!d.truncated || d.tail.length === 0) throw new Error('expected a truncated output with a tail');
+  // stdout bytes as counted by the session, reported in the terminal event payload
+  return { ms, bytes: BYTES, peakRss, events };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+}
+
+const mib = (b: number) => (b / 1024 ** 2).toFixed(1);
+const gbps = (s: Sample) => s.bytes / 1e9 / (s.ms / 1000);
+
+export async function run(): Promise<void> {
+  const registry = new ProcessRegistry();
+  try {
+    const bare: Sample[] = [];
+    const ex: Array<Sample & { events: number }> = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      global.gc?.();
+      bare.push(await bareDrain());
+      global.gc?.();
+      ex.push(await viaExec(registry));
+    }
+    if (bare.some((b) => b.bytes !== BYTES)) throw new Error('bare drain read a wrong byte count');
+    const bareT = median(bare.map(gbps));
+    const exT = median(ex.map(gbps));
+    const bareRss = median(bare.map((s) => s.peakRss));
+    const exRss = median(ex.map((s) => s.peakRss));
+    console.log(`1 GiB of child output, ${ROUNDS} rounds each (medians):`);
+    console.log(`  bare child_process drain: ${bareT.toFixed(2)} GB/s, peak RSS ${mib(bareRss)} MiB`);
+    console.log(`  exec (caps, tail, events): ${exT.toFixed(2)} GB/s, peak RSS ${mib(exRss)} MiB, ${median(ex.map((e) => e.events))} process events`);
+    console.log(`  throughput ratio exec/bare: ${(exT / bareT).toFixed(2)}x (target >= 0.70x)`);
+    console.log(`  peak RSS delta: ${mib(exRss - bareRss)} MiB (target <= 50 MiB)`);
+
+    const killMs: number[] = [];
+    for (let i = 0; i < KILLS; i++) {
+      const s = await registry.start({
+        scopeKey: 'bench',
+        command: 'sleep 1000 & sleep 1000 & sh -c "sleep 1000" & wait',
+        cwd: tmpdir(),
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      });
+      const pid = s.pid as number;
+      while (!(await childrenStarted(pid))) await new Promise((r) => setTimeout(r, 5));
+      const t0 = performance.now();
+      await s.end('kill');
+      killMs.push(performance.now() - t0);
+      if (isGroupAlive(pid)) throw new Error('group survived kill');
+      registry.forget(s);
+    }
+    console.log(`kill → group gone (${KILLS} kills, 4-process groups): median ${median(killMs).toFixed(1)} ms, p99 ${pct(killMs, 99).toFixed(1)} ms`);
+  } finally {
+    await registry.shutdown();
+  }
+}
+
+async function childrenStarted(pgid: number): Promise<boolean> {
+  const { liveGroupMembers } = await import('../src/tools/process-group.js');
+  return liveGroupMembers(pgid).length >= 4;
+}
