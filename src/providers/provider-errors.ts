@@ -107,7 +107,11 @@ export function diagnoseProviderError(error: unknown, ctx: ProviderErrorContext)
     return mk('context_length', `The conversation is too long for ${who}`, 'Shorten the input or use a model with a larger context window.', false);
   }
   if (f.networkCode || (f.status === undefined && /cannot connect|fetch failed|network|socket/i.test(f.message))) {
-    return mk('network', `Cannot reach ${who}${f.networkCode ? ` (${f.networkCode})` : ''}`, 'Check the base URL and that the server is running.');
+    const lost = f.networkCode === 'ECONNRESET' || f.networkCode === 'UND_ERR_SOCKET' || f.networkCode === 'EPIPE';
+    const code = f.networkCode ? ` (${f.networkCode})` : '';
+    return lost
+      ? mk('network', `Lost the connection to ${who}${code}`, 'A network failure; retrying may help.')
+      : mk('network', `Cannot reach ${who}${code}`, 'Check the base URL and that the server is running.');
   }
   if (f.status !== undefined && f.status >= 400 && f.status < 500) {
     return mk('bad_request', `${who} rejected the request (HTTP ${f.status})`, 'The model or its parameters may be wrong for this provider.', false);

@@ -127,6 +127,13 @@ describe('openai (chat completions) against recorded streams', () => {
     expect(d.summary).toContain('ECONNREFUSED');
   });
 
+  it('maps a connection dropped in the middle of a stream to network (retryable), after the text so far', async () => {
+    server.reply({ ...sse('openai-chat-text.sse'), dropAfterBytes: 900 });
+    const parts = await collect(openai().stream(request));
+    expect(ofType(parts, 'text-delta').length).toBeGreaterThan(0);
+    expect(errorOf(parts)).toMatchObject({ code: 'network', retryable: true });
+  });
+
   it('respects an AbortSignal: an aborted call yields an aborted error and sends nothing', async () => {
     server.reply(sse('openai-chat-text.sse'));
     const ac = new AbortController();

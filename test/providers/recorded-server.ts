@@ -14,6 +14,8 @@ export interface RecordedReply {
   status: number;
   body: string;
   headers?: Record<string, string>;
+  /** Send only this many bytes of the body, then drop the connection (a network failure mid-stream). */
+  dropAfterBytes?: number;
 }
 
 export interface ReceivedRequest {
@@ -54,6 +56,10 @@ export async function startRecordedServer(prefix = '/v1'): Promise<RecordedServe
         return;
       }
       res.writeHead(r.status, r.headers ?? {});
+      if (r.dropAfterBytes !== undefined) {
+        res.write(r.body.slice(0, r.dropAfterBytes), () => res.socket?.destroy());
+        return;
+      }
       res.end(r.body);
     });
   });
