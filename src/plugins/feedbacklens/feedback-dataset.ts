@@ -28,6 +28,7 @@ export class FeedbackDataset {
     private readonly ws: WorkspaceAccess,
     readonly defaultPath: string,
     private readonly maxRows: number | undefined,
+    private readonly productName?: string,
   ) {}
 
   load(path: string = this.defaultPath): Promise<LoadOutcome> {
@@ -67,7 +68,7 @@ export class FeedbackDataset {
   analyse(loaded: LoadedFeedback): FeedbackStats {
     let s = this.stats.get(loaded.csvPath);
     if (!s) {
-      s = analyseFeedback(loaded.parsed.rows);
+      s = analyseFeedback(loaded.parsed.rows, { productName: this.productName });
       this.stats.set(loaded.csvPath, s);
     }
     return s;

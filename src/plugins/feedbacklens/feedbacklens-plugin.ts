@@ -40,7 +40,7 @@ export function createFeedbackLensPlugin(opts: FeedbackLensOptions = {}): Busine
     defaultGoal: 'Find the most important product problems in the feedback and prioritise them.',
     promptFragments: feedbackLensPromptFragments,
     createTools(ctx) {
-      const data = new FeedbackDataset(ctx.workspace, ctx.input.csv_path, ctx.input.max_rows);
+      const data = new FeedbackDataset(ctx.workspace, ctx.input.csv_path, ctx.input.max_rows, ctx.input.product_name);
       const tools: AnyToolDefinition[] = [
         createReadFeedbackCsvTool(data, ctx.input.product_name),
         createFeedbackStatsTool(data),

@@ -72,7 +72,7 @@ export function themeTitle(labels: string[]): string {
   return capitalise(`${labels[0]} & ${labels[1]}`);
 }
 
-export function analyseFeedback(rows: FeedbackRow[]): FeedbackStats {
+export function analyseFeedback(rows: FeedbackRow[], opts: { productName?: string } = {}): FeedbackStats {
   const scale = ratingScale(rows.map((r) => r.rating));
   const norms = rows.map((r) => normaliseRating(r.rating, scale));
   const sentiments: RowSentiment[] = rows.map((r, i) => scoreSentiment(r.text, norms[i]));
@@ -102,7 +102,10 @@ export function analyseFeedback(rows: FeedbackRow[]): FeedbackStats {
     scoreSum += s.score;
   }
 
-  const { clusters, unclustered, topTerms } = clusterThemes(rows.map((r) => r.text));
+  const { clusters, unclustered, topTerms } = clusterThemes(
+    rows.map((r) => r.text),
+    { ignoreWords: opts.productName ? [opts.productName] : [] },
+  );
   const largest = Math.max(...clusters.map((c) => c.members.length));
   const themes: ThemeSummary[] = clusters.map((c, i) => {
     const size = c.members.length;

@@ -2,13 +2,17 @@
 import { contentTokens } from './tokenize.js';
 
 export const MAX_QUOTE_CHARS = 280;
+/** Rows up to this long are quoted whole: the full voice reads better than a fragment. */
+export const WHOLE_ROW_CHARS = 220;
 
-/** Sentences with their exact slices of `text`. */
-export function sentenceSlices(text: string): string[] {
-  const out: string[] = [];
+/** Sentences as [start, end) offsets into `text`, trimmed. */
+export function sentenceSpans(text: string): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
   for (const m of text.matchAll(/[^.!?\n]+(?:[.!?]+|$)/gm)) {
-    const s = m[0].trim();
-    if (s.length > 0) out.push(s);
+    const raw = m[0];
+    const lead = raw.length - raw.trimStart().length;
+    const body = raw.trim();
+    if (body.length > 0) out.push([(m.index ?? 0) + lead, (m.index ?? 0) + lead + body.length]);
   }
   return out;
 }
@@ -21,23 +25,24 @@ function clip(s: string, max: number): string {
   return (space > max / 2 ? cut.slice(0, space) : cut).trim();
 }
 
-/** The sentence that carries the most of `stems` (ties: the longer one), clipped to MAX_QUOTE_CHARS. */
+/** Short rows are quoted whole; longer ones by the sentence carrying most of `stems`, widened to the next sentence when very short. */
 export function selectQuote(text: string, stems: string[] = []): string {
   const trimmed = text.trim();
-  if (trimmed.length <= MAX_QUOTE_CHARS && stems.length === 0) return trimmed;
+  if (trimmed.length <= WHOLE_ROW_CHARS) return trimmed;
   const want = new Set(stems.flatMap((s) => s.split(' ')));
-  let best = '';
+  const spans = sentenceSpans(trimmed);
+  let best = -1;
   let bestScore = -1;
-  for (const s of sentenceSlices(trimmed)) {
+  spans.forEach(([a, b], k) => {
     let hits = 0;
-    for (const t of contentTokens(s)) if (want.has(t.stem)) hits++;
-    const score = hits * 1000 + Math.min(s.length, 200);
-    if (score > bestScore) [best, bestScore] = [s, score];
-  }
-  if (best === '') best = trimmed;
-  // A short text is quoted whole when the best sentence is only a fragment of it.
-  if (trimmed.length <= MAX_QUOTE_CHARS && best.length < 20) return trimmed;
-  return clip(best, MAX_QUOTE_CHARS);
+    for (const t of contentTokens(trimmed.slice(a, b))) if (want.has(t.stem)) hits++;
+    const score = hits * 1000 + Math.min(b - a, 200);
+    if (score > bestScore) [best, bestScore] = [k, score];
+  });
+  if (best < 0) return clip(trimmed, MAX_QUOTE_CHARS);
+  let [a, b] = spans[best];
+  if (b - a < 40 && best + 1 < spans.length) b = spans[best + 1][1];
+  return clip(trimmed.slice(a, b), MAX_QUOTE_CHARS);
 }
 
 /** The verbatim rule the validators apply: whitespace runs count as one space, everything else exact. */

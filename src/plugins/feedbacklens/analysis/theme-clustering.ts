@@ -3,7 +3,7 @@
  * grouping of salient co-occurring terms, then spherical k-means (cosine) to settle membership.
  * Nothing here knows any topic in advance; labels come from each cluster's most distinctive terms.
  */
-import { termsOf } from './tokenize.js';
+import { contentTokens, termsOf } from './tokenize.js';
 
 export interface ThemeCluster {
   /** document indices, most central first */
@@ -48,8 +48,15 @@ export function targetThemeCount(n: number): number {
   return Math.max(2, Math.min(8, Math.round(Math.sqrt(n) / 1.6)));
 }
 
-export function clusterThemes(texts: string[], opts: { maxThemes?: number } = {}): ClusteringResult {
+export interface ClusterOptions {
+  maxThemes?: number;
+  /** words that name the subject itself (e.g. the product name): true of every theme, so no theme's label */
+  ignoreWords?: string[];
+}
+
+export function clusterThemes(texts: string[], opts: ClusterOptions = {}): ClusteringResult {
   const n = texts.length;
+  const ignore = new Set((opts.ignoreWords ?? []).flatMap((w) => contentTokens(w).map((t) => t.stem)));
   const docTerms: Array<Map<string, number>> = [];
   const surfaceCounts = new Map<string, Map<string, number>>();
   const df = new Map<string, number>();
@@ -81,7 +88,7 @@ export function clusterThemes(texts: string[], opts: { maxThemes?: number } = {}
   const idf: number[] = [];
   const vocabTerms: string[] = [];
   for (const [term, d] of df) {
-    if (d < minDf || d > maxDf) continue;
+    if (d < minDf || d > maxDf || term.split(' ').some((w) => ignore.has(w))) continue;
     vocab.set(term, vocabTerms.length);
     vocabTerms.push(term);
     idf.push(Math.log((1 + n) / (1 + d)) + 1);
