@@ -17,6 +17,8 @@ export const REPEAT_LIMIT = 3;
 export interface TextFilter {
   push(delta: string): string;
   flush(): string;
+  /** Hidden thinking removed so far (cleared on read); the loop routes it to the reasoning stream. */
+  takeThinking?(): string;
 }
 
 export const passThroughFilter = (): TextFilter => ({ push: (d) => d, flush: () => '' });
@@ -184,7 +186,13 @@ export class AgentLoop {
     let error: DiagnosisInit | undefined;
     const started = performance.now();
     let firstToken: number | null = null;
+    const emitReasoning = (delta: string) => {
+      if (!delta) return;
+      reasoning += delta;
+      publish('reasoning', { phase: 'update', text: reasoning, delta });
+    };
     const emitText = (visible: string) => {
+      emitReasoning(filter.takeThinking?.() ?? '');
       if (!visible) return;
       text += visible;
       publish('assistant', { phase: 'update', text, delta: visible });
@@ -199,9 +207,7 @@ export class AgentLoop {
             emitText(filter.push(part.text));
             break;
           case 'reasoning-delta':
-            if (!part.text) break;
-            reasoning += part.text;
-            publish('reasoning', { phase: 'update', text: reasoning, delta: part.text });
+            emitReasoning(part.text);
             break;
           case 'tool-call':
             toolCalls.push({ id: part.id || `call_${++this.callCounter}`, name: part.name, args: part.args });

@@ -152,8 +152,11 @@ export class ToolExecutor {
     runSignal?.addEventListener('abort', onRunAbort, { once: true });
     let timer: NodeJS.Timeout | undefined;
     let reporter: OperationReporter | undefined;
+    let used = false;
+    let ended = false;
     try {
-      reporter = this.opts.reporterFor?.(call);
+      const inner = this.opts.reporterFor?.(call);
+      if (inner) reporter = trackReporter(inner, () => (used = true), () => (ended = true));
     } catch {
       reporter = undefined; // progress reporting is best effort; the tool still runs
     }
@@ -179,10 +182,36 @@ export class ToolExecutor {
           return fail('tool_error', `${tool.name} failed: ${err?.message ?? String(e)}`, err?.name && err.name !== 'Error' ? err.name : '');
         }
       })();
-      return await Promise.race([handled, stopped]);
+      const result = await Promise.race([handled, stopped]);
+      // a tool that started reporting but never ended its operation gets it ended here
+      if (reporter && used && !ended) {
+        if (result.ok) reporter.complete();
+        else if (result.diagnosis?.code === 'cancelled') reporter.cancel(result.content);
+        else reporter.fail(result.content);
+      }
+      return result;
     } finally {
       clearTimeout(timer);
       runSignal?.removeEventListener('abort', onRunAbort);
     }
   }
+}
+
+function trackReporter(r: OperationReporter, onUse: () => void, onEnd: () => void): OperationReporter {
+  const use = <A extends unknown[]>(fn: (...a: A) => void, end = false) => (...a: A) => {
+    onUse();
+    if (end) onEnd();
+    fn(...a);
+  };
+  return {
+    operationId: r.operationId,
+    start: use((m?: string, p?: unknown) => r.start(m, p)),
+    progress: use((u) => r.progress(u)),
+    stage: use((s: string, m?: string) => r.stage(s, m)),
+    complete: use((m?: string, p?: unknown) => r.complete(m, p), true),
+    fail: use((m?: string, p?: unknown) => r.fail(m, p), true),
+    cancel: use((m?: string) => r.cancel(m), true),
+    skip: use((m?: string) => r.skip(m), true),
+    child: (o) => r.child(o),
+  };
 }

@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { AgentEventMap, AgentStream } from '../../src/events/agent-event.js';
+import { emptyHooks } from '../../src/runtime/run-hooks.js';
+import { ToolExecutor } from '../../src/runtime/tool-executor.js';
+import type { AnyToolDefinition } from '../../src/tools/tool.js';
+
+const echo: AnyToolDefinition = {
+  name: 'echo',
+  description: 'echo',
+  parameters: z.object({ text: z.string().max(10) }),
+  output: z.object({ echoed: z.string() }),
+  async execute(args: { text: string }) {
+    return { ok: true, content: args.text, details: { echoed: args.text } };
+  },
+};
+
+function setup(tools: AnyToolDefinition[], allowed = tools.map((t) => t.name), hooks = emptyHooks(), extra: Partial<ConstructorParameters<typeof ToolExecutor>[0]> = {}) {
+  const published: Array<{ stream: AgentStream; data: unknown }> = [];
+  const ex = new ToolExecutor({
+    tools,
+    allowedTools: allowed,
+    hooks,
+    publish: <S extends AgentStream>(stream: S, data: AgentEventMap[S]) => void published.push({ stream, data }),
+    ...extra,
+  });
+  return { ex, published };
+}
+
+describe('ToolExecutor', () => {
+  it('runs a tool and publishes start then result with the kind', async () => {
+    const skillTool = { ...echo, name: 'score', kind: 'skill' as const };
+    const { ex, published } = setup([echo, skillTool]);
+    const r = await ex.execute({ id: 'c1', name: 'score', args: { text: 'hi' } });
+    expect(r.result).toEqual({ ok: true, content: 'hi', details: { echoed: 'hi' } });
+    expect(published.map((p) => p.data)).toEqual([
+      { phase: 'start', name: 'score', toolCallId: 'c1', args: { text: 'hi' }, kind: 'skill' },
+      expect.objectContaining({ phase: 'result', name: 'score', toolCallId: 'c1', isError: false, result: 'hi' }),
+    ]);
+    expect(ex.specs().map((s) => s.name)).toEqual(['echo', 'score']);
+    expect(ex.specs()[0].inputSchema).toMatchObject({ type: 'object', properties: { text: { type: 'string' } } });
+  });
+
+  it('unknown tool, invalid args and denied permission are error results with diagnoses', async () => {
+    const { ex, published } = setup([echo, { ...echo, name: 'hidden' }], ['echo']);
+    const unknown = await ex.execute({ id: '1', name: 'nope', args: {} });
+    expect(unknown.result).toMatchObject({ ok: false, diagnosis: { code: 'tool_not_found' } });
+    expect(unknown.result.content).toContain('available tools: echo');
+    const bad = await ex.execute({ id: '2', name: 'echo', args: { text: 5 } });
+    expect(bad.result).toMatchObject({ ok: false, diagnosis: { code: 'invalid_args' } });
+    expect(bad.result.content).toContain('text:');
+    const denied = await ex.execute({ id: '3', name: 'hidden', args: { text: 'x' } });
+    expect(denied.result).toMatchObject({ ok: false, diagnosis: { code: 'permission_denied' } });
+    expect(ex.specs().map((s) => s.name)).toEqual(['echo']);
+    const results = published.filter((p) => (p.data as { phase: string }).phase === 'result');
+    expect(results.map((p) => (p.data as { diagnosis: { code: string } }).diagnosis.code)).toEqual(['tool_not_found', 'invalid_args', 'permission_denied']);
+  });
+
+  it('PreToolUse may deny or rewrite; PostToolUse may replace the output', async () => {
+    const hooks = emptyHooks();
+    hooks.preToolUse.push({ name: 'NoSecrets', beforeTool: (c) => ((c.args as { text: string }).text === 'secret' ? { action: 'deny', reason: 'no secrets' } : undefined) });
+    hooks.preToolUse.push({ name: 'Upper', beforeTool: (c) => ({ action: 'rewrite', args: { text: (c.args as { text: string }).text.toUpperCase() } }) });
+    hooks.postToolUse.push({ name: 'Tag', afterTool: (_c, r) => ({ ...r, content: `[${r.content}]` }) });
+    const { ex } = setup([echo], ['echo'], hooks);
+    expect((await ex.execute({ id: '1', name: 'echo', args: { text: 'hi' } })).result.content).toBe('[HI]');
+    const denied = await ex.execute({ id: '2', name: 'echo', args: { text: 'secret' } });
+    expect(denied.result).toMatchObject({ ok: false, diagnosis: { code: 'hook_denied', detail: 'no secrets' } });
+    hooks.preToolUse[1] = { name: 'Broken', beforeTool: () => ({ action: 'rewrite', args: { text: 42 } }) };
+    expect((await ex.execute({ id: '3', name: 'echo', args: { text: 'x' } })).result).toMatchObject({ ok: false, diagnosis: { code: 'hook_error' } });
+  });
+
+  it('a throwing handler, a malformed result and invalid output are errors, not crashes', async () => {
+    const thrower: AnyToolDefinition = { ...echo, name: 'boom', execute: async () => { throw new Error('disk full'); } };
+    const malformed: AnyToolDefinition = { ...echo, name: 'weird', execute: async () => 42 as never };
+    const badOut: AnyToolDefinition = { ...echo, name: 'badout', execute: async () => ({ ok: true, content: 'x', details: { echoed: 1 } }) };
+    const { ex } = setup([thrower, malformed, badOut]);
+    expect((await ex.execute({ id: '1', name: 'boom', args: { text: 'a' } })).result).toMatchObject({ ok: false, content: expect.stringContaining('disk full'), diagnosis: { code: 'tool_error' } });
+    expect((await ex.execute({ id: '2', name: 'weird', args: { text: 'a' } })).result).toMatchObject({ ok: false, diagnosis: { code: 'invalid_output' } });
+    expect((await ex.execute({ id: '3', name: 'badout', args: { text: 'a' } })).result).toMatchObject({ ok: false, diagnosis: { code: 'invalid_output' } });
+  });
+
+  it('times a tool out and aborts its signal; the run signal cancels it', async () => {
+    let aborted = false;
+    const slow: AnyToolDefinition = {
+      ...echo,
+      name: 'slow',
+      timeoutMs: 20,
+      execute: (_a, ctx) => new Promise(() => ctx?.signal?.addEventListener('abort', () => (aborted = true))),
+    };
+    const { ex } = setup([slow]);
+    const r = await ex.execute({ id: '1', name: 'slow', args: { text: 'a' } });
+    expect(r.result).toMatchObject({ ok: false, diagnosis: { code: 'tool_timeout', retryable: true } });
+    expect(aborted).toBe(true);
+
+    const run = new AbortController();
+    const { ex: ex2 } = setup([{ ...slow, timeoutMs: 60_000 }], ['slow'], emptyHooks(), { signal: run.signal });
+    const p = ex2.execute({ id: '2', name: 'slow', args: { text: 'a' } });
+    run.abort();
+    expect((await p).result).toMatchObject({ ok: false, diagnosis: { code: 'cancelled' } });
+  });
+
+  it('hands the tool an OperationReporter', async () => {
+    const seen: string[] = [];
+    const reporting: AnyToolDefinition = {
+      ...echo,
+      name: 'rep',
+      async execute(_a, ctx) {
+        ctx?.reporter?.start('go');
+        return { ok: true, content: 'ok', details: { echoed: 'ok' } };
+      },
+    };
+    const { ex } = setup([reporting], ['rep'], emptyHooks(), {
+      reporterFor: (call) => ({
+        operationId: call.toolCallId,
+        start: (m?: string) => void seen.push(`${call.toolCallId}:${m}`),
+        progress() {}, stage() {}, complete: () => void seen.push('auto-complete'), fail() {}, cancel() {}, skip() {},
+        child() { throw new Error('unused'); },
+      }),
+    });
+    await ex.execute({ id: 'c9', name: 'rep', args: { text: 'a' } });
+    expect(seen).toEqual(['c9:go', 'auto-complete']);
+  });
+});
