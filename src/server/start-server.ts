@@ -74,6 +74,13 @@ function isStaticPath(url: string): boolean {
   return !url.startsWith('/api/') && url !== '/api' && !url.startsWith('/metrics');
 }
 
+/** RunService exposes pluginNames()/getPlugin(); any other RunServiceApi gives none unless passed. */
+function pluginsOf(service: RunServiceApi): BusinessPlugin[] {
+  const s = service as Partial<{ pluginNames(): string[]; getPlugin(name: string): BusinessPlugin | undefined }>;
+  if (typeof s.pluginNames !== 'function' || typeof s.getPlugin !== 'function') return [];
+  return s.pluginNames().flatMap((n) => s.getPlugin?.(n) ?? []);
+}
+
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
   const env = opts.env ?? process.env;
   const token = opts.token ?? (env.RUNTRAIL_API_TOKEN || undefined);
@@ -83,7 +90,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   const root = packageRoot();
   const webDir = opts.webDir ?? join(root, 'web', 'dist');
   const skillsDir = opts.skillsDir ?? join(root, 'skills');
-  const plugins = opts.plugins ?? [];
+  const plugins = opts.plugins ?? pluginsOf(opts.service);
   const infos = plugins.map(pluginInfo);
   const counters = newStreamCounters();
   const service = opts.service;
@@ -160,6 +167,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const token = opts.token ?? (env.RUNTRAIL_API_TOKEN || undefined);
   const refusal = listenRefusal(host, token);
   if (refusal) throw new Error(refusal);
+  // RunService.init() marks runs a crash left live as failed before anyone can watch them.
+  const init = (opts.service as Partial<{ init(): Promise<void> }>).init;
+  if (typeof init === 'function') await init.call(opts.service);
   const app = await buildServer({ ...opts, token });
   await app.listen({ host, port });
   const addr = app.server.address();
