@@ -25,6 +25,8 @@ export interface ResolveModelOptions {
   allowSpecBaseURL?: boolean;
   /** false: refuse `script:<file>` (it reads a file from this machine's disk). */
   allowScript?: boolean;
+  /** Receives the AI SDK's call warnings (e.g. a setting the model does not support). */
+  onWarning?: (text: string) => void;
 }
 
 export type ResolveModelResult = { ok: true; provider: ModelProvider } | { ok: false; diagnosis: DiagnosisInit };
@@ -61,9 +63,11 @@ export function parseModelSpec(spec: ModelSpec): { provider: string; model?: str
   };
 }
 
+/** Without a spec, RUNTRAIL_MODEL picks the model; without that, the offline model. */
 export function resolveModelProvider(spec: ModelSpec, opts: ResolveModelOptions): ResolveModelResult {
   const env = opts.env ?? process.env;
-  const parsed = parseModelSpec(spec);
+  const noSpec = spec === undefined || spec === null || (typeof spec === 'string' && !spec.trim());
+  const parsed = parseModelSpec(noSpec ? envValue(env, 'RUNTRAIL_MODEL') : spec);
   if ('error' in parsed) return problem('invalid_request', parsed.error, USAGE_HINT);
   const { provider: name, model } = parsed;
   const baseURL = opts.allowSpecBaseURL === false ? undefined : parsed.baseURL;
@@ -102,7 +106,7 @@ export function resolveModelProvider(spec: ModelSpec, opts: ResolveModelOptions)
   const bad = checkBaseURL(url);
   if (bad) return problem('invalid_request', `Base URL for ${name} is invalid: ${bad}`, `Fix ${baseURL ? 'model.baseURL' : envSpec.baseUrlVar}.`);
   try {
-    const provider = createAiSdkProvider({ provider: sdkName, model: modelId, baseURL: url, env, label: name, envSpec });
+    const provider = createAiSdkProvider({ provider: sdkName, model: modelId, baseURL: url, env, label: name, envSpec, onWarning: opts.onWarning });
     return { ok: true, provider };
   } catch (err) {
     return problem('incompatible', (err as Error).message, USAGE_HINT);
