@@ -83,7 +83,7 @@ export function clusterThemes(texts: string[], opts: ClusterOptions = {}): Clust
 
   // Vocabulary: terms frequent enough to define a theme, but not so common they say nothing.
   const minDf = n < 20 ? 1 : Math.max(2, Math.floor(n * 0.004));
-  const maxDf = n < 10 ? n : Math.ceil(n * 0.4);
+  const maxDf = n < 10 ? n : Math.ceil(n * 0.7);
   const vocab = new Map<string, number>();
   const idf: number[] = [];
   const vocabTerms: string[] = [];
@@ -111,16 +111,27 @@ export function clusterThemes(texts: string[], opts: ClusterOptions = {}): Clust
     .sort((a, b) => b.rows - a.rows || a.term.localeCompare(b.term))
     .slice(0, 15);
 
-  // Seeds: walk terms by salience (df × idf); a term overlapping an existing group joins it.
+  // Seeds: walk terms by salience (df × idf × coherence²); coherence, how alike the rows carrying
+  // a term are, keeps broad words ("task" in a task app) from seeding a catch-all theme.
   const k = Math.min(opts.maxThemes ?? 8, targetThemeCount(n));
-  const order = vocabTerms
+  const seedPool = vocabTerms
     .map((_, id) => id)
-    // very common terms ("task" in a task app) stay in the vectors but make poor seeds
-    .filter((id) => postings[id].length >= Math.min(2, n) && (n < 20 || postings[id].length <= n * 0.2))
-    .sort((a, b) => postings[b].length * idf[b] - postings[a].length * idf[a] || vocabTerms[a].localeCompare(vocabTerms[b]));
+    .filter((id) => postings[id].length >= Math.min(2, n) && (n < 20 || postings[id].length <= n * (n >= 100 ? 0.25 : 0.6)))
+    .sort((a, b) => postings[b].length * idf[b] - postings[a].length * idf[a] || vocabTerms[a].localeCompare(vocabTerms[b]))
+    .slice(0, 80);
+  const salience = new Map<number, number>();
+  for (const id of seedPool) {
+    const docs = postings[id];
+    const c = centroidOf(docs, vectors);
+    let coh = 0;
+    for (const d of docs) coh += cosine(vectors[d], c);
+    coh /= docs.length;
+    salience.set(id, docs.length * idf[id] * coh * coh);
+  }
+  const order = [...seedPool].sort((a, b) => (salience.get(b) ?? 0) - (salience.get(a) ?? 0) || vocabTerms[a].localeCompare(vocabTerms[b]));
   // Overlap is measured against each group's seed term only, so groups do not snowball.
   const groups: Array<{ seed: Set<number>; docs: Set<number> }> = [];
-  for (const id of order.slice(0, 400)) {
+  for (const id of order) {
     const docs = postings[id];
     let joined = false;
     for (const g of groups) {
