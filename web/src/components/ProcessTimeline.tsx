@@ -1,13 +1,13 @@
 import type { OperationView } from '../run-state.js';
 
 const STATUS_ICON: Record<string, string> = {
-  queued: '🕓',
-  started: '▶️',
-  running: '⏳',
-  completed: '✅',
-  failed: '❌',
-  cancelled: '⏹️',
-  skipped: '⏭️',
+  queued: '○',
+  started: '▸',
+  running: '◌',
+  completed: '✓',
+  failed: '✗',
+  cancelled: '■',
+  skipped: '»',
 };
 
 function duration(ms: number): string {

@@ -1,7 +1,8 @@
 import { useState } from 'react';
 import type { StepView } from '../run-state.js';
 
-const ICON: Record<string, string> = { start: '⏳', ok: '✅', fail: '❌' };
+// Plain glyphs (coloured by CSS): emoji fonts are not a given on a self-hosted box.
+const ICON: Record<string, string> = { start: '◌', ok: '✓', fail: '✗' };
 
 function Step({ s }: { s: StepView }) {
   const [open, setOpen] = useState(false);

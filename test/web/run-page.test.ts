@@ -1,0 +1,90 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { RunService } from '../../src/runtime/run-service.js';
+import { createFeedbackLensPlugin } from '../../src/plugins/feedbacklens/feedbacklens-plugin.js';
+import { startServer, type RunningServer } from '../../src/server/start-server.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const out = resolve('test-output');
+let server: RunningServer;
+let service: RunService;
+let ctx: BrowserContext;
+let dataDir = '';
+let profile = '';
+
+beforeAll(async () => {
+  if (!existsSync('web/dist/index.html')) spawnSync('npx', ['vite', 'build', '--config', 'web/vite.config.ts'], { stdio: 'inherit' });
+  mkdirSync(out, { recursive: true });
+  dataDir = mkdtempSync(join(tmpdir(), 'runtrail-page-'));
+  profile = mkdtempSync(join(tmpdir(), 'runtrail-chromium-'));
+  // no skill folder needed here: the page is under test, not the skill
+  service = new RunService({ dataDir, plugins: [{ ...createFeedbackLensPlugin(), defaultSkill: null }], env: {} });
+  server = await startServer({ service, port: 0, dataDir, env: {} });
+  ctx = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    viewport: { width: 1280, height: 900 },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await ctx?.close();
+  await server?.close();
+  await service?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(profile, { recursive: true, force: true });
+});
+
+describe('web page', () => {
+  it('starts a run from the generated form with a file upload, watches it complete, opens an artifact', async () => {
+    const page = await ctx.newPage();
+    const external: string[] = [];
+    page.on('request', (r) => {
+      if (!r.url().startsWith(server.url) && !r.url().startsWith('data:')) external.push(r.url());
+    });
+    await page.goto(server.url);
+    await page.getByRole('heading', { name: 'New run' }).waitFor();
+    await expect.poll(() => page.locator('select[name=plugin] option').allTextContents()).toEqual(['feedbacklens 1.0.0']);
+    // the form comes from the input schema: csv_path is a file input, max_rows a number
+    await page.locator('input[type=file][name=csv_path]').setInputFiles(resolve('examples/feedback.csv'));
+    expect(await page.locator('input[name=max_rows]').getAttribute('type')).toBe('number');
+    await page.locator('input[name=product_name]').fill('TaskFlow Pro');
+    await page.getByRole('button', { name: 'Start run' }).click();
+
+    await page.waitForURL(/#\/runs\/run_/);
+    const status = page.getByTestId('run-status');
+    await expect.poll(() => status.textContent(), { timeout: 60_000 }).toBe('completed');
+    // streamed text, steps with phase icons, the plan and artifacts are on the page
+    await page.locator('.answer .md').waitFor();
+    expect(await page.locator('.steps .step').count()).toBeGreaterThan(2);
+    expect(await page.locator('.step.phase-ok').count()).toBeGreaterThan(0);
+    await expect.poll(() => page.locator('.todos .todo').count()).toBeGreaterThan(0);
+    await page.locator('button[data-artifact="artifacts/insight_report.md"]').click();
+    const preview = page.getByTestId('artifact-preview');
+    await preview.locator('.md h1, .md h2').first().waitFor();
+    await page.screenshot({ path: join(out, 'run-page.png'), fullPage: true });
+
+    await page.locator('button[data-artifact="artifacts/feedback_analysis.json"]').click();
+    await preview.locator('.jrow').first().waitFor();
+    expect(await preview.locator('.jkey').count()).toBeGreaterThan(3);
+    await page.screenshot({ path: join(out, 'run-page-json.png'), fullPage: true });
+
+    // phone width
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: join(out, 'run-page-phone.png'), fullPage: true });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(1);
+
+    // the run list shows it with its status
+    await page.goto(`${server.url}/#/`);
+    await page.locator('.run-list .pill.st-completed').first().waitFor();
+    await page.screenshot({ path: join(out, 'home-phone.png'), fullPage: true });
+    expect(external).toEqual([]);
+    await page.close();
+  }, 120_000);
+});
