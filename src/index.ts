@@ -44,3 +44,6 @@ export { PROVIDER_ENV, AI_SDK_PROVIDERS } from './providers/provider-env.js';
 export type { ProviderEnvSpec, AiSdkProviderName } from './providers/provider-env.js';
 export * from './providers/ai-sdk-provider.js';
 export * from './providers/resolve-model-provider.js';
+// skills: compute-entry skills (issue 4)
+export * from './skills/compute-skill-runner.js';
+export * from './skills/execute-skill-tool.js';

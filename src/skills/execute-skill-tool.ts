@@ -1,0 +1,84 @@
+/** `execute_skill`: the tool through which a model runs a compute-entry skill (a `skill` step on the wire). */
+import { z } from 'zod';
+import type { ToolDefinition, ToolExecutionContext, ToolResult } from '../tools/tool.js';
+import { ProcessRegistry } from '../tools/process-registry.js';
+import { runComputeSkill, type ComputeSkillSpec } from './compute-skill-runner.js';
+
+export const executeSkillParameters = z.object({
+  skill: z.string().min(1).describe('Name of the compute skill to run.'),
+  input: z.record(z.string(), z.unknown()).optional().describe('Input object passed to the skill (see its SKILL.md).'),
+});
+export type ExecuteSkillArgs = z.infer<typeof executeSkillParameters>;
+
+export interface ExecuteSkillToolOptions {
+  /** Default: a registry private to this tool. */
+  registry?: ProcessRegistry;
+  /** Sessions are scoped to this key (the run id) so run cancel can end them (default 'skills'). */
+  scopeKey?: string;
+  skills: ComputeSkillSpec[];
+  /** The run workspace: the skills' cwd. */
+  cwd: string;
+  timeoutMs?: number;
+  maxOutputBytes?: number;
+  env?: Record<string, string>;
+}
+
+const MAX_CONTENT = 20_000;
+let sharedRegistry: ProcessRegistry | null = null;
+
+export function createExecuteSkillTool(opts: ExecuteSkillToolOptions): ToolDefinition<ExecuteSkillArgs> {
+  const byName = new Map(opts.skills.map((s) => [s.name, s]));
+  const names = [...byName.keys()];
+  return {
+    name: 'execute_skill',
+    description: `Run a compute skill as a separate process and get its JSON result. Available: ${names.join(', ') || '(none)'}.`,
+    parameters: executeSkillParameters,
+    kind: 'skill',
+    async execute(rawArgs: ExecuteSkillArgs, ctx?: ToolExecutionContext): Promise<ToolResult> {
+      const parsed = executeSkillParameters.safeParse(rawArgs);
+      if (!parsed.success) return bad(`invalid arguments: ${z.prettifyError(parsed.error)}`);
+      const skill = byName.get(parsed.data.skill);
+      if (!skill) return bad(`unknown compute skill ${JSON.stringify(parsed.data.skill)}`, `Available: ${names.join(', ') || '(none)'}.`);
+      const registry = opts.registry ?? (sharedRegistry ??= new ProcessRegistry());
+      const out = await runComputeSkill({
+        registry,
+        scopeKey: opts.scopeKey ?? 'skills',
+        skill,
+        cwd: opts.cwd,
+        input: parsed.data.input ?? {},
+        env: opts.env,
+        timeoutMs: opts.timeoutMs,
+        maxOutputBytes: opts.maxOutputBytes,
+        reporter: ctx?.reporter?.child({ targetType: 'skill', source: 'skill' }),
+        signal: ctx?.signal,
+      });
+      const details: Record<string, unknown> = {
+        skill: skill.name,
+        status: out.ok ? 'completed' : 'failed',
+        exitCode: out.exitCode,
+        signal: out.signal,
+        durationMs: out.durationMs,
+        progressEvents: out.progressEvents,
+        garbageLines: out.garbageLines,
+        logs: out.logs.slice(-20),
+        stderrTail: out.stderr.slice(-2000),
+        ...(out.ok ? { result: out.data } : {}),
+      };
+      if (!out.ok) {
+        return { ok: false, content: `${out.diagnosis?.summary ?? 'skill failed'}${out.stderr ? `\nstderr:\n${out.stderr.slice(-1000)}` : ''}`, details, diagnosis: out.diagnosis };
+      }
+      const json = JSON.stringify(out.data, null, 1) ?? 'null';
+      const body = json.length > MAX_CONTENT ? `${json.slice(0, MAX_CONTENT)}\n… (${json.length - MAX_CONTENT} more chars in details.result)` : json;
+      return { ok: true, content: `Skill ${skill.name} completed in ${out.durationMs} ms.\n${body}`, details };
+    },
+  };
+}
+
+function bad(message: string, hint = ''): ToolResult {
+  return {
+    ok: false,
+    content: `execute_skill: ${message}${hint ? ` ${hint}` : ''}`,
+    details: { status: 'failed', error: message },
+    diagnosis: { code: 'execute_skill_bad_input', severity: 'error', summary: message, hint, retryable: false },
+  };
+}
