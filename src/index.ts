@@ -24,7 +24,7 @@ export * from './channels/frame-queue.js';
 export * from './channels/sse-adapter.js';
 export * from './channels/buffer-adapter.js';
 // tools: exec + process (issue 4)
-export * from './tools/exec-config.js';
+export { EXEC_DEFAULTS, readExecLimits, minimalBaseEnv, MAX_COMMAND_CHARS, type ExecLimits } from './tools/exec-config.js';
 export * from './tools/tail-buffer.js';
 export * from './tools/process-session.js';
 export * from './tools/process-registry.js';
