@@ -4,6 +4,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { realpathSync } from 'node:fs';
 import type { AgentEvent, RunStatus } from '../events/agent-event.js';
@@ -133,7 +134,7 @@ export class RunService implements RunServiceApi {
       if (this.live.has(id)) continue;
       const status = await this.readStatusFile(id);
       if (!status) continue;
-      if (!isTerminalRunState(status.status)) await this.markInterrupted(status);
+      if (!isTerminalRunState(status.status) && !(await this.ownedByLiveProcess(id))) await this.markInterrupted(status);
       this.index.set(id, status);
     }
   }
@@ -143,6 +144,18 @@ export class RunService implements RunServiceApi {
       return JSON.parse(await readFile(join(this.runsDir, runId, 'runtime', 'run_status.json'), 'utf8')) as RunStatusFile;
     } catch {
       return null;
+    }
+  }
+
+  /** Another live process (e.g. a server next to this CLI) still runs it: not a crash. */
+  private async ownedByLiveProcess(runId: string): Promise<boolean> {
+    try {
+      const owner = JSON.parse(await readFile(join(this.runsDir, runId, 'runtime', 'owner.json'), 'utf8')) as { pid?: unknown; host?: unknown };
+      if (typeof owner.pid !== 'number' || owner.pid === process.pid || owner.host !== hostname()) return false;
+      process.kill(owner.pid, 0);
+      return true;
+    } catch {
+      return false;
     }
   }
 
@@ -356,6 +369,7 @@ export class RunService implements RunServiceApi {
       if (!isTerminalRunState(to)) void this.persistStatus(rec);
     });
     await workspace.writeRunJson('input/request.json', request);
+    await workspace.writeRunJson('runtime/owner.json', { pid: process.pid, host: hostname() });
     bus.publish('run', { type: 'run.created', runId, plugin: plugin.name, goal, conversationId });
     status.last_seq = bus.lastSeq + 1;
     bus.publish('run', { type: 'run.state', from: null, to: 'queued' });

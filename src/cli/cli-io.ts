@@ -1,0 +1,35 @@
+/** What the CLI needs from its process, injectable so tests run it in-process. */
+import type { BusinessPlugin } from '../runtime/business-plugin.js';
+import type { ProviderResolver } from '../runtime/run-service.js';
+import type { TerminalStream } from '../channels/terminal-adapter.js';
+
+export interface CliOut extends TerminalStream {
+  write(chunk: string): unknown;
+}
+
+export interface CliDeps {
+  // builtin plugins of many input types
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  plugins: BusinessPlugin<any>[]; // any: each plugin validates its own input
+  stdout: CliOut;
+  stderr: CliOut;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  skillsDir?: string;
+  providerResolver?: ProviderResolver;
+  /** Registers a Ctrl-C handler; returns the unregister function. */
+  onInterrupt?: (handler: () => void) => () => void;
+  /** `serve`: the server engineer's startServer (kept injectable so the CLI loads without the server). */
+  serve?: (opts: { dataDir: string; host?: string; port?: number; skillsDir?: string; env: Record<string, string | undefined> }) => Promise<{ url: string; close(): Promise<void> }>;
+  /** Example data for `start`; default <package>/examples/feedback.csv */
+  exampleCsv?: string;
+}
+
+export const EXIT = { ok: 0, failed: 1, usage: 2, cancelled: 130 } as const;
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}

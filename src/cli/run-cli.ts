@@ -1,0 +1,361 @@
+/**
+ * `runtrail` commands (issue 3 §5): run, runs, show, replay, plugins, skills, start, serve.
+ * Exit 0 completed, 1 failed, 2 bad usage or input, 130 cancelled.
+ */
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { z } from 'zod';
+import { defaultDataDir } from '../runtime/data-dir.js';
+import { runtrailPackageRoot, defaultSkillsDir } from '../runtime/package-root.js';
+import { RunRequestError } from '../runtime/run-request-error.js';
+import { RunService } from '../runtime/run-service.js';
+import type { CreateRunRequest, RunLimits, RunStatusFile } from '../runtime/run-service-types.js';
+import type { RunStatus } from '../events/agent-event.js';
+import { listSkills } from '../skills/skill-loader.js';
+import { coerceInput, parseInputJson, parseInputPairs } from './build-input.js';
+import { EXIT, UsageError, type CliDeps } from './cli-io.js';
+import { WIRE_FORMATS, createWireWriter, type WireFormat } from './wire-output.js';
+
+export const USAGE = `Usage: runtrail <command> [options]
+
+Commands:
+  run <plugin>        run a plugin: --goal TEXT, --input key=value (repeatable), --input-json JSON|@file,
+                      --model SPEC (offline | script:<file.json> | openai:<model> | anthropic:<model> |
+                      deepseek:<model> | openai-compatible:<model> | ollama:<model>), --skill NAME,
+                      --conversation ID, --max-iterations N, --max-tool-calls N, --timeout-s N,
+                      --stop-repair-turns N, --json (NDJSON wire frames), --reasoning
+  runs                list runs: --status S, --plugin P, --limit N, --json
+  show <run_id>       a run's status and documents: --json
+  replay <run_id>     replay a run from runtime/events.jsonl: --format ndjson|sse|text (default text)
+  plugins             list plugins and their inputs: --json
+  skills              list skills: --json
+  start               feedbacklens on examples/feedback.csv with the offline model
+  serve               start the HTTP server and web page: --host H, --port N
+
+Every command takes --data-dir DIR (default RUNTRAIL_DATA_DIR or ./.runtrail).
+Exit codes: 0 completed, 1 failed, 2 bad usage or input, 130 cancelled.
+`;
+
+const STATUSES: RunStatus[] = ['queued', 'created', 'planning', 'model_thinking', 'tool_executing', 'validating', 'completed', 'failed', 'cancelled'];
+
+type Values = Record<string, string | boolean | string[] | undefined>;
+
+function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>): { values: Values; positionals: string[] } {
+  try {
+    const r = parseArgs({ args, options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' }, ...options }, allowPositionals: true, strict: true });
+    return { values: r.values as Values, positionals: r.positionals };
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+function intOpt(values: Values, name: string, min: number): number | undefined {
+  const v = values[name];
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (typeof v !== 'string' || !/^\d+(\.\d+)?$/.test(v.trim()) || !Number.isFinite(n) || n < min) throw new UsageError(`--${name} must be a number ≥ ${min}, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        deps.stdout.write(USAGE);
+        return command === undefined ? EXIT.usage : EXIT.ok;
+      case 'run':
+        return await runCommand(rest, deps);
+      case 'start':
+        return await startCommand(rest, deps);
+      case 'runs':
+        return await runsCommand(rest, deps);
+      case 'show':
+        return await showCommand(rest, deps);
+      case 'replay':
+        return await replayCommand(rest, deps);
+      case 'plugins':
+        return pluginsCommand(rest, deps);
+      case 'skills':
+        return await skillsCommand(rest, deps);
+      case 'serve':
+        return await serveCommand(rest, deps);
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      deps.stderr.write(`runtrail: ${e.message}\n\n${USAGE}`);
+      return EXIT.usage;
+    }
+    if (e instanceof RunRequestError) {
+      deps.stderr.write(`runtrail: ${e.message}\n`);
+      for (const i of e.details.issues ?? []) deps.stderr.write(`  - ${i.path}: ${i.message}\n`);
+      if (e.details.validPlugins) deps.stderr.write(`  valid plugins: ${e.details.validPlugins.join(', ')}\n`);
+      return e.code === 'not_found' || e.code === 'wrong_state' ? EXIT.failed : EXIT.usage;
+    }
+    deps.stderr.write(`runtrail: ${(e as Error)?.stack ?? String(e)}\n`);
+    return EXIT.failed;
+  }
+}
+
+function dataDirOf(values: Values, deps: CliDeps): string {
+  const d = values['data-dir'];
+  return typeof d === 'string' ? resolve(deps.cwd, d) : defaultDataDir(deps.env, deps.cwd);
+}
+
+function serviceFor(values: Values, deps: CliDeps): RunService {
+  return new RunService({
+    dataDir: dataDirOf(values, deps),
+    plugins: deps.plugins,
+    skillsDir: deps.skillsDir ?? defaultSkillsDir(),
+    inputRoots: 'any', // the CLI reads what its user can read
+    concurrency: 1,
+    env: deps.env,
+    cwd: deps.cwd,
+    ...(deps.providerResolver ? { providerResolver: deps.providerResolver } : {}),
+  });
+}
+
+const RUN_OPTIONS = {
+  goal: { type: 'string' },
+  input: { type: 'string', multiple: true },
+  'input-json': { type: 'string' },
+  model: { type: 'string' },
+  skill: { type: 'string' },
+  conversation: { type: 'string' },
+  'max-iterations': { type: 'string' },
+  'max-tool-calls': { type: 'string' },
+  'timeout-s': { type: 'string' },
+  'stop-repair-turns': { type: 'string' },
+  json: { type: 'boolean' },
+  reasoning: { type: 'boolean' },
+} as const;
+
+async function runCommand(args: string[], deps: CliDeps): Promise<number> {
+  const { values, positionals } = parse(args, RUN_OPTIONS);
+  if (values.help) {
+    deps.stdout.write(USAGE);
+    return EXIT.ok;
+  }
+  const names = deps.plugins.map((p) => p.name).sort();
+  if (positionals.length !== 1) throw new UsageError(`run needs exactly one plugin (valid plugins: ${names.join(', ')})`);
+  const pluginName = positionals[0];
+  const plugin = deps.plugins.find((p) => p.name === pluginName);
+  let input: Record<string, unknown> = typeof values['input-json'] === 'string' ? parseInputJson(values['input-json'], deps.cwd) : {};
+  const pairs = parseInputPairs((values.input as string[] | undefined) ?? []);
+  input = { ...input, ...pairs };
+  if (plugin) input = coerceInput(input, new Set(Object.keys(pairs)), plugin.inputSchema);
+  const limits: Partial<RunLimits> = {};
+  const mi = intOpt(values, 'max-iterations', 1);
+  if (mi !== undefined) limits.max_iterations = mi;
+  const mt = intOpt(values, 'max-tool-calls', 1);
+  if (mt !== undefined) limits.max_tool_calls = mt;
+  const ts = intOpt(values, 'timeout-s', 0);
+  if (ts !== undefined) limits.timeout_s = ts;
+  const sr = intOpt(values, 'stop-repair-turns', 0);
+  if (sr !== undefined) limits.stop_repair_turns = sr;
+  const req: CreateRunRequest = {
+    plugin: pluginName,
+    input,
+    ...(typeof values.goal === 'string' ? { goal: values.goal } : {}),
+    ...(typeof values.model === 'string' ? { model: values.model } : {}),
+    ...(typeof values.skill === 'string' ? { skill: values.skill } : {}),
+    ...(typeof values.conversation === 'string' ? { conversation_id: values.conversation } : {}),
+    ...(Object.keys(limits).length ? { limits } : {}),
+  };
+  return executeAndFollow(req, values, deps, values.json === true ? 'ndjson' : 'text');
+}
+
+async function startCommand(args: string[], deps: CliDeps): Promise<number> {
+  const { values } = parse(args, { model: { type: 'string' }, json: { type: 'boolean' } });
+  const csv = deps.exampleCsv ?? join(runtrailPackageRoot(), 'examples', 'feedback.csv');
+  if (!deps.plugins.some((p) => p.name === 'feedbacklens')) throw new UsageError('start needs the feedbacklens plugin');
+  if (!existsSync(csv)) throw new UsageError(`example data not found: ${csv}`);
+  const req: CreateRunRequest = { plugin: 'feedbacklens', input: { csv_path: csv }, model: typeof values.model === 'string' ? values.model : 'offline' };
+  return executeAndFollow(req, values, deps, values.json === true ? 'ndjson' : 'text');
+}
+
+function exitFor(status: RunStatus): number {
+  return status === 'completed' ? EXIT.ok : status === 'cancelled' ? EXIT.cancelled : EXIT.failed;
+}
+
+async function executeAndFollow(req: CreateRunRequest, values: Values, deps: CliDeps, format: WireFormat): Promise<number> {
+  const service = serviceFor(values, deps);
+  try {
+    const created = await service.create(req);
+    const runId = created.run_id;
+    const note = format === 'text' ? deps.stdout : deps.stderr;
+    if (format === 'text') note.write(`▶ ${runId} · ${created.plugin} ${created.plugin_version} · model ${created.provider}:${created.model}\n`);
+    const writer = createWireWriter(format, runId, deps.stdout, { showReasoning: values.reasoning === true });
+    let cancelling = false;
+    const off = deps.onInterrupt?.(() => {
+      if (cancelling) return;
+      cancelling = true;
+      deps.stderr.write('\nruntrail: cancelling…\n');
+      void service.cancel(runId).catch(() => undefined);
+    });
+    try {
+      for await (const ev of service.events(runId)) writer.write(ev);
+    } finally {
+      off?.();
+    }
+    const final = await service.wait(runId);
+    printSummary(final, service.runsDir, note);
+    return exitFor(final.status);
+  } finally {
+    await service.close();
+  }
+}
+
+function printSummary(s: RunStatusFile, runsDir: string, out: { write(s: string): unknown }): void {
+  const dir = join(runsDir, s.run_id);
+  out.write(`\n${s.status === 'completed' ? '✓' : s.status === 'cancelled' ? '■' : '✗'} run ${s.run_id} ${s.status}\n`);
+  if (s.diagnosis && s.status !== 'completed') out.write(`  ${s.diagnosis.summary}\n`);
+  out.write(`  run folder: ${dir}\n`);
+  if (s.public_documents.length) {
+    out.write(`  artifacts:\n`);
+    for (const d of s.public_documents) out.write(`    ${join(dir, d.path)} (${d.bytes} bytes)\n`);
+  }
+}
+
+async function runsCommand(args: string[], deps: CliDeps): Promise<number> {
+  const { values } = parse(args, { status: { type: 'string' }, plugin: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } });
+  const status = values.status as RunStatus | undefined;
+  if (status !== undefined && !STATUSES.includes(status)) throw new UsageError(`--status must be one of ${STATUSES.join(', ')}`);
+  const limit = intOpt(values, 'limit', 1) ?? 20;
+  const service = serviceFor(values, deps);
+  try {
+    const { runs, total } = await service.list({ ...(status ? { status } : {}), ...(typeof values.plugin === 'string' ? { plugin: values.plugin } : {}), limit });
+    if (values.json) {
+      deps.stdout.write(`${JSON.stringify({ runs, total })}\n`);
+      return EXIT.ok;
+    }
+    if (!runs.length) {
+      deps.stdout.write('no runs\n');
+      return EXIT.ok;
+    }
+    for (const r of runs) {
+      const goal = r.goal.length > 50 ? `${r.goal.slice(0, 49)}…` : r.goal;
+      deps.stdout.write(`${r.run_id}  ${r.status.padEnd(14)} ${r.plugin.padEnd(14)} ${goal}\n`);
+    }
+    if (total > runs.length) deps.stdout.write(`(${runs.length} of ${total}; --limit N for more)\n`);
+    return EXIT.ok;
+  } finally {
+    await service.close();
+  }
+}
+
+async function showCommand(args: string[], deps: CliDeps): Promise<number> {
+  const { values, positionals } = parse(args, { json: { type: 'boolean' } });
+  if (positionals.length !== 1) throw new UsageError('show needs a run id');
+  const service = serviceFor(values, deps);
+  try {
+    const s = await service.get(positionals[0]);
+    if (!s) throw new RunRequestError('not_found', `run ${positionals[0]} not found in ${service.runsDir}`);
+    if (values.json) {
+      deps.stdout.write(`${JSON.stringify({ status: s, manifest: await service.manifest(s.run_id) }, null, 2)}\n`);
+      return EXIT.ok;
+    }
+    const lines = [
+      `run        ${s.run_id}`,
+      `status     ${s.status}${s.diagnosis ? ` (${s.diagnosis.code}: ${s.diagnosis.summary})` : ''}`,
+      `plugin     ${s.plugin} ${s.plugin_version}${s.skill ? ` · skill ${s.skill}` : ''}`,
+      `model      ${s.provider}:${s.model}`,
+      `goal       ${s.goal}`,
+      `created    ${s.created_at}`,
+      `finished   ${s.finished_at ?? '-'}`,
+      `events     ${s.last_seq}`,
+      `answer     ${s.final_answer || '-'}`,
+    ];
+    deps.stdout.write(`${lines.join('\n')}\n`);
+    printSummary(s, service.runsDir, deps.stdout);
+    return EXIT.ok;
+  } finally {
+    await service.close();
+  }
+}
+
+async function replayCommand(args: string[], deps: CliDeps): Promise<number> {
+  const { values, positionals } = parse(args, { format: { type: 'string' }, reasoning: { type: 'boolean' } });
+  if (positionals.length !== 1) throw new UsageError('replay needs a run id');
+  const format = (values.format ?? 'text') as WireFormat;
+  if (!WIRE_FORMATS.includes(format)) throw new UsageError(`--format must be one of ${WIRE_FORMATS.join(', ')}, got ${JSON.stringify(values.format)}`);
+  const service = serviceFor(values, deps);
+  try {
+    const s = await service.get(positionals[0]);
+    if (!s) throw new RunRequestError('not_found', `run ${positionals[0]} not found in ${service.runsDir}`);
+    const writer = createWireWriter(format, s.run_id, deps.stdout, { showReasoning: values.reasoning === true });
+    for await (const ev of service.events(s.run_id)) writer.write(ev);
+    return EXIT.ok;
+  } finally {
+    await service.close();
+  }
+}
+
+function pluginsCommand(args: string[], deps: CliDeps): number {
+  const { values } = parse(args, { json: { type: 'boolean' } });
+  const rows = [...deps.plugins].sort((a, b) => a.name.localeCompare(b.name)).map((p) => {
+    let schema: { properties?: Record<string, unknown>; required?: string[] } = {};
+    try {
+      schema = z.toJSONSchema(p.inputSchema, { io: 'input', unrepresentable: 'any' }) as typeof schema;
+    } catch {
+      schema = {};
+    }
+    const required = new Set(schema.required ?? []);
+    const inputs = Object.keys(schema.properties ?? {}).map((k) => (required.has(k) ? k : `${k}?`));
+    return { name: p.name, version: p.version, description: p.description, inputs, fileInputs: p.fileInputs, defaultSkill: p.defaultSkill, artifacts: p.artifacts.map((a) => a.path) };
+  });
+  if (values.json) {
+    deps.stdout.write(`${JSON.stringify(rows)}\n`);
+    return EXIT.ok;
+  }
+  for (const r of rows) {
+    deps.stdout.write(`${r.name} ${r.version}  ${r.description}\n  input: ${r.inputs.join(', ') || '-'}\n  skill: ${r.defaultSkill ?? '-'}  artifacts: ${r.artifacts.join(', ') || '-'}\n`);
+  }
+  return EXIT.ok;
+}
+
+async function skillsCommand(args: string[], deps: CliDeps): Promise<number> {
+  const { values } = parse(args, { json: { type: 'boolean' } });
+  const dir = deps.skillsDir ?? defaultSkillsDir();
+  const { skills, errors } = await listSkills(dir);
+  if (values.json) {
+    deps.stdout.write(`${JSON.stringify({ skills: skills.map((s) => ({ ...s.manifest, dir: s.dir })), errors })}\n`);
+    return EXIT.ok;
+  }
+  if (!skills.length && !errors.length) deps.stdout.write(`no skills in ${dir}\n`);
+  for (const s of skills) {
+    const m = s.manifest;
+    deps.stdout.write(`${m.name} ${m.version}  plugins: ${m.compatible_plugins.join(', ')}  tools: ${m.required_tools.join(', ') || '-'}  outputs: ${m.output_artifacts.join(', ') || '-'}\n`);
+  }
+  for (const e of errors) deps.stderr.write(`✗ ${e.name}: ${e.message}\n`);
+  return errors.length ? EXIT.failed : EXIT.ok;
+}
+
+async function serveCommand(args: string[], deps: CliDeps): Promise<number> {
+  const { values } = parse(args, { host: { type: 'string' }, port: { type: 'string' } });
+  if (!deps.serve) throw new UsageError('serve is not available in this build');
+  const port = intOpt(values, 'port', 0);
+  const server = await deps.serve({
+    dataDir: dataDirOf(values, deps),
+    ...(typeof values.host === 'string' ? { host: values.host } : {}),
+    ...(port !== undefined ? { port } : {}),
+    skillsDir: deps.skillsDir ?? defaultSkillsDir(),
+    env: deps.env,
+  });
+  deps.stdout.write(`runtrail serving on ${server.url} (Ctrl-C to stop)\n`);
+  await new Promise<void>((resolveStop) => {
+    const off = deps.onInterrupt?.(() => {
+      off?.();
+      resolveStop();
+    });
+    if (!deps.onInterrupt) resolveStop();
+  });
+  await server.close();
+  return EXIT.ok;
+}

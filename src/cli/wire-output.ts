@@ -1,0 +1,36 @@
+/**
+ * AgentEvents → wire output through the one bridge: NDJSON (one frame per line), SSE frames, or
+ * terminal text. Live `run --json` and `replay` both use it, so their bytes are identical.
+ */
+import type { AgentEvent } from '../events/agent-event.js';
+import { createEngineBridge } from '../events/engine-bridge.js';
+import { formatSseFrame } from '../channels/sse-adapter.js';
+import { TerminalAdapter } from '../channels/terminal-adapter.js';
+import type { CliOut } from './cli-io.js';
+
+export type WireFormat = 'ndjson' | 'sse' | 'text';
+export const WIRE_FORMATS: readonly WireFormat[] = ['ndjson', 'sse', 'text'];
+
+export interface WireWriter {
+  write(ev: AgentEvent): void;
+}
+
+export function createWireWriter(format: WireFormat, runId: string, out: CliOut, opts: { showReasoning?: boolean; tty?: boolean } = {}): WireWriter {
+  const bridge = createEngineBridge({ traceId: runId });
+  if (format === 'text') {
+    const term = new TerminalAdapter({ stream: out, traceId: runId, showReasoning: opts.showReasoning ?? false, ...(opts.tty !== undefined ? { tty: opts.tty } : {}) });
+    return {
+      write(ev) {
+        const e = bridge.translate(ev);
+        if (e) term.emit(e);
+      },
+    };
+  }
+  return {
+    write(ev) {
+      const e = bridge.translate(ev);
+      if (!e) return;
+      out.write(format === 'sse' ? formatSseFrame(e, { wireMeta: false }) : `${e.toWireJson('all')}\n`);
+    },
+  };
+}
