@@ -47,3 +47,29 @@ export * from './providers/resolve-model-provider.js';
 // skills: compute-entry skills (issue 4)
 export * from './skills/compute-skill-runner.js';
 export * from './skills/execute-skill-tool.js';
+// runtime: RunService, engine, loop, executor, workspace, hooks (issue 3 §1, §3)
+export * from './runtime/run-service.js';
+export * from './runtime/run-request-error.js';
+export * from './runtime/run-id.js';
+export * from './runtime/data-dir.js';
+export * from './runtime/run-workspace.js';
+export * from './runtime/run-state-machine.js';
+export * from './runtime/event-store.js';
+export * from './runtime/run-capabilities.js';
+export * from './runtime/run-hooks.js';
+export * from './runtime/plan-progress.js';
+export * from './runtime/stop-validation.js';
+export * from './runtime/tool-executor.js';
+export * from './runtime/agent-loop.js';
+export * from './runtime/run-metrics.js';
+export * from './runtime/run-manifest.js';
+export * from './runtime/system-prompt.js';
+export * from './runtime/create-run-request.js';
+export { executeRun, writeTrace, TRACE_FILE, type NoticeSource, type EngineDeps } from './runtime/run-engine.js';
+export type { PublishFn } from './runtime/run-publisher.js';
+// skills: skill.json + SKILL.md loader (issue 3 §2)
+export * from './skills/skill-manifest.js';
+export * from './skills/skill-loader.js';
+// cli (issue 3 §5)
+export { runCli, USAGE } from './cli/run-cli.js';
+export type { CliDeps } from './cli/cli-io.js';
