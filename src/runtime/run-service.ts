@@ -10,6 +10,7 @@ import { realpathSync } from 'node:fs';
 import type { AgentEvent, RunStatus } from '../events/agent-event.js';
 import { AgentEventBus } from '../events/agent-event-bus.js';
 import { Diagnosis } from '../events/diagnosis.js';
+import { ThinkingTagFilter } from '../events/thinking-tag-filter.js';
 import type { ChatMessage, ModelProvider } from '../providers/model-provider.js';
 import type { OfflineProcedure } from '../providers/model-turn.js';
 import { resolveModelProvider, type ModelSpec } from '../providers/resolve-model-provider.js';
@@ -406,7 +407,7 @@ export class RunService implements RunServiceApi {
       dataDir: this.dataDir,
       extraHooks: this.opts.hooks,
       processRegistry: this.opts.processRegistry,
-      createTextFilter: this.opts.createTextFilter,
+      createTextFilter: this.opts.createTextFilter ?? (() => new ThinkingTagFilter()),
       sleep: this.opts.sleep,
       backoffMs: this.opts.backoffMs,
       persistStatus: (r: RunRecord) => this.persistStatus(r),

@@ -426,6 +426,25 @@ describe('RunService: request errors', () => {
   });
 });
 
+describe('RunService: streamed text', () => {
+  it('strips thinking tags from assistant text and routes them to reasoning', async () => {
+    svc = makeService(env, new FakeProvider([
+      { toolCalls: [{ name: 'read_notes', args: {} }] },
+      goodTurns()[1],
+      { text: '<think>the user wants a count</think>Three notes.', reasoning: 'plan: answer' },
+    ]));
+    const { run_id } = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
+    const st = await svc.wait(run_id);
+    expect(st.final_answer).toBe('Three notes.');
+    const evs = events(run_id);
+    const deltas = evs.filter((e) => e.stream === 'assistant').map((e) => (e.data as { delta: string }).delta).join('');
+    expect(deltas).toBe('Three notes.');
+    const reasoning = evs.filter((e) => e.stream === 'reasoning' && (e.data as { phase?: string }).phase === 'end').map((e) => (e.data as { text: string }).text);
+    expect(reasoning.join('')).toContain('the user wants a count');
+    expect(reasoning.join('')).toContain('plan: answer');
+  });
+});
+
 describe('RunService: conversations, notices, restart', () => {
   it('a run in a conversation gets earlier goals and answers as history', async () => {
     const provider = new FakeProvider((n) => (n % 3 === 0 ? goodTurns()[0] : n % 3 === 1 ? goodTurns()[1] : { text: `answer ${n}` }));
