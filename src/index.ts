@@ -28,6 +28,7 @@ export { EXEC_DEFAULTS, readExecLimits, minimalBaseEnv, MAX_COMMAND_CHARS, type 
 export * from './tools/tail-buffer.js';
 export * from './tools/process-session.js';
 export * from './tools/process-registry.js';
+export * from './tools/default-process-registry.js';
 export * from './tools/exec-tool.js';
 export * from './tools/process-tool.js';
 export { liveGroupMembers, isGroupAlive, terminateGroup } from './tools/process-group.js';

@@ -1,7 +1,8 @@
 /** `execute_skill`: the tool through which a model runs a compute-entry skill (a `skill` step on the wire). */
 import { z } from 'zod';
 import type { ToolDefinition, ToolExecutionContext, ToolResult } from '../tools/tool.js';
-import { ProcessRegistry } from '../tools/process-registry.js';
+import { defaultProcessRegistry } from '../tools/default-process-registry.js';
+import type { ProcessRegistry } from '../tools/process-registry.js';
 import { runComputeSkill, type ComputeSkillSpec } from './compute-skill-runner.js';
 
 export const executeSkillParameters = z.object({
@@ -11,7 +12,7 @@ export const executeSkillParameters = z.object({
 export type ExecuteSkillArgs = z.infer<typeof executeSkillParameters>;
 
 export interface ExecuteSkillToolOptions {
-  /** Default: a registry private to this tool. */
+  /** Default: the process-wide `defaultProcessRegistry()`. */
   registry?: ProcessRegistry;
   /** Sessions are scoped to this key (the run id) so run cancel can end them (default 'skills'). */
   scopeKey?: string;
@@ -24,7 +25,6 @@ export interface ExecuteSkillToolOptions {
 }
 
 const MAX_CONTENT = 20_000;
-let sharedRegistry: ProcessRegistry | null = null;
 
 export function createExecuteSkillTool(opts: ExecuteSkillToolOptions): ToolDefinition<ExecuteSkillArgs> {
   const byName = new Map(opts.skills.map((s) => [s.name, s]));
@@ -39,7 +39,7 @@ export function createExecuteSkillTool(opts: ExecuteSkillToolOptions): ToolDefin
       if (!parsed.success) return bad(`invalid arguments: ${z.prettifyError(parsed.error)}`);
       const skill = byName.get(parsed.data.skill);
       if (!skill) return bad(`unknown compute skill ${JSON.stringify(parsed.data.skill)}`, `Available: ${names.join(', ') || '(none)'}.`);
-      const registry = opts.registry ?? (sharedRegistry ??= new ProcessRegistry());
+      const registry = opts.registry ?? defaultProcessRegistry();
       const out = await runComputeSkill({
         registry,
         scopeKey: opts.scopeKey ?? 'skills',

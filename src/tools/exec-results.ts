@@ -47,11 +47,12 @@ export function sessionDetails(s: ProcessSession, tailChars: number): Record<str
 }
 
 export function describeExit(s: ProcessSession): string {
+  const after = s.endedAt !== null ? ` after ${((s.endedAt - s.startedAt) / 1000).toFixed(1)} s` : '';
   if (s.spawnError) return `Command could not start: ${s.spawnError}`;
-  if (s.timedOut) return `Command timed out and was killed${s.signal ? ` (${s.signal})` : ''}.`;
-  if (s.endCause) return `Command was ended (${s.endCause})${s.signal ? ` by ${s.signal}` : ''}.`;
-  if (s.exitCode !== null) return `Process exited with code ${s.exitCode}.`;
-  return `Process was killed by ${s.signal ?? 'a signal'}.`;
+  if (s.timedOut) return `Command timed out and was killed${s.signal ? ` (${s.signal})` : ''}${after}.`;
+  if (s.endCause) return `Command was ended (${s.endCause})${s.signal ? ` by ${s.signal}` : ''}${after}.`;
+  if (s.exitCode !== null) return `Process exited with code ${s.exitCode}${after}.`;
+  return `Process was killed by ${s.signal ?? 'a signal'}${after}.`;
 }
 
 /** The Diagnosis of a finished, failed session. */

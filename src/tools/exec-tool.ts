@@ -177,7 +177,7 @@ function finishedResult(s: ProcessSession, tailChars: number): ToolResult {
   const dropped = s.totalChars - out.length;
   const body = out === '' ? '(no output)' : `${cutNote(dropped, 'output')}${out}`;
   const ok = s.status === 'completed';
-  const content = ok ? `${warn}${body}` : `${warn}${body}\n\n${describeExit(s)}`;
+  const content = `${warn}${body}\n\n${describeExit(s)}`;
   return {
     ok,
     content,
