@@ -5,7 +5,7 @@
 import type { WorkspaceAccess } from '../../runtime/business-plugin.js';
 import { readInputBytes } from '../shared/read-input-file.js';
 import { analyseFeedback, type FeedbackStats } from './analysis/analyse-feedback.js';
-import { decodeText, type DetectedEncoding } from './analysis/decode-text.js';
+import { decodeText, type DetectedEncoding } from '../shared/decode-text.js';
 import type { FeedbackRow } from './analysis/feedback-row.js';
 import { parseFeedbackCsv, type ParsedFeedback } from './analysis/parse-feedback-csv.js';
 import { buildEvidenceIndex, EVIDENCE_INDEX_FILE } from './evidence-index.js';

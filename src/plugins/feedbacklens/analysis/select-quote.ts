@@ -1,5 +1,5 @@
 /** Evidence quotes: always a verbatim slice of the row's text, so the stop check can verify it. */
-import { contentTokens } from './tokenize.js';
+import { contentTokens } from '../../shared/tokenize.js';
 
 export const MAX_QUOTE_CHARS = 280;
 /** Rows up to this long are quoted whole: the full voice reads better than a fragment. */

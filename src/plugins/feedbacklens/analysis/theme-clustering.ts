@@ -3,7 +3,7 @@
  * grouping of salient co-occurring terms, then spherical k-means (cosine) to settle membership.
  * Nothing here knows any topic in advance; labels come from each cluster's most distinctive terms.
  */
-import { contentTokens, termsOf } from './tokenize.js';
+import { contentTokens, termsOf } from '../../shared/tokenize.js';
 
 export interface ThemeCluster {
   /** document indices, most central first */

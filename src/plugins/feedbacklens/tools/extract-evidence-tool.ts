@@ -4,7 +4,7 @@ import type { ToolDefinition } from '../../../tools/tool.js';
 import { errorResult, okResult } from '../../shared/tool-result.js';
 import { scoreSentiment } from '../analysis/sentiment-score.js';
 import { selectQuote } from '../analysis/select-quote.js';
-import { contentTokens } from '../analysis/tokenize.js';
+import { contentTokens } from '../../shared/tokenize.js';
 import type { FeedbackRow } from '../analysis/feedback-row.js';
 import type { FeedbackDataset } from '../feedback-dataset.js';
 
