@@ -74,3 +74,12 @@ export * from './skills/skill-loader.js';
 // cli (issue 3 §5)
 export { runCli, USAGE } from './cli/run-cli.js';
 export type { CliDeps } from './cli/cli-io.js';
+// server: HTTP API, SSE/WebSocket streams, IM endpoint (issue 5)
+export { startServer, buildServer, type ServerOptions, type RunningServer } from './server/start-server.js';
+export { HttpError, errorBody } from './server/http-error.js';
+export { listenRefusal, isLoopbackHost } from './server/listen-guard.js';
+export { parseImCommand, IM_HELP, type ImCommand } from './server/im-command.js';
+export { assembleRunReply, splitReply, type ImReply } from './server/im-reply.js';
+export { pluginInfo, type PluginInfo } from './server/plugin-catalog.js';
+export { prometheusText } from './server/prometheus-text.js';
+export { runFrames, type RunFrame } from './server/run-frames.js';
