@@ -85,17 +85,17 @@ function clean(s: string): string {
 
 export function splitSentences(text: string): string[] {
   const out: string[] = [];
-  const re = /[^.!?]+(?:[.!?]+["')\]]*|$)/g;
-  let buf = '';
-  for (const m of text.matchAll(re)) {
-    buf += m[0];
-    // keep abbreviations like "e.g." and decimals attached to their sentence
-    if (/\b(e\.g|i\.e|etc|vs|Mr|Mrs|Dr|approx)\.$/i.test(buf.trim()) || /\d\.$/.test(buf.trim())) continue;
-    const s = buf.trim();
-    if (s) out.push(s);
-    buf = '';
+  let start = 0;
+  // a boundary is end punctuation followed by whitespace or the end, so "8.1" and "p90." inside stay whole
+  for (const m of text.matchAll(/[.!?]+["')\]]*(?=\s|$)/g)) {
+    const end = (m.index ?? 0) + m[0].length;
+    const candidate = text.slice(start, end).trim();
+    if (/\b(e\.g|i\.e|etc|vs|mr|mrs|dr|approx|no)\.$/i.test(candidate)) continue;
+    if (candidate) out.push(candidate);
+    start = end;
   }
-  if (buf.trim()) out.push(buf.trim());
+  const rest = text.slice(start).trim();
+  if (rest) out.push(rest);
   return out;
 }
 
