@@ -1,6 +1,6 @@
 /** The `shell_task` builtin plugin (issue 4 §5): run one shell command and report how it went. */
 import { isAbsolute, resolve } from 'node:path';
-import type { BusinessPlugin, StopValidator } from '../../runtime/business-plugin.js';
+import type { ArtifactContract, BusinessPlugin, StopValidator } from '../../runtime/business-plugin.js';
 import { defaultProcessRegistry } from '../../tools/default-process-registry.js';
 import { createExecTool } from '../../tools/exec-tool.js';
 import type { ProcessRegistry } from '../../tools/process-registry.js';
@@ -16,6 +16,18 @@ export interface ShellTaskPluginOptions {
   /** Extra variables for the command, over the minimal base environment. */
   env?: Record<string, string>;
 }
+
+export const SHELL_TASK_ARTIFACTS: ArtifactContract[] = [
+  {
+    path: SHELL_TASK_REPORT,
+    type: 'markdown',
+    audience: 'user',
+    sensitivity: 'internal',
+    description: 'What was run, its exit code, how long it took and the end of its output',
+    required: true,
+    requiredHeadings: SHELL_TASK_REPORT_HEADINGS,
+  },
+];
 
 const reportNamesCommand: StopValidator<ShellTaskInput> = {
   name: 'report_names_command',
@@ -55,7 +67,7 @@ export function createShellTaskPlugin(opts: ShellTaskPluginOptions = {}): Busine
       return [
         createExecTool({ registry, scopeKey: ctx.runId, cwd: root, allowedRoots: roots, env: opts.env }),
         createProcessTool({ registry, scopeKey: ctx.runId }),
-        createWriteMarkdownArtifactTool({ workspace: ctx.workspace, contracts: this.artifacts, onlyPaths: [SHELL_TASK_REPORT] }),
+        createWriteMarkdownArtifactTool({ workspace: ctx.workspace, contracts: SHELL_TASK_ARTIFACTS, onlyPaths: [SHELL_TASK_REPORT] }),
       ];
     },
     plan: [
@@ -63,17 +75,7 @@ export function createShellTaskPlugin(opts: ShellTaskPluginOptions = {}): Busine
       { id: 'run', title: 'Run the command and follow it to the end', tools: ['exec', 'process'], doneWhenArtifactsExist: [SHELL_TASK_REPORT] },
       { id: 'report', title: 'Write report.md', tools: ['write_markdown_artifact'], doneWhenArtifactsExist: [SHELL_TASK_REPORT] },
     ],
-    artifacts: [
-      {
-        path: SHELL_TASK_REPORT,
-        type: 'markdown',
-        audience: 'user',
-        sensitivity: 'internal',
-        description: 'What was run, its exit code, how long it took and the end of its output',
-        required: true,
-        requiredHeadings: SHELL_TASK_REPORT_HEADINGS,
-      },
-    ],
+    artifacts: SHELL_TASK_ARTIFACTS,
     validators: [reportNamesCommand],
     offlineProcedure: shellTaskOfflineProcedure,
   };

@@ -165,7 +165,8 @@ export function summarise(source: string, opts: { maxSentences?: number; maxKeyP
   if (sections.length > 1) {
     for (const sec of sections) {
       const best = ranked.find((s) => s.section === sec && !summaryOrder.has(s.order) && s.score > 0);
-      const label = sec >= 0 ? headings[sec] : null;
+      // the document title is not a section name
+      const label = sec >= 0 && !(sec === 0 && title !== null) ? headings[sec] : null;
       if (best) keyPoints.push(label ? `${label}: ${best.text}` : best.text);
       else if (label) {
         const inSummary = ranked.find((s) => s.section === sec);
