@@ -81,3 +81,32 @@ export function exitDiagnosis(s: ProcessSession, tailChars: number): ToolResult[
 export function cutNote(dropped: number, what: string): string {
   return dropped > 0 ? `[${dropped} earlier chars of ${what} were cut to stay within the output cap]\n` : '';
 }
+
+export interface ParsedExit {
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  endedBy: string | null;
+  durationS: number | null;
+}
+
+const EXIT_LINE =
+  /(?:Process exited with code (-?\d+)|Process was killed by (\w+)|Command timed out and was killed(?: \((\w+)\))?|Command was ended \((\w+)\)(?: by (\w+))?)(?: after (\d+(?:\.\d+)?) s)?\.\s*$/;
+
+/** Reads the status line `describeExit` ends every finished exec/poll/log result with; null while running. */
+export function parseExitLine(content: string): ParsedExit | null {
+  const m = EXIT_LINE.exec(content);
+  if (!m) return null;
+  return {
+    exitCode: m[1] !== undefined ? Number(m[1]) : null,
+    signal: m[2] ?? m[3] ?? m[5] ?? null,
+    timedOut: content.slice(m.index).startsWith('Command timed out'),
+    endedBy: m[4] ?? null,
+    durationS: m[6] !== undefined ? Number(m[6]) : null,
+  };
+}
+
+/** `exec_…` id from a "Command still running (session exec_…" result. */
+export function parseRunningSession(content: string): string | null {
+  return /Command still running \(session (exec_[0-9a-f]+)/.exec(content)?.[1] ?? null;
+}

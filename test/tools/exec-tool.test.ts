@@ -270,3 +270,20 @@ describe('exec with the real operation reporter', () => {
     expect(mine.every((e) => e.targetType === 'tool')).toBe(true);
   });
 });
+
+describe('exit lines read back', () => {
+  it('parseExitLine reads what exec and poll print', async () => {
+    const { parseExitLine, parseRunningSession } = await import('../../src/tools/exec-results.js');
+    const { exec } = tools();
+    const ok = await exec.execute({ command: 'echo hi' });
+    expect(parseExitLine(ok.content)).toMatchObject({ exitCode: 0, signal: null, timedOut: false });
+    expect(parseExitLine(ok.content)?.durationS).toBeGreaterThanOrEqual(0);
+    const bad = await exec.execute({ command: 'exit 7' });
+    expect(parseExitLine(bad.content)?.exitCode).toBe(7);
+    const to = await exec.execute({ command: `sleep ${marker()}`, timeout: 0.2 });
+    expect(parseExitLine(to.content)).toMatchObject({ exitCode: null, timedOut: true, signal: 'SIGTERM' });
+    const bg = await exec.execute({ command: `sleep ${marker()}`, background: true });
+    expect(parseExitLine(bg.content)).toBeNull();
+    expect(parseRunningSession(bg.content)).toBe(bg.details?.sessionId);
+  });
+});
