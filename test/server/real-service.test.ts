@@ -8,6 +8,7 @@ import { createEngineBridge } from '../../src/events/engine-bridge.js';
 import { formatSseFrame } from '../../src/channels/sse-adapter.js';
 import type { AgentEvent } from '../../src/events/agent-event.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import { runCli } from '../../src/cli/run-cli.js';
 import { getJson, postJson, readSse } from './helpers.js';
 
 let server: RunningServer | null = null;
@@ -48,6 +49,20 @@ describe('server over the real RunService', () => {
       if (e) replay += formatSseFrame(e, { wireMeta: false });
     }
     expect(live.raw).toBe(replay);
+    // and the CLI's own `runtrail replay --format sse` writes the very same frames
+    await service.wait(runId);
+    let cli = '';
+    let err = '';
+    const out = { write: (c: string) => ((cli += c), true), isTTY: false, columns: 80 };
+    const code = await runCli(['replay', runId, '--format', 'sse', '--data-dir', dataDir], {
+      plugins: [createFeedbackLensPlugin()],
+      stdout: out as never,
+      stderr: { write: (c: string) => ((err += c), true), isTTY: false, columns: 80 } as never,
+      env: {},
+      cwd: process.cwd(),
+    });
+    expect(code, err).toBe(0);
+    expect('retry: 2000\n\n' + cli).toBe(live.raw);
 
     const docs = status.body.public_documents as Array<{ path: string }>;
     expect(docs.map((d) => d.path)).toContain('artifacts/insight_report.md');
