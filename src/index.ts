@@ -83,3 +83,26 @@ export { assembleRunReply, splitReply, type ImReply } from './server/im-reply.js
 export { pluginInfo, type PluginInfo } from './server/plugin-catalog.js';
 export { prometheusText } from './server/prometheus-text.js';
 export { runFrames, type RunFrame } from './server/run-frames.js';
+// plugins: builtin feedbacklens, file_summary, chat (issue 3 §2)
+export { builtinPlugins, type BuiltinPluginOptions } from './plugins/builtin-plugins.js';
+export { createFeedbackLensPlugin, FEEDBACKLENS_VERSION, type FeedbackLensOptions } from './plugins/feedbacklens/feedbacklens-plugin.js';
+export { feedbackLensInputSchema, type FeedbackLensInput } from './plugins/feedbacklens/input-schema.js';
+export {
+  feedbackAnalysisSchema,
+  productBacklogSchema,
+  INSIGHT_REPORT_HEADINGS,
+  FEEDBACK_ANALYSIS_FILE,
+  PRODUCT_BACKLOG_FILE,
+  INSIGHT_REPORT_FILE,
+  type FeedbackAnalysisDoc,
+  type ProductBacklogDoc,
+} from './plugins/feedbacklens/artifact-schemas.js';
+export { feedbackLensOfflineProcedure, COMPUTE_SKILL_THRESHOLD } from './plugins/feedbacklens/offline-procedure.js';
+export { parseFeedbackCsv, type ParsedFeedback } from './plugins/feedbacklens/analysis/parse-feedback-csv.js';
+export { analyseFeedback, type FeedbackStats, type ThemeSummary } from './plugins/feedbacklens/analysis/analyse-feedback.js';
+export { clusterThemes, type ThemeCluster } from './plugins/feedbacklens/analysis/theme-clustering.js';
+export type { FeedbackRow } from './plugins/feedbacklens/analysis/feedback-row.js';
+export { createFileSummaryPlugin, FILE_SUMMARY_VERSION } from './plugins/file-summary/file-summary-plugin.js';
+export { fileSummaryInputSchema, type FileSummaryInput } from './plugins/file-summary/input-schema.js';
+export { createChatPlugin, CHAT_HELP, chatInputSchema, type ChatInput } from './plugins/chat/chat-plugin.js';
+export { contractValidator } from './plugins/shared/contract-validator.js';

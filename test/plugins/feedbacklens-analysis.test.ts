@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { decodeText } from '../../src/plugins/feedbacklens/analysis/decode-text.js';
+import { decodeText } from '../../src/plugins/shared/decode-text.js';
 import { parseFeedbackCsv } from '../../src/plugins/feedbacklens/analysis/parse-feedback-csv.js';
-import { contentTokens, stem, termsOf } from '../../src/plugins/feedbacklens/analysis/tokenize.js';
+import { contentTokens, stem, termsOf } from '../../src/plugins/shared/tokenize.js';
 import { scoreSentiment, ratingScale, normaliseRating } from '../../src/plugins/feedbacklens/analysis/sentiment-score.js';
 import { clusterThemes } from '../../src/plugins/feedbacklens/analysis/theme-clustering.js';
 import { isVerbatimQuote, selectQuote } from '../../src/plugins/feedbacklens/analysis/select-quote.js';

@@ -94,7 +94,7 @@ describe('feedbacklens offline procedure on any CSV', () => {
       parameters: z.object({ skill: z.string(), input: z.record(z.string(), z.unknown()) }),
       async execute(args) {
         seen.push(args);
-        return { ok: true, content: JSON.stringify({ ok: true, rows: 6000 }) };
+        return { ok: true, content: `Skill csv_profile completed in 5 ms.\n${JSON.stringify({ rows: 6000, columns: [{}, {}, {}, {}], output_path: 'artifacts/csv_profile.json' })}` };
       },
     };
     ws = createTempWorkspace();
@@ -102,7 +102,7 @@ describe('feedbacklens offline procedure on any CSV', () => {
     const r = await driveOffline(plugin, { csv_path: csv }, ws, { extraTools: [executeSkill] });
     expect(r.issues).toEqual([]);
     expect(seen).toEqual([{ skill: 'csv_profile', input: { csv_path: csv } }]);
-    expect(readFileSync(`${ws.root}/artifacts/insight_report.md`, 'utf8')).toContain('csv_profile');
+    expect(readFileSync(`${ws.root}/artifacts/insight_report.md`, 'utf8')).toContain('csv_profile compute skill before analysis (6000 rows, 4 columns; artifacts/csv_profile.json)');
   }, 60_000);
 
   it('does not call the compute skill on small inputs', async () => {

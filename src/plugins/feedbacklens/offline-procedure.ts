@@ -33,6 +33,22 @@ function giveUp(what: string, r: SeenToolResult[]): ModelTurn {
   return { text: `I could not complete the analysis: ${what} failed ${r.length} time(s). Last error: ${why}` };
 }
 
+/** "(12000 rows, 5 columns; artifacts/csv_profile.json)" from execute_skill's content, which ends in the skill's JSON result. */
+function describeProfile(content: string): string {
+  const at = content.indexOf('{');
+  if (at < 0) return '';
+  try {
+    const p = JSON.parse(content.slice(at)) as { rows?: unknown; columns?: unknown; output_path?: unknown };
+    const parts: string[] = [];
+    if (typeof p.rows === 'number') parts.push(`${p.rows} rows`);
+    if (Array.isArray(p.columns)) parts.push(`${p.columns.length} columns`);
+    const where = typeof p.output_path === 'string' ? `; ${p.output_path}` : '';
+    return parts.length ? ` (${parts.join(', ')}${where})` : '';
+  } catch {
+    return '';
+  }
+}
+
 function call(name: string, args: unknown): { name: string; args: unknown } {
   return { name, args };
 }
@@ -64,7 +80,7 @@ export const feedbackLensOfflineProcedure: OfflineProcedure = (state): ModelTurn
     }
     const ok = tried.find((r) => r.ok);
     profileNote = ok
-      ? `The ${totalRows}-row file was profiled with the ${CSV_PROFILE_SKILL} compute skill before analysis.`
+      ? `The ${totalRows}-row file was profiled with the ${CSV_PROFILE_SKILL} compute skill before analysis${describeProfile(ok.content)}.`
       : `The ${CSV_PROFILE_SKILL} compute skill failed; the analysis ran in-process instead.`;
   }
 
