@@ -2,11 +2,12 @@
 /** `runtrail` entry: wires the real process (stdio, env, Ctrl-C, plugins, server) into runCli. */
 import { RunService } from '../runtime/run-service.js';
 import { EXIT, type CliDeps } from './cli-io.js';
-import { loadBuiltinPlugins } from './load-plugins.js';
+import { defaultSkillsDir } from '../runtime/package-root.js';
+import { cliPlugins } from './cli-plugins.js';
 import { runCli } from './run-cli.js';
 
 async function main(): Promise<number> {
-  const plugins = await loadBuiltinPlugins();
+  const plugins = await cliPlugins(defaultSkillsDir());
   const deps: CliDeps = {
     plugins,
     stdout: process.stdout,

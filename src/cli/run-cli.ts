@@ -12,7 +12,7 @@ import { RunRequestError } from '../runtime/run-request-error.js';
 import { RunService } from '../runtime/run-service.js';
 import type { CreateRunRequest, RunLimits, RunStatusFile } from '../runtime/run-service-types.js';
 import type { RunStatus } from '../events/agent-event.js';
-import { listSkills } from '../skills/skill-loader.js';
+import { listSkills } from '../runtime/compute-skills.js';
 import { coerceInput, parseInputJson, parseInputPairs } from './build-input.js';
 import { EXIT, UsageError, type CliDeps } from './cli-io.js';
 import { WIRE_FORMATS, createWireWriter, type WireFormat } from './wire-output.js';

@@ -27,6 +27,8 @@ export const TRACE_FILE = 'runtime/trace.jsonl';
 /** What the exec engineer's ProcessRegistry offers the loop (duck-typed to keep runtime → tools light). */
 export interface NoticeSource {
   drainNotices(runId: string): string[];
+  /** Ends the background sessions a run left behind. */
+  killScope?(runId: string): Promise<void>;
 }
 
 export interface EngineDeps {
@@ -250,7 +252,7 @@ export async function finalise(rec: RunRecord, deps: EngineDeps, f: FinaliseInpu
     try {
       await fn();
     } catch (e) {
-      publish('run', { type: 'notice', text: `could not write ${what}: ${(e as Error).message}` });
+      publish('run', { type: 'notice', text: `could not finish ${what}: ${(e as Error).message}` });
     }
   };
   if (!machine.isTerminal) machine.transition(f.status);
@@ -271,6 +273,8 @@ export async function finalise(rec: RunRecord, deps: EngineDeps, f: FinaliseInpu
     };
     await workspace.writeRunJson('manifest.json', manifest);
   });
+
+  if (deps.processRegistry?.killScope) await guard('background processes', () => deps.processRegistry!.killScope!(rec.runId));
 
   if (f.runReporter) {
     if (f.status === 'completed') f.runReporter.complete(`run completed`);

@@ -16,6 +16,7 @@ import type { OfflineProcedure } from '../providers/model-turn.js';
 import { resolveModelProvider, type ModelSpec } from '../providers/resolve-model-provider.js';
 import { loadSkill, skillIncompatibilities, type LoadedSkill } from '../skills/skill-loader.js';
 import type { AnyToolDefinition } from '../tools/tool.js';
+import { defaultProcessRegistry } from '../tools/default-process-registry.js';
 import type { TextFilter } from './agent-loop.js';
 import { DEFAULT_LIMITS } from './agent-loop.js';
 import type { BusinessPlugin, PluginRunContext } from './business-plugin.js';
@@ -23,6 +24,7 @@ import { createRunRequestSchema, zodIssues } from './create-run-request.js';
 import { defaultDataDir } from './data-dir.js';
 import { EVENTS_FILE, EventStore, readEvents, repairEventsFile } from './event-store.js';
 import { defaultSkillsDir } from './package-root.js';
+import { PluginRegistry } from './plugin-registry.js';
 import { resolveCapabilities } from './run-capabilities.js';
 import { executeRun, finalise, type NoticeSource } from './run-engine.js';
 import type { RunHooks } from './run-hooks.js';
@@ -55,7 +57,9 @@ export interface RunServiceOptions {
   /** Throws RunRequestError (or any Error) when the model spec cannot be served. */
   providerResolver?: ProviderResolver;
   hooks?: Partial<RunHooks>;
-  processRegistry?: NoticeSource;
+  /** Background-process registry: exit notices before each model turn, its sessions ended with the run.
+   *  Default: the process-wide defaultProcessRegistry(); null for none. */
+  processRegistry?: NoticeSource | null;
   createTextFilter?: () => TextFilter;
   /** Tests: replace the provider-retry backoff. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -86,7 +90,7 @@ export class RunService implements RunServiceApi {
   readonly dataDir: string;
   readonly runsDir: string;
   readonly skillsDir: string;
-  private readonly plugins = new Map<string, BusinessPlugin<Record<string, unknown>>>();
+  readonly registry: PluginRegistry;
   private readonly concurrency: number;
   private readonly maxQueue: number;
   private readonly inputRoots: string[] | 'any';
@@ -105,7 +109,7 @@ export class RunService implements RunServiceApi {
     this.dataDir = resolve(opts.dataDir ?? defaultDataDir(opts.env ?? process.env));
     this.runsDir = join(this.dataDir, 'runs');
     this.skillsDir = resolve(opts.skillsDir ?? defaultSkillsDir());
-    for (const p of opts.plugins) this.plugins.set(p.name, p as BusinessPlugin<Record<string, unknown>>);
+    this.registry = new PluginRegistry(opts.plugins);
     this.concurrency = Math.max(1, opts.concurrency ?? 4);
     this.maxQueue = Math.max(0, opts.maxQueue ?? 100);
     this.inputRoots = opts.inputRoots ?? [join(this.dataDir, 'uploads')];
@@ -115,11 +119,11 @@ export class RunService implements RunServiceApi {
   }
 
   pluginNames(): string[] {
-    return [...this.plugins.keys()].sort();
+    return this.registry.names();
   }
 
   getPlugin(name: string): BusinessPlugin<Record<string, unknown>> | undefined {
-    return this.plugins.get(name);
+    return this.registry.get(name);
   }
 
   /** Loads existing runs; runs a crash left live become failed (`interrupted`) with a terminal event. Idempotent. */
@@ -206,7 +210,7 @@ export class RunService implements RunServiceApi {
     }
     const req = parsed.data;
     // 2. plugin
-    const plugin = this.plugins.get(req.plugin);
+    const plugin = this.registry.get(req.plugin) as BusinessPlugin<Record<string, unknown>> | undefined;
     if (!plugin) {
       this.fail('unknown_plugin', `unknown plugin "${req.plugin}"; valid plugins: ${this.pluginNames().join(', ')}`, {
         issues: [{ path: 'plugin', message: 'unknown plugin' }],
@@ -406,7 +410,7 @@ export class RunService implements RunServiceApi {
     return {
       dataDir: this.dataDir,
       extraHooks: this.opts.hooks,
-      processRegistry: this.opts.processRegistry,
+      processRegistry: this.opts.processRegistry === undefined ? defaultProcessRegistry() : (this.opts.processRegistry ?? undefined),
       createTextFilter: this.opts.createTextFilter ?? (() => new ThinkingTagFilter()),
       sleep: this.opts.sleep,
       backoffMs: this.opts.backoffMs,

@@ -1,0 +1,33 @@
+/** The plugins a RunService serves, by name (seed 003 step 2). */
+import type { BusinessPlugin } from './business-plugin.js';
+
+// plugins of many input types live side by side; each validates its own input with inputSchema
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyBusinessPlugin = BusinessPlugin<any>; // any: see above
+
+export class PluginRegistry {
+  private readonly byName = new Map<string, AnyBusinessPlugin>();
+
+  constructor(plugins: AnyBusinessPlugin[] = []) {
+    for (const p of plugins) this.register(p);
+  }
+
+  /** Throws on a nameless plugin or a name registered twice. */
+  register(plugin: AnyBusinessPlugin): void {
+    if (!plugin || typeof plugin.name !== 'string' || !plugin.name) throw new TypeError('PluginRegistry.register: a plugin needs a name');
+    if (this.byName.has(plugin.name)) throw new TypeError(`PluginRegistry.register: plugin "${plugin.name}" is already registered`);
+    this.byName.set(plugin.name, plugin);
+  }
+
+  get(name: string): AnyBusinessPlugin | undefined {
+    return this.byName.get(name);
+  }
+
+  names(): string[] {
+    return [...this.byName.keys()].sort();
+  }
+
+  list(): AnyBusinessPlugin[] {
+    return this.names().map((n) => this.byName.get(n)!);
+  }
+}
