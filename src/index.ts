@@ -106,3 +106,10 @@ export { createFileSummaryPlugin, FILE_SUMMARY_VERSION } from './plugins/file-su
 export { fileSummaryInputSchema, type FileSummaryInput } from './plugins/file-summary/input-schema.js';
 export { createChatPlugin, CHAT_HELP, chatInputSchema, type ChatInput } from './plugins/chat/chat-plugin.js';
 export { contractValidator } from './plugins/shared/contract-validator.js';
+// plugins: shell_task (issue 4)
+export { createShellTaskPlugin, SHELL_TASK_ARTIFACTS, type ShellTaskPluginOptions } from './plugins/shell-task/shell-task-plugin.js';
+export { shellTaskInputSchema, type ShellTaskInput } from './plugins/shell-task/input-schema.js';
+export * from './events/block-chunker.js';
+export * from './events/thinking-tag-filter.js';
+export * from './events/raw-stream-log.js';
+export * from './channels/terminal-adapter.js';
