@@ -4,7 +4,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { RunService } from '../../src/runtime/run-service.js';
+import { RunService, defaultProviderResolver } from '../../src/runtime/run-service.js';
+import { createScriptProvider } from '../../src/providers/script-provider.js';
+import { z } from 'zod';
+import type { BusinessPlugin } from '../../src/runtime/business-plugin.js';
+import { readSse } from '../server/helpers.js';
 import { createFeedbackLensPlugin } from '../../src/plugins/feedbacklens/feedbacklens-plugin.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 
@@ -15,6 +19,22 @@ let service: RunService;
 let ctx: BrowserContext;
 let dataDir = '';
 let profile = '';
+const WORDS = Array.from({ length: 120 }, (_, i) => `w${i}`).join(' ');
+const talkPlugin = {
+  name: 'talk',
+  version: '1.0.0',
+  description: 'streams a long answer slowly',
+  inputSchema: z.object({}).strict(),
+  fileInputs: [],
+  defaultSkill: null,
+  defaultGoal: 'talk',
+  promptFragments: [],
+  createTools: () => [],
+  plan: [],
+  artifacts: [],
+  validators: [],
+  offlineProcedure: () => ({ text: 'hi' }),
+} as unknown as BusinessPlugin;
 
 beforeAll(async () => {
   if (!existsSync('web/dist/index.html')) spawnSync('npx', ['vite', 'build', '--config', 'web/vite.config.ts'], { stdio: 'inherit' });
@@ -22,7 +42,13 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'runtrail-page-'));
   profile = mkdtempSync(join(tmpdir(), 'runtrail-chromium-'));
   // no skill folder needed here: the page is under test, not the skill
-  service = new RunService({ dataDir, plugins: [{ ...createFeedbackLensPlugin(), defaultSkill: null }], env: {} });
+  service = new RunService({
+    dataDir,
+    plugins: [{ ...createFeedbackLensPlugin(), defaultSkill: null }, talkPlugin],
+    env: {},
+    // `talk` streams slowly (a script model) so the page can lose its stream mid-run
+    providerResolver: (spec, opts) => (opts.offlineProcedure === talkPlugin.offlineProcedure ? createScriptProvider([{ text: WORDS, chunkDelayMs: 25 }]) : defaultProviderResolver(spec, opts)),
+  });
   server = await startServer({ service, port: 0, dataDir, env: {} });
   ctx = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -49,7 +75,7 @@ describe('web page', () => {
     });
     await page.goto(server.url);
     await page.getByRole('heading', { name: 'New run' }).waitFor();
-    await expect.poll(() => page.locator('select[name=plugin] option').allTextContents()).toEqual(['feedbacklens 1.0.0']);
+    await expect.poll(() => page.locator('select[name=plugin] option').allTextContents()).toEqual(['feedbacklens 1.0.0', 'talk 1.0.0']);
     // the form comes from the input schema: csv_path is a file input, max_rows a number
     await page.locator('input[type=file][name=csv_path]').setInputFiles(resolve('examples/feedback.csv'));
     expect(await page.locator('input[name=max_rows]').getAttribute('type')).toBe('number');
@@ -86,6 +112,29 @@ describe('web page', () => {
     await page.locator('.run-list .pill.st-completed').first().waitFor();
     await page.screenshot({ path: join(out, 'home-phone.png'), fullPage: true });
     expect(external).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it('reconnects by itself with Last-Event-ID when its stream drops mid-run, without losing or repeating a frame', async () => {
+    const page = await ctx.newPage();
+    const res = await fetch(`${server.url}/api/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ plugin: 'talk', input: {} }) });
+    const { run_id: runId } = (await res.json()) as { run_id: string };
+    const eventRequests: Array<string | undefined> = [];
+    page.on('request', (r) => {
+      if (r.url().endsWith(`/api/runs/${runId}/events`)) eventRequests.push(r.headers()['last-event-id']);
+    });
+    await page.goto(`${server.url}/#/runs/${runId}`);
+    await expect.poll(() => page.locator('.answer .md').textContent(), { timeout: 30_000 }).toMatch(/w10\b/);
+    // cut every open connection: the page must come back by itself
+    server.app.server.closeAllConnections();
+    await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 60_000 }).toBe('completed');
+    await expect.poll(async () => (await page.locator('.answer .md').textContent())?.trim()).toBe(WORDS);
+    expect(eventRequests.length).toBeGreaterThanOrEqual(2);
+    expect(eventRequests[0]).toBeUndefined();
+    expect(Number(eventRequests[1])).toBeGreaterThan(0);
+    // frames received across both connections = the frames of the run: no gap, no duplicate
+    const all = await readSse(`${server.url}/api/runs/${runId}/events`);
+    await expect.poll(() => page.locator('text=/\\d+ frames received/').textContent()).toBe(`${all.events.length} frames received`);
     await page.close();
   }, 120_000);
 });
