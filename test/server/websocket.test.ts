@@ -71,4 +71,40 @@ describe('WebSocket run stream', () => {
     expect(missing.msgs[0].error?.code).toBe('not_found');
     expect(missing.code).toBe(4404);
   });
+
+  it('drops a client that stops reading with a final error message; the run goes on', async () => {
+    const service = new FakeRunService();
+    const big = 'y'.repeat(4000);
+    service.scriptFor = () => ({ deltas: Array.from({ length: 2000 }, () => big) });
+    server = await startTestServer(service, { maxClientQueueBytes: 64 * 1024, slowClientMs: 200 });
+    const { body } = await postJson(`${server.url}/api/runs`, { plugin: 'echo', input: {} });
+    await service.wait(body.run_id);
+    const got = await new Promise<{ last: WsMsg; count: number; code: number }>((resolve, reject) => {
+      const ws = new WebSocket(`${server!.url.replace('http', 'ws')}/api/runs/${body.run_id}/ws?after=0`);
+      const msgs: string[] = [];
+      ws.on('open', () => {
+        // stop reading from the socket: the server's send buffer fills up
+        const sock = (ws as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+        sock.pause();
+        const wait = async (): Promise<void> => {
+          for (let i = 0; i < 500; i++) {
+            const m = await fetch(`${server!.url}/metrics`).then((r) => r.text());
+            if (/runtrail_stream_clients_dropped_total 1/.test(m)) break;
+            await new Promise((r) => setTimeout(r, 10));
+          }
+          sock.resume();
+        };
+        void wait();
+      });
+      ws.on('message', (d) => msgs.push(String(d)));
+      ws.on('close', (code) => resolve({ last: JSON.parse(msgs.at(-1)!) as WsMsg, count: msgs.length, code }));
+      ws.on('error', reject);
+    });
+    expect(got.code).toBe(1013);
+    expect(got.last.id).toBeNull();
+    expect(got.last.data?.type).toBe('error');
+    expect((got.last.data?.diagnosis as { code: string }).code).toBe('client_too_slow');
+    expect(got.count).toBeLessThan(2000);
+    expect((await service.get(body.run_id))!.status).toBe('completed');
+  });
 });
