@@ -1,9 +1,12 @@
 /** `execute_skill`: the tool through which a model runs a compute-entry skill (a `skill` step on the wire). */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
 import type { ToolDefinition, ToolExecutionContext, ToolResult } from '../tools/tool.js';
 import { defaultProcessRegistry } from '../tools/default-process-registry.js';
 import type { ProcessRegistry } from '../tools/process-registry.js';
 import { runComputeSkill, type ComputeSkillSpec } from './compute-skill-runner.js';
+import { skillManifestSchema } from './skill-manifest.js';
 
 export const executeSkillParameters = z.object({
   skill: z.string().min(1).describe('Name of the compute skill to run.'),
@@ -81,4 +84,28 @@ function bad(message: string, hint = ''): ToolResult {
     details: { status: 'failed', error: message },
     diagnosis: { code: 'execute_skill_bad_input', severity: 'error', summary: message, hint, retryable: false },
   };
+}
+
+/**
+ * The compute-entry skills under `skillsDir` (those whose skill.json has an `entry`), optionally only
+ * `names`. Synchronous so a plugin's `createTools` can call it; invalid folders are skipped.
+ */
+export function computeSkillsIn(skillsDir: string, names?: string[]): ComputeSkillSpec[] {
+  let dirs: string[];
+  try {
+    dirs = readdirSync(skillsDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+  } catch {
+    return [];
+  }
+  const out: ComputeSkillSpec[] = [];
+  for (const name of dirs.sort()) {
+    if (names && !names.includes(name)) continue;
+    try {
+      const m = skillManifestSchema.safeParse(JSON.parse(readFileSync(join(skillsDir, name, 'skill.json'), 'utf8')));
+      if (m.success && m.data.entry && m.data.name === name) out.push({ name, dir: join(skillsDir, name), entry: m.data.entry });
+    } catch {
+      // unreadable skill.json: the skill loader reports it; here it is simply not offered
+    }
+  }
+  return out;
 }

@@ -1,0 +1,73 @@
+/** feedbacklens profiles inputs above 5,000 rows with csv_profile through execute_skill (issue 4 §5). */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFeedbackLensPlugin } from '../../src/plugins/feedbacklens/feedbacklens-plugin.js';
+import { defaultSkillsDir, runtrailPackageRoot } from '../../src/runtime/package-root.js';
+import { RunService } from '../../src/runtime/run-service.js';
+import { computeSkillsIn, createExecuteSkillTool } from '../../src/skills/execute-skill-tool.js';
+import { ProcessRegistry } from '../../src/tools/process-registry.js';
+
+let dir: string;
+let svc: RunService;
+let registry: ProcessRegistry;
+let csv: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'runtrail-fl-compute-'));
+  registry = new ProcessRegistry();
+  const [header, ...rows] = readFileSync(join(runtrailPackageRoot(), 'examples', 'feedback.csv'), 'utf8').trim().split('\n');
+  const lines = [header];
+  for (let i = 0; i < 6_000; i++) lines.push(rows[i % rows.length].replace(/^FB-\d+/, `FB-${100000 + i}`));
+  csv = join(dir, 'big-feedback.csv');
+  writeFileSync(csv, `${lines.join('\n')}\n`);
+  const plugin = createFeedbackLensPlugin({
+    extraTools: (ctx) => [
+      createExecuteSkillTool({ registry, scopeKey: ctx.runId, skills: computeSkillsIn(defaultSkillsDir(), ['csv_profile']), cwd: ctx.workspace.root }),
+    ],
+    extraToolNames: ['execute_skill'],
+  });
+  svc = new RunService({ dataDir: dir, plugins: [plugin], inputRoots: 'any', env: {}, processRegistry: registry });
+});
+afterAll(async () => {
+  await svc.close();
+  await registry.shutdown();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('feedbacklens with the csv_profile compute skill', () => {
+  it('finds csv_profile among the bundled compute skills', () => {
+    const skills = computeSkillsIn(defaultSkillsDir());
+    expect(skills.map((s) => s.name)).toContain('csv_profile');
+    expect(skills.every((s) => s.entry.command.length > 0)).toBe(true);
+  });
+
+  it('profiles a 6,000-row input as a skill step with stage events, then completes', async () => {
+    const created = await svc.create({ plugin: 'feedbacklens', input: { csv_path: csv, product_name: 'TaskFlow Pro' } });
+    const st = await svc.wait(created.run_id);
+    const runDir = join(dir, 'runs', st.run_id);
+    const events = readFileSync(join(runDir, 'runtime', 'events.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { stream: string; data: Record<string, unknown> });
+    expect(st.diagnosis, JSON.stringify(st.diagnosis)).toBeNull();
+    expect(st.status).toBe('completed');
+    const start = events.find((e) => e.stream === 'tool' && e.data.phase === 'start' && e.data.name === 'execute_skill');
+    expect(start?.data.kind).toBe('skill');
+    const result = events.find((e) => e.stream === 'tool' && e.data.phase === 'result' && e.data.name === 'execute_skill');
+    expect(result?.data.isError).toBe(false);
+    const stages = events
+      .filter((e) => e.stream === 'process')
+      .map((e) => (e.data.event as { stage?: string; targetType: string }))
+      .filter((ev) => ev.targetType === 'skill' && ev.stage)
+      .map((ev) => ev.stage);
+    // The process buffer coalesces updates within 400 ms, so a fast `aggregate` may be folded away.
+    const seen = [...new Set(stages)];
+    expect(seen[0]).toBe('scan');
+    expect(seen.at(-1)).toBe('write');
+    expect(seen.filter((x) => !['scan', 'aggregate', 'write'].includes(x as string))).toEqual([]);
+    expect(existsSync(join(runDir, 'artifacts', 'csv_profile.json'))).toBe(true);
+    expect(JSON.parse(readFileSync(join(runDir, 'artifacts', 'csv_profile.json'), 'utf8')).rows).toBe(6_000);
+  });
+});
