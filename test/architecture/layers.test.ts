@@ -1,0 +1,118 @@
+/**
+ * DESIGN.md's layer table, enforced: each import under src/ must point at an allowed layer.
+ * Uses the TypeScript parser so type-only imports (erased at runtime) are told apart:
+ * plugins may see runtime's types only.
+ */
+import { dirname, join, normalize, relative, sep } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { readSource, sourceFiles, SRC } from './source-files.js';
+
+type Layer = 'events' | 'channels' | 'providers' | 'tools' | 'skills' | 'runtime' | 'plugins' | 'server' | 'cli';
+
+/**
+ * layer → layers it may import at runtime; `typesOnly` → layers it may import for types only.
+ * Two readings of the table, stated here so they can be argued with: server and cli are one row
+ * (the front doors: `runtrail start` starts the server), and plugins may use the provider types
+ * that runtime's plugin contract itself is written in (ChatMessage, ToolSpec for offline procedures).
+ */
+export const LAYERS: Record<Layer, { uses: Layer[]; typesOnly?: Layer[] }> = {
+  events: { uses: [] },
+  channels: { uses: ['events'] },
+  providers: { uses: ['events'] },
+  tools: { uses: ['events'] },
+  skills: { uses: ['tools', 'events'] },
+  runtime: { uses: ['events', 'providers', 'tools', 'skills'] },
+  plugins: { uses: ['tools', 'skills', 'events'], typesOnly: ['runtime', 'providers'] },
+  server: { uses: ['runtime', 'plugins', 'channels', 'events', 'cli'] },
+  cli: { uses: ['runtime', 'plugins', 'channels', 'events', 'server'] },
+};
+
+export interface ImportRef {
+  spec: string;
+  typeOnly: boolean;
+}
+
+export function importsOf(fileName: string, source: string): ImportRef[] {
+  const sf = ts.createSourceFile(fileName, source, ts.ScriptTarget.ES2022, true);
+  const out: ImportRef[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+      const c = node.importClause;
+      const named = c?.namedBindings && ts.isNamedImports(c.namedBindings) ? c.namedBindings.elements : undefined;
+      const allTypeSpecifiers = !!named && named.length > 0 && !c?.name && named.every((e) => e.isTypeOnly);
+      out.push({ spec: node.moduleSpecifier.text, typeOnly: !!c && (c.isTypeOnly || allTypeSpecifiers) });
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      const named = node.exportClause && ts.isNamedExports(node.exportClause) ? node.exportClause.elements : undefined;
+      const allType = !!named && named.length > 0 && named.every((e) => e.isTypeOnly);
+      out.push({ spec: node.moduleSpecifier.text, typeOnly: node.isTypeOnly || allType });
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const a = node.arguments[0];
+      if (a && ts.isStringLiteralLike(a)) out.push({ spec: a.text, typeOnly: false });
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+      out.push({ spec: node.argument.literal.text, typeOnly: true });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return out;
+}
+
+function layerOf(relToSrc: string): Layer | null {
+  const top = relToSrc.split('/')[0];
+  return top in LAYERS ? (top as Layer) : null;
+}
+
+/** Violations of one file (path relative to src/, posix). */
+export function layerViolations(file: string, source: string): string[] {
+  const from = layerOf(file);
+  if (!from) return [];
+  const rule = LAYERS[from];
+  const bad: string[] = [];
+  for (const imp of importsOf(file, source)) {
+    if (!imp.spec.startsWith('.')) continue;
+    const target = relative(SRC, normalize(join(SRC, dirname(file), imp.spec))).split(sep).join('/');
+    if (target.startsWith('..')) {
+      bad.push(`${file} imports ${imp.spec}, outside src/`);
+      continue;
+    }
+    const to = layerOf(target);
+    if (to === from) continue;
+    if (!to) {
+      bad.push(`${file} (${from}) imports ${imp.spec}, which belongs to no layer`);
+      continue;
+    }
+    if (rule.uses.includes(to)) continue;
+    if (imp.typeOnly && rule.typesOnly?.includes(to)) continue;
+    const allowed = [...rule.uses, ...(rule.typesOnly ?? []).map((l) => `${l} (types)`)].join(', ') || 'nothing of Runtrail';
+    bad.push(`${file} (${from}) imports ${imp.spec}${imp.typeOnly ? ' (types)' : ''} from ${to}; ${from} may import ${allowed}`);
+  }
+  return bad;
+}
+
+describe('layers (DESIGN.md)', () => {
+  it('every import under src/ respects the layer table', () => {
+    const bad = sourceFiles().flatMap((f) => layerViolations(f, readSource(f)));
+    expect(bad, bad.join('\n')).toEqual([]);
+  });
+
+  it('the check really fails on violations', () => {
+    expect(layerViolations('events/x.ts', `import { RunService } from '../runtime/run-service.js';`)).toHaveLength(1);
+    expect(layerViolations('channels/x.ts', `import type { Tool } from '../tools/tool.js';`)).toHaveLength(1);
+    expect(layerViolations('tools/x.ts', `export * from '../runtime/run-id.js';`)).toHaveLength(1);
+    expect(layerViolations('runtime/x.ts', `const m = await import('../server/server.js');`)).toHaveLength(1);
+    expect(layerViolations('plugins/x.ts', `import { createRun } from '../runtime/run-engine.js';`)).toHaveLength(1);
+    expect(layerViolations('plugins/x.ts', `import { type A, b } from '../runtime/business-plugin.js';`)).toHaveLength(1);
+    expect(layerViolations('events/x.ts', `import x from '../../package.json';`)).toHaveLength(1);
+    expect(layerViolations('plugins/x.ts', `import { OfflineProvider } from '../providers/offline-provider.js';`)).toHaveLength(1);
+    expect(layerViolations('server/x.ts', `import { ScriptProvider } from '../providers/script-provider.js';`)).toHaveLength(1);
+  });
+
+  it('allowed imports pass', () => {
+    expect(layerViolations('plugins/x.ts', `import type { BusinessPlugin } from '../runtime/business-plugin.js';`)).toEqual([]);
+    expect(layerViolations('plugins/x.ts', `import { type BusinessPlugin } from '../runtime/business-plugin.js';`)).toEqual([]);
+    expect(layerViolations('server/x.ts', `import { SseAdapter } from '../channels/sse-adapter.js';`)).toEqual([]);
+    expect(layerViolations('events/sub/x.ts', `import { a } from '../agent-event.js'; import { z } from 'zod';`)).toEqual([]);
+    expect(layerViolations('index.ts', `export * from './runtime/run-service.js';`)).toEqual([]);
+  });
+});
