@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFeedbackLensPlugin } from '../../src/plugins/feedbacklens/feedbacklens-plugin.js';
-import { defaultSkillsDir, runtrailPackageRoot } from '../../src/runtime/package-root.js';
+import { defaultSkillsDir } from '../../src/runtime/package-root.js';
 import { RunService } from '../../src/runtime/run-service.js';
 import { computeSkillsIn, createExecuteSkillTool } from '../../src/skills/execute-skill-tool.js';
 import { ProcessRegistry } from '../../src/tools/process-registry.js';
@@ -17,9 +17,15 @@ let csv: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'runtrail-fl-compute-'));
   registry = new ProcessRegistry();
-  const [header, ...rows] = readFileSync(join(runtrailPackageRoot(), 'examples', 'feedback.csv'), 'utf8').trim().split('\n');
-  const lines = [header];
-  for (let i = 0; i < 6_000; i++) lines.push(rows[i % rows.length].replace(/^FB-\d+/, `FB-${100000 + i}`));
+  const texts = [
+    'Calendar sync has been broken for a week, tasks never show up in Google Calendar.',
+    'Love the new kanban board, dragging cards feels smooth.',
+    'The mobile app crashes when I open a project with many tasks.',
+    'Exporting reports to PDF is slow and sometimes times out.',
+    'Search does not find tasks by tag, very frustrating.',
+  ];
+  const lines = ['feedback_id,date,channel,rating,plan,text'];
+  for (let i = 0; i < 6_000; i++) lines.push(`FB-${100000 + i},2026-06-0${(i % 9) + 1},${['app_store', 'in_app', 'email'][i % 3]},${(i % 5) + 1},Pro,"${texts[i % texts.length]}"`);
   csv = join(dir, 'big-feedback.csv');
   writeFileSync(csv, `${lines.join('\n')}\n`);
   const plugin = createFeedbackLensPlugin({
