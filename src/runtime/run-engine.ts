@@ -74,7 +74,7 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
   // the run itself, as a runtime operation channels can show live
   const offState = bus.subscribe((ev) => {
     if (ev.stream === 'run' && ev.data.type === 'run.state' && runReporter && !['completed', 'failed', 'cancelled'].includes(ev.data.to)) {
-      runReporter.stage(ev.data.to, `run ${ev.data.to}`);
+      runReporter.stage(ev.data.to);
     }
   });
 

@@ -137,6 +137,23 @@ describe('runtrail run', () => {
   });
 });
 
+describe('runtrail start', () => {
+  it('runs feedbacklens on the bundled example with the offline model and prints the artifacts', async () => {
+    const { builtinPlugins } = await import('../../src/plugins/builtin-plugins.js');
+    const { d, stdout } = deps([], { plugins: builtinPlugins(), providerResolver: undefined, skillsDir: undefined });
+    expect(await runCli(['start'], d)).toBe(0);
+    expect(stdout.text).toContain('model offline:');
+    for (const f of ['feedback_analysis.json', 'product_backlog.json', 'insight_report.md']) expect(stdout.text).toContain(join('artifacts', f));
+  });
+
+  it('says so when the example data is missing', async () => {
+    const { builtinPlugins } = await import('../../src/plugins/builtin-plugins.js');
+    const { d, stderr } = deps([], { plugins: builtinPlugins(), exampleCsv: join(env.dir, 'none.csv') });
+    expect(await runCli(['start'], d)).toBe(2);
+    expect(stderr.text).toContain('example data not found');
+  });
+});
+
 describe('runtrail runs / show / plugins / skills', () => {
   it('lists and shows runs', async () => {
     const { d } = deps();

@@ -461,13 +461,18 @@ describe('RunService: conversations, notices, restart', () => {
     ]);
   });
 
-  it('appends process-registry notices before a model turn', async () => {
+  it('appends process-registry notices before a model turn and ends the run\'s sessions', async () => {
     const provider = new FakeProvider(goodTurns());
     let drained = 0;
-    svc = makeService(env, provider, { processRegistry: { drainNotices: () => (drained++ === 1 ? ['job sleepy exited 0'] : []) } });
+    const killed: string[] = [];
+    svc = makeService(env, provider, {
+      processRegistry: { drainNotices: () => (drained++ === 1 ? ['job sleepy exited 0'] : []), killScope: async (id) => void killed.push(id) },
+    });
     const { run_id } = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
     await svc.wait(run_id);
     expect(provider.requests[1].messages.at(-1)).toEqual({ role: 'user', content: '[notice] job sleepy exited 0' });
+    // background sessions the run left are ended with it
+    expect(killed).toEqual([run_id]);
   });
 
   it('init() marks a run left live by a crash as failed (interrupted), repairing a torn events line', async () => {
