@@ -23,8 +23,21 @@ export function isStopWord(w: string): boolean {
   return STOP_WORDS.has(w);
 }
 
+const stemCache = new Map<string, string>();
+const STEM_CACHE_MAX = 50_000;
+
 /** Light suffix stripping so sync/syncing/synced and crash/crashes/crashed share one stem. */
 export function stem(word: string): string {
+  const hit = stemCache.get(word);
+  if (hit !== undefined) return hit;
+  const s = computeStem(word);
+  // words repeat a lot across rows; a bounded memo keeps 10,000-row files fast
+  if (stemCache.size >= STEM_CACHE_MAX) stemCache.clear();
+  stemCache.set(word, s);
+  return s;
+}
+
+function computeStem(word: string): string {
   let w = word;
   if (w.length > 4 && w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
   else if (w.length > 4 && w.endsWith('sses')) w = w.slice(0, -2);

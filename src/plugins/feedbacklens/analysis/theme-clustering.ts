@@ -24,13 +24,10 @@ export interface ClusteringResult {
 
 type SparseVec = Map<number, number>;
 
-function cosine(a: SparseVec, b: SparseVec): number {
-  const [small, large] = a.size < b.size ? [a, b] : [b, a];
+/** Sparse document · dense centroid: no hash lookups in the k-means inner loop. */
+function cosine(doc: SparseVec, centroid: Float64Array): number {
   let s = 0;
-  for (const [k, v] of small) {
-    const w = large.get(k);
-    if (w !== undefined) s += v * w;
-  }
+  for (const [k, v] of doc) s += v * centroid[k];
   return s;
 }
 
@@ -125,7 +122,7 @@ export function clusterThemes(texts: string[], opts: ClusterOptions = {}): Clust
     const all = postings[id];
     const step = Math.max(1, Math.floor(all.length / 300));
     const docs = step === 1 ? all : all.filter((_, j) => j % step === 0);
-    const c = centroidOf(docs, vectors);
+    const c = centroidOf(docs, vectors, vocabTerms.length);
     let coh = 0;
     for (const d of docs) coh += cosine(vectors[d], c);
     coh /= docs.length;
@@ -149,7 +146,7 @@ export function clusterThemes(texts: string[], opts: ClusterOptions = {}): Clust
     if (!joined && groups.length < k) groups.push({ seed: new Set(docs), docs: new Set(docs) });
   }
 
-  let centroids: SparseVec[] = groups.map((g) => centroidOf([...g.docs], vectors));
+  let centroids: Float64Array[] = groups.map((g) => centroidOf([...g.docs], vectors, vocabTerms.length));
   let assign = new Int32Array(n).fill(-1);
   for (let iter = 0; iter < 12 && centroids.length > 0; iter++) {
     const next = new Int32Array(n).fill(-1);
@@ -168,7 +165,7 @@ export function clusterThemes(texts: string[], opts: ClusterOptions = {}): Clust
     assign.forEach((c, d) => {
       if (c >= 0) members[c].push(d);
     });
-    centroids = members.map((m, c) => (m.length > 0 ? centroidOf(m, vectors) : centroids[c]));
+    centroids = members.map((m, c) => (m.length > 0 ? centroidOf(m, vectors, vocabTerms.length) : centroids[c]));
     if (stable) break;
   }
 
@@ -182,7 +179,8 @@ export function clusterThemes(texts: string[], opts: ClusterOptions = {}): Clust
       unclustered.push(...members);
       return;
     }
-    members.sort((a, b) => cosine(vectors[b], centroids[c]) - cosine(vectors[a], centroids[c]) || a - b);
+    const sim = new Map(members.map((d) => [d, cosine(vectors[d], centroids[c])]));
+    members.sort((a, b) => (sim.get(b) as number) - (sim.get(a) as number) || a - b);
     const keyTerms = distinctiveTerms(members, postings, vocabTerms, n);
     clusters.push({ members, keyTerms, keyTermLabels: keyTerms.map(label) });
   });
@@ -197,10 +195,14 @@ export function clusterThemes(texts: string[], opts: ClusterOptions = {}): Clust
   return { clusters, unclustered, topTerms };
 }
 
-function centroidOf(members: number[], vectors: SparseVec[]): SparseVec {
-  const c: SparseVec = new Map();
-  for (const d of members) for (const [k, v] of vectors[d]) c.set(k, (c.get(k) ?? 0) + v);
-  return normalise(c);
+function centroidOf(members: number[], vectors: SparseVec[], dim: number): Float64Array {
+  const c = new Float64Array(dim);
+  for (const d of members) for (const [k, v] of vectors[d]) c[k] += v;
+  let norm = 0;
+  for (let i = 0; i < dim; i++) norm += c[i] * c[i];
+  norm = Math.sqrt(norm);
+  if (norm > 0) for (let i = 0; i < dim; i++) c[i] /= norm;
+  return c;
 }
 
 /** Terms most over-represented in the cluster (p_c · ln(p_c / p)), bigrams absorbing their words. */
