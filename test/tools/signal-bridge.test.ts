@@ -1,0 +1,52 @@
+/**
+ * The bridge's default path, in a real process: Runtrail has no signal handler of its own, gets
+ * SIGTERM, ends its children's groups (SIGKILL for those trapping TERM), then dies of SIGTERM.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import ts from 'typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, liveProcesses, marker } from './helpers.js';
+
+const SRC = resolve(import.meta.dirname, '../../src/tools');
+let dir: string;
+
+beforeAll(() => {
+  // Plain node cannot load .ts: transpile the three supervisor modules into a scratch ESM folder.
+  dir = mkdtempSync(join(tmpdir(), 'rt-bridge-'));
+  writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
+  for (const f of ['signal-bridge', 'process-group', 'supervised-child']) {
+    const out = ts.transpileModule(readFileSync(join(SRC, `${f}.ts`), 'utf8'), {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    });
+    writeFileSync(join(dir, `${f}.js`), out.outputText);
+  }
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('signal bridge in a process without its own handlers', () => {
+  it('ends every child group, then lets the signal end the process', async () => {
+    const m = marker();
+    writeFileSync(
+      join(dir, 'host.js'),
+      `import { spawnSupervised } from './supervised-child.js';
+       const c = await spawnSupervised({ file: '/bin/sh', args: ['-c', "trap '' TERM; sleep ${m} & sleep ${m}; wait"], cwd: '/tmp', env: { PATH: process.env.PATH }, killGraceMs: 300 }, () => {});
+       console.log('ready', c.pid);
+       setInterval(() => {}, 1000);`,
+    );
+    const host = spawn(process.execPath, [join(dir, 'host.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      let out = '';
+      host.stdout.on('data', (b: Buffer) => (out += b.toString()));
+      expect(await eventually(() => out.includes('ready') && liveProcesses(m).length >= 2, 10_000)).toBe(true);
+      const exited = new Promise<NodeJS.Signals | null>((r) => host.on('exit', (_code, sig) => r(sig)));
+      host.kill('SIGTERM');
+      expect(await exited).toBe('SIGTERM');
+      expect(liveProcesses(m)).toEqual([]);
+    } finally {
+      if (host.exitCode === null && host.signalCode === null) host.kill('SIGKILL');
+    }
+  });
+});
