@@ -3,8 +3,7 @@
  * turn, walking the plan through the same tools a real model uses. Deterministic.
  */
 import type { ModelTurn, OfflineProcedure } from '../../runtime/business-plugin.js';
-import type { ChatMessage } from '../../providers/model-provider.js';
-import { argPath, failures, lastOk, toolResults, type SeenToolResult } from '../shared/conversation.js';
+import { argPath, currentGoal, failures, lastOk, toolResults, type SeenToolResult } from '../shared/conversation.js';
 import type { FeedbackStats, ThemeSummary } from './analysis/analyse-feedback.js';
 import { FEEDBACK_ANALYSIS_FILE, INSIGHT_REPORT_FILE, PRODUCT_BACKLOG_FILE } from './artifact-schemas.js';
 import {
@@ -21,11 +20,6 @@ export const EXECUTE_SKILL_TOOL = 'execute_skill';
 export const CSV_PROFILE_SKILL = 'csv_profile';
 const MAX_FAILURES = 2;
 
-
-function firstUserText(messages: ChatMessage[]): string {
-  const m = messages.find((x) => x.role === 'user');
-  return m ? m.content : '';
-}
 
 function giveUp(what: string, r: SeenToolResult[]): ModelTurn {
   const last = r[r.length - 1];
@@ -112,7 +106,7 @@ export const feedbackLensOfflineProcedure: OfflineProcedure = (state): ModelTurn
 
   const inputs: ArtifactInputs = {
     productName: typeof readData.product_name === 'string' && readData.product_name ? readData.product_name : 'the product',
-    goal: firstUserText(state.messages).trim(),
+    goal: currentGoal(state.messages).trim(),
     csvPath,
     totalRows,
     idSource: stats.id_source === 'generated' ? 'generated' : 'column',

@@ -54,3 +54,16 @@ export function lastUserText(messages: ChatMessage[]): string {
   }
   return '';
 }
+
+/**
+ * The goal of the current run: the last user message before this run's first tool call
+ * (earlier messages may be history from the same conversation; `[notice]` lines are the runtime's).
+ */
+export function currentGoal(messages: ChatMessage[]): string {
+  let goal = '';
+  for (const m of messages) {
+    if (m.role === 'tool' || (m.role === 'assistant' && (m.toolCalls?.length ?? 0) > 0)) break;
+    if (m.role === 'user' && !m.content.startsWith('[notice]')) goal = m.content;
+  }
+  return goal;
+}
