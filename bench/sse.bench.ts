@@ -1,0 +1,133 @@
+/**
+ * Issue 2 §7: 200,000 deltas over loopback HTTP as SSE, three ways, in one run:
+ *   raw       res.write of prebuilt frames (the floor any SSE server pays)
+ *   ai-sdk    Vercel AI SDK v6 UI message stream (createUIMessageStream → pipeUIMessageStreamToResponse)
+ *   runtrail  AgentEventBus → engine bridge → SseAdapter → res.write
+ * Each way writes in batches of 1,000 and waits for 'drain' when the socket is full, so no path
+ * buffers the whole run in memory. The client counts frames (blank-line terminators) and bytes.
+ */
+import { createServer, get, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createUIMessageStream, pipeUIMessageStreamToResponse } from 'ai';
+import { AgentEventBus } from '../src/events/agent-event-bus.js';
+import { createEngineBridge } from '../src/events/engine-bridge.js';
+import { SseAdapter } from '../src/channels/sse-adapter.js';
+
+const N = 200_000;
+const BATCH = 1_000;
+const TOKENS = ['The', ' quick', ' brown', ' fox', ' jumps', ' over', ' the', ' lazy', ' dog', '.', ' 世界', '\n'];
+const token = (i: number): string => TOKENS[i % TOKENS.length];
+
+const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' };
+
+function drained(res: ServerResponse): Promise<void> {
+  return res.writableNeedDrain ? new Promise((r) => res.once('drain', () => r())) : Promise.resolve();
+}
+
+type Handler = (res: ServerResponse) => Promise<void>;
+
+const rawFrames = Array.from({ length: N }, (_, i) => `id: ${i + 1}\ndata: ${JSON.stringify({ type: 'delta', content: token(i) })}\n\n`);
+
+const raw: Handler = async (res) => {
+  res.writeHead(200, SSE_HEADERS);
+  for (let i = 0; i < N; i += BATCH) {
+    const end = Math.min(N, i + BATCH);
+    for (let j = i; j < end; j++) res.write(rawFrames[j]);
+    await drained(res);
+  }
+  res.end();
+};
+
+const aiSdk: Handler = async (res) => {
+  const stream = createUIMessageStream({
+    execute: async ({ writer }) => {
+      writer.write({ type: 'text-start', id: 't1' });
+      for (let i = 0; i < N; i += BATCH) {
+        const end = Math.min(N, i + BATCH);
+        for (let j = i; j < end; j++) writer.write({ type: 'text-delta', id: 't1', delta: token(j) });
+        await new Promise((r) => setImmediate(r));
+      }
+      writer.write({ type: 'text-end', id: 't1' });
+    },
+  });
+  await new Promise<void>((resolve) => {
+    res.once('finish', () => resolve());
+    void pipeUIMessageStreamToResponse({ response: res, stream });
+  });
+};
+
+const runtrail: Handler = async (res) => {
+  res.writeHead(200, SSE_HEADERS);
+  const bus = new AgentEventBus({ runId: 'run_bench' });
+  const bridge = createEngineBridge({ traceId: 'run_bench' });
+  const sse = new SseAdapter(null, { onFrame: (f) => res.write(f) });
+  bus.subscribe((ev) => {
+    const e = bridge.translate(ev);
+    if (e) sse.emit(e);
+  });
+  let text = '';
+  for (let i = 0; i < N; i += BATCH) {
+    const end = Math.min(N, i + BATCH);
+    for (let j = i; j < end; j++) {
+      const delta = token(j);
+      text += delta;
+      bus.publish('assistant', { text: '', delta });
+    }
+    await drained(res);
+  }
+  if (text.length === 0) throw new Error('unreachable');
+  if (sse.stats.handled !== N) throw new Error(`runtrail path handled ${sse.stats.handled} of ${N}`);
+  res.end();
+};
+
+async function measure(name: string, handler: Handler, expectFrames: (frames: number) => boolean): Promise<{ eps: number; bytes: number }> {
+  const server = createServer((req, res) => {
+    handler(res).catch((err: unknown) => {
+      console.error(`${name} handler failed`, err);
+      res.destroy();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const { port } = server.address() as AddressInfo;
+  try {
+    const t0 = process.hrtime.bigint();
+    const { frames, bytes } = await new Promise<{ frames: number; bytes: number }>((resolve, reject) => {
+      get({ host: '127.0.0.1', port, path: '/', agent: false }, (res: IncomingMessage) => {
+        let frames = 0;
+        let bytes = 0;
+        let prevNl = false;
+        res.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          for (let i = 0; i < chunk.length; i++) {
+            const nl = chunk[i] === 10;
+            if (nl && prevNl) frames++;
+            prevNl = nl;
+          }
+        });
+        res.on('end', () => resolve({ frames, bytes }));
+        res.on('error', reject);
+      }).on('error', reject);
+    });
+    const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+    if (!expectFrames(frames)) throw new Error(`${name}: client saw ${frames} frames`);
+    const eps = N / secs;
+    console.log(`${name.padEnd(9)} ${Math.round(eps).toLocaleString('en-US').padStart(11)} deltas/s  ${(secs * 1000).toFixed(0).padStart(6)} ms  ${(bytes / 1e6).toFixed(1)} MB`);
+    return { eps, bytes };
+  } finally {
+    await new Promise<void>((r) => server.close(() => r()));
+  }
+}
+
+export async function run(): Promise<void> {
+  console.log(`${N.toLocaleString('en-US')} deltas over loopback HTTP SSE (best of 3 rounds, interleaved)`);
+  const best = { raw: 0, ai: 0, rt: 0 };
+  for (let round = 0; round < 3; round++) {
+    best.raw = Math.max(best.raw, (await measure('raw', raw, (f) => f === N)).eps);
+    // The AI SDK adds start/text-start/text-end/finish frames and a [DONE] line.
+    best.ai = Math.max(best.ai, (await measure('ai-sdk', aiSdk, (f) => f >= N)).eps);
+    best.rt = Math.max(best.rt, (await measure('runtrail', runtrail, (f) => f === N)).eps);
+  }
+  console.log(`best: raw ${Math.round(best.raw).toLocaleString('en-US')}/s, ai-sdk ${Math.round(best.ai).toLocaleString('en-US')}/s, runtrail ${Math.round(best.rt).toLocaleString('en-US')}/s`);
+  console.log(`runtrail / raw    = ${(best.rt / best.raw).toFixed(2)}x  (target >= 0.5x)`);
+  console.log(`runtrail / ai-sdk = ${(best.rt / best.ai).toFixed(2)}x  (target >= 2x)`);
+}
