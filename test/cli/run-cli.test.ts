@@ -137,6 +137,29 @@ describe('runtrail run', () => {
   });
 });
 
+describe('runtrail serve', () => {
+  it('starts the server on the data dir and stops on Ctrl-C', async () => {
+    const calls: Array<{ dataDir: string; port?: number; host?: string }> = [];
+    let closed = false;
+    const { d, stdout } = deps([], {
+      serve: async (o) => {
+        calls.push(o);
+        return { url: 'http://127.0.0.1:1234', close: async () => void (closed = true) };
+      },
+      onInterrupt: (h) => {
+        setImmediate(h);
+        return () => {};
+      },
+    });
+    expect(await runCli(['serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', 'd2'], d)).toBe(0);
+    expect(calls[0]).toMatchObject({ dataDir: join(env.dir, 'd2'), port: 0, host: '127.0.0.1' });
+    expect(stdout.text).toContain('serving on http://127.0.0.1:1234');
+    expect(closed).toBe(true);
+    const bad = deps();
+    expect(await runCli(['serve', '--port', 'abc'], { ...bad.d, serve: d.serve })).toBe(2);
+  });
+});
+
 describe('runtrail start', () => {
   it('runs feedbacklens on the bundled example with the offline model and prints the artifacts', async () => {
     const { builtinPlugins } = await import('../../src/plugins/builtin-plugins.js');

@@ -418,6 +418,25 @@ describe('RunService: request errors', () => {
     e3.cleanup();
   });
 
+  it('resolved_config.json and the status name the provider and model, never the key', async () => {
+    const key = 'sk-test-SECRET-0123456789';
+    const s = makeService(env, new FakeProvider([]), {
+      providerResolver: undefined,
+      env: { OPENAI_COMPATIBLE_API_KEY: key, OPENAI_COMPATIBLE_BASE_URL: 'http://127.0.0.1:9/v1' },
+    });
+    const { run_id } = await s.create({ plugin: 'notes', input: { notes_path: env.notesPath }, model: 'openai-compatible:local-model' });
+    const st = await s.wait(run_id);
+    expect(st.status).toBe('failed'); // nothing listens on port 9
+    expect(st).toMatchObject({ provider: 'openai-compatible', model: 'local-model' });
+    const cfg = JSON.parse(readFileSync(runFile(run_id, 'runtime/resolved_config.json'), 'utf8'));
+    expect(cfg.model).toMatchObject({ provider: 'openai-compatible', model: 'local-model', base_url_host: '127.0.0.1:9' });
+    const runDir = join(env.dataDir, 'runs', run_id);
+    const { readdirSync: rd, statSync } = await import('node:fs');
+    const walk = (d: string): string[] => rd(d).flatMap((n) => (statSync(join(d, n)).isDirectory() ? walk(join(d, n)) : [join(d, n)]));
+    for (const f of walk(runDir)) expect(readFileSync(f, 'utf8'), f).not.toContain(key);
+    await s.close();
+  });
+
   it('an unusable model spec is refused by the default resolver', async () => {
     const s = makeService(env, new FakeProvider([]), { providerResolver: undefined, env: {} });
     await expect(s.create({ plugin: 'notes', input: { notes_path: env.notesPath }, model: 'openai:gpt-4o' })).rejects.toMatchObject({ code: 'incompatible', message: expect.stringContaining('OPENAI_API_KEY') });
