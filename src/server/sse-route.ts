@@ -35,7 +35,8 @@ export interface StreamOptions {
 }
 
 export function registerSseRoute(app: FastifyInstance, service: RunServiceApi, counters: StreamCounters, opts: StreamOptions): void {
-  app.get<{ Params: { id: string }; Querystring: Record<string, unknown> }>('/api/runs/:id/events', async (req, reply) => {
+  // no HEAD twin: a HEAD on a live stream would hold the connection for nothing
+  app.get<{ Params: { id: string }; Querystring: Record<string, unknown> }>('/api/runs/:id/events', { exposeHeadRoute: false }, async (req, reply) => {
     const runId = req.params.id;
     const headerAfter = req.headers['last-event-id'];
     const raw = headerAfter !== undefined && headerAfter !== '' ? headerAfter : req.query?.after;

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { RunServiceApi } from '../runtime/run-service-types.js';
 import { frameData, parseAfter, runFrames } from './run-frames.js';
+import { HttpError, sendError } from './http-error.js';
 import { slowClientFrame } from './slow-client-frame.js';
 import type { StreamCounters } from './stream-counters.js';
 import type { StreamOptions } from './sse-route.js';
@@ -32,85 +33,91 @@ function messageOf(frameText: string, seq: number | null): string {
 }
 
 export function registerWsRoute(app: FastifyInstance, service: RunServiceApi, counters: StreamCounters, opts: WsOptions): void {
-  app.get<{ Params: { id: string }; Querystring: Record<string, unknown> }>('/api/runs/:id/ws', { websocket: true }, (socket: WebSocket, req) => {
-    const runId = req.params.id;
-    counters.wsClients++;
-    let current: AbortController | null = null;
-    let closed = false;
-    let hello: NodeJS.Timeout | null = null;
+  app.route<{ Params: { id: string }; Querystring: Record<string, unknown> }>({
+    method: 'GET',
+    url: '/api/runs/:id/ws',
+    // a plain GET (no Upgrade) gets a JSON answer instead of an empty 404
+    handler: (_req, reply) => sendError(reply, new HttpError(426, 'upgrade_required', 'this endpoint speaks WebSocket: connect with Upgrade: websocket')),
+    wsHandler: (socket: WebSocket, req) => {
+      const runId = req.params.id;
+      counters.wsClients++;
+      let current: AbortController | null = null;
+      let closed = false;
+      let hello: NodeJS.Timeout | null = null;
 
-    const sendErrorMessage = (code: string, message: string): void => {
-      socket.send(JSON.stringify({ id: null, error: { code, message } }));
-    };
+      const sendErrorMessage = (code: string, message: string): void => {
+        socket.send(JSON.stringify({ id: null, error: { code, message } }));
+      };
 
-    const start = (after: number): void => {
-      current?.abort();
-      const abort = new AbortController();
-      current = abort;
-      void (async () => {
-        try {
-          if (!isRunId(runId) || !(await service.get(runId))) {
-            sendErrorMessage('not_found', `no run ${JSON.stringify(runId)}`);
-            socket.close(4404, 'not found');
-            return;
-          }
-          for await (const frame of runFrames(service, runId, { after, signal: abort.signal })) {
-            if (closed || abort.signal.aborted) return;
-            socket.send(messageOf(frame.text, frame.seq));
-            counters.framesSent++;
-            if (socket.bufferedAmount > opts.maxQueueBytes && !(await caughtUp(socket, opts.maxQueueBytes, opts.slowClientMs))) {
-              if (closed) return;
-              counters.clientsDropped++;
-              socket.send(messageOf(slowClientFrame(runId, opts.maxQueueBytes), null));
-              socket.close(1013, 'client too slow');
+      const start = (after: number): void => {
+        current?.abort();
+        const abort = new AbortController();
+        current = abort;
+        void (async () => {
+          try {
+            if (!isRunId(runId) || !(await service.get(runId))) {
+              sendErrorMessage('not_found', `no run ${JSON.stringify(runId)}`);
+              socket.close(4404, 'not found');
               return;
             }
+            for await (const frame of runFrames(service, runId, { after, signal: abort.signal })) {
+              if (closed || abort.signal.aborted) return;
+              socket.send(messageOf(frame.text, frame.seq));
+              counters.framesSent++;
+              if (socket.bufferedAmount > opts.maxQueueBytes && !(await caughtUp(socket, opts.maxQueueBytes, opts.slowClientMs))) {
+                if (closed) return;
+                counters.clientsDropped++;
+                socket.send(messageOf(slowClientFrame(runId, opts.maxQueueBytes), null));
+                socket.close(1013, 'client too slow');
+                return;
+              }
+            }
+            if (!abort.signal.aborted && !closed) socket.close(1000, 'run finished');
+          } catch (err) {
+            req.log.warn({ err, runId }, 'ws stream ended by error');
+            if (!closed) socket.close(1011, 'stream error');
           }
-          if (!abort.signal.aborted && !closed) socket.close(1000, 'run finished');
-        } catch (err) {
-          req.log.warn({ err, runId }, 'ws stream ended by error');
-          if (!closed) socket.close(1011, 'stream error');
+        })();
+      };
+
+      socket.on('message', (data) => {
+        let after: number | string = 'must be a JSON object { "after": N }';
+        try {
+          const msg: unknown = JSON.parse(String(data));
+          if (msg && typeof msg === 'object' && !Array.isArray(msg)) after = parseAfter((msg as Record<string, unknown>).after);
+        } catch {
+          /* keeps the message above */
         }
-      })();
-    };
-
-    socket.on('message', (data) => {
-      let after: number | string = 'must be a JSON object { "after": N }';
-      try {
-        const msg: unknown = JSON.parse(String(data));
-        if (msg && typeof msg === 'object' && !Array.isArray(msg)) after = parseAfter((msg as Record<string, unknown>).after);
-      } catch {
-        /* keeps the message above */
-      }
-      if (typeof after === 'string') {
-        sendErrorMessage('invalid_request', `after ${after}`);
-        return;
-      }
-      if (hello) clearTimeout(hello);
-      hello = null;
-      start(after);
-    });
-    socket.on('close', () => {
-      closed = true;
-      counters.wsClients--;
-      if (hello) clearTimeout(hello);
-      current?.abort();
-    });
-
-    const q = req.query?.after;
-    if (q !== undefined) {
-      const after = parseAfter(q);
-      if (typeof after === 'string') {
-        sendErrorMessage('invalid_request', `after ${after}`);
-        socket.close(4400, 'bad after');
-        return;
-      }
-      start(after);
-    } else {
-      hello = setTimeout(() => {
+        if (typeof after === 'string') {
+          sendErrorMessage('invalid_request', `after ${after}`);
+          return;
+        }
+        if (hello) clearTimeout(hello);
         hello = null;
-        start(0);
-      }, opts.helloMs);
-    }
+        start(after);
+      });
+      socket.on('close', () => {
+        closed = true;
+        counters.wsClients--;
+        if (hello) clearTimeout(hello);
+        current?.abort();
+      });
+
+      const q = req.query?.after;
+      if (q !== undefined) {
+        const after = parseAfter(q);
+        if (typeof after === 'string') {
+          sendErrorMessage('invalid_request', `after ${after}`);
+          socket.close(4400, 'bad after');
+          return;
+        }
+        start(after);
+      } else {
+        hello = setTimeout(() => {
+          hello = null;
+          start(0);
+        }, opts.helloMs);
+      }
+    },
   });
 }

@@ -70,6 +70,9 @@ describe('WebSocket run stream', () => {
     const missing = await collect(`${server.url.replace('http', 'ws')}/api/runs/run_nope/ws?after=0`);
     expect(missing.msgs[0].error?.code).toBe('not_found');
     expect(missing.code).toBe(4404);
+    const plain = await fetch(`${server.url}/api/runs/${body.run_id}/ws`);
+    expect(plain.status).toBe(426);
+    expect(((await plain.json()) as { error: { code: string } }).error.code).toBe('upgrade_required');
   });
 
   it('drops a client that stops reading with a final error message; the run goes on', async () => {
