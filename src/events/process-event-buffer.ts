@@ -57,7 +57,13 @@ export class ProcessEventBuffer {
     }
     const id = event.operationId;
     let st = this.ops.get(id);
-    if (isTerminalProcessStatus(event.status)) {
+    const status = event.status;
+    // Hot path: an update already waits for its timer, so the newest simply replaces it.
+    if (st && st.pending && status !== 'completed' && status !== 'failed' && status !== 'cancelled' && status !== 'skipped') {
+      st.pending = event;
+      return;
+    }
+    if (isTerminalProcessStatus(status)) {
       if (st) {
         this.ops.delete(id);
         if (st.timer) clearTimeout(st.timer);

@@ -1,0 +1,67 @@
+/**
+ * Issue 2 §7: ProcessEventBuffer cost per push (ns) and how many events it lets through for
+ * 1,000,000 pushes across 10 operations, against a baseline that forwards every event.
+ */
+import { ProcessEventBuffer } from '../src/events/process-event-buffer.js';
+import { makeProcessEvent } from '../src/events/process-event-factory.js';
+import type { RuntimeProcessEvent } from '../src/events/process-event.js';
+
+const PUSHES = 1_000_000;
+const OPS = 10;
+const PER_OP = PUSHES / OPS;
+
+function events(): RuntimeProcessEvent[][] {
+  return Array.from({ length: OPS }, (_, op) =>
+    Array.from({ length: PER_OP }, (_, i) =>
+      makeProcessEvent(
+        {
+          operationId: `op_${op}`,
+          targetType: 'skill',
+          source: 'skill',
+          stage: 'detect',
+          status: i === PER_OP - 1 ? 'completed' : i === 0 ? 'started' : 'running',
+          current: i + 1,
+          total: PER_OP,
+        },
+        () => 0,
+      ),
+    ),
+  );
+}
+
+async function once(evs: RuntimeProcessEvent[][], buffered: boolean): Promise<{ ns: number; emitted: number }> {
+  let emitted = 0;
+  const emit = (): void => {
+    emitted++;
+  };
+  const buffer = new ProcessEventBuffer({ emit });
+  const push = buffered ? (e: RuntimeProcessEvent) => buffer.push(e) : emit;
+  const t0 = process.hrtime.bigint();
+  // Round-robin over operations, yielding now and then so the 400 ms timers can fire as in a real run.
+  for (let i = 0; i < PER_OP; i++) {
+    for (let op = 0; op < OPS; op++) push(evs[op][i]);
+    if (i % 5_000 === 4_999) await new Promise((r) => setImmediate(r));
+  }
+  const ns = Number(process.hrtime.bigint() - t0) / PUSHES;
+  buffer.dispose();
+  return { ns, emitted };
+}
+
+export async function run(): Promise<void> {
+  const evs = events();
+  let base = Infinity;
+  let buf = Infinity;
+  let emitted = 0;
+  for (let round = 0; round < 3; round++) {
+    base = Math.min(base, (await once(evs, false)).ns);
+    const r = await once(evs, true);
+    if (r.ns < buf) {
+      buf = r.ns;
+      emitted = r.emitted;
+    }
+  }
+  console.log(`${PUSHES.toLocaleString('en-US')} pushes across ${OPS} operations (best of 3)`);
+  console.log(`baseline (forward every event): ${base.toFixed(1)} ns/push`);
+  console.log(`ProcessEventBuffer:             ${buf.toFixed(1)} ns/push  (${(buf / base).toFixed(1)}x baseline)`);
+  console.log(`events emitted: ${emitted.toLocaleString('en-US')} of ${PUSHES.toLocaleString('en-US')} (${((emitted / PUSHES) * 100).toFixed(3)}%)`);
+}
