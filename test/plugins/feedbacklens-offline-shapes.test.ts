@@ -122,3 +122,23 @@ describe('feedbacklens offline procedure on any CSV', () => {
     expect(r.finalText).toMatch(/no text column found/);
   });
 });
+
+describe('feedbacklens offline procedure beyond English', () => {
+  it('handles Chinese and Vietnamese feedback and still passes every check', async () => {
+    const rows = [
+      'id,text,rating',
+      '1,日历同步经常失败，任务没有出现在日历里,1',
+      '2,日历同步又失败了，请尽快修复,1',
+      '3,价格太贵了，小团队负担不起,2',
+      '4,价格上涨太快,2',
+      '5,Ứng dụng bị treo khi mở tệp đính kèm,1',
+      '6,Ứng dụng bị treo liên tục trên Android,1',
+      '7,Tôi rất thích giao diện mới,5',
+      `8,${'a'.repeat(150)},3`,
+    ];
+    const r = await runOn(rows.join('\n'));
+    expect(r.issues).toEqual([]);
+    const terms = analysis().themes.flatMap((t: { key_terms: string[] }) => t.key_terms);
+    expect(terms.every((t: string) => t.length <= 61)).toBe(true);
+  });
+});

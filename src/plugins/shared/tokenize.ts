@@ -58,6 +58,9 @@ export interface Token {
   pos: number;
 }
 
+/** Longer "words" are ids, hashes or URLs, not vocabulary. */
+const MAX_WORD = 30;
+const CJK_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 const WORD_RE = /[\p{L}\p{N}]+(?:['’][\p{L}]+)*/gu;
 
 /** Content tokens of a text: lower-cased, stop words, pure numbers and 1–2 letter words dropped. */
@@ -69,8 +72,18 @@ export function contentTokens(text: string): Token[] {
   const src = /[^\x00-\x7f]/.test(lower) ? lower.normalize('NFKC') : lower;
   for (const m of src.matchAll(WORD_RE)) {
     const word = m[0].replace(/['’].*$/, '');
+    if (CJK_RE.test(word)) {
+      // scripts without spaces: overlapping character bigrams are the usual unit
+      const chars = [...word];
+      if (chars.length === 1) out.push({ word, stem: word, pos: pos++ });
+      for (let i = 0; i + 1 < chars.length; i++) {
+        const bi = chars[i] + chars[i + 1];
+        out.push({ word: bi, stem: bi, pos: pos++ });
+      }
+      continue;
+    }
     const p = pos++;
-    if (word.length < 3 || /^\p{N}+$/u.test(word) || STOP_WORDS.has(word)) continue;
+    if (word.length < 3 || word.length > MAX_WORD || /^\p{N}+$/u.test(word) || STOP_WORDS.has(word)) continue;
     out.push({ word, stem: stem(word), pos: p });
   }
   return out;

@@ -8,7 +8,7 @@ export const WHOLE_ROW_CHARS = 220;
 /** Sentences as [start, end) offsets into `text`, trimmed. */
 export function sentenceSpans(text: string): Array<[number, number]> {
   const out: Array<[number, number]> = [];
-  for (const m of text.matchAll(/[^.!?\n]+(?:[.!?]+|$)/gm)) {
+  for (const m of text.matchAll(/[^.!?。！？\n]+(?:[.!?。！？]+|$)/gm)) {
     const raw = m[0];
     const lead = raw.length - raw.trimStart().length;
     const body = raw.trim();
