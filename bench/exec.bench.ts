@@ -3,7 +3,9 @@
  * and the time from kill to the process group being gone.
  */
 import { spawn } from 'node:child_process';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { createOperationReporter } from '../src/events/operation-reporter.js';
 import { createExecTool } from '../src/tools/exec-tool.js';
 import { isGroupAlive } from '../src/tools/process-group.js';
@@ -17,18 +19,33 @@ const KILLS = 40;
 interface Sample {
   ms: number;
   bytes: number;
+  /** peak RSS growth during the drain */
   peakRss: number;
+  /** CPU time of this (Runtrail) process during the drain */
+  cpuMs: number;
 }
 
+function cpuSince(start: NodeJS.CpuUsage): number {
+  const d = process.cpuUsage(start);
+  return (d.user + d.system) / 1000;
+}
+
+// Without --expose-gc the runner cannot collect between runs; this enables it from inside.
+v8.setFlagsFromString('--expose_gc');
+const gc = runInNewContext('gc') as () => void;
+
+/** Peak RSS growth over the RSS measured (after a full GC) when the run starts. */
 function rssSampler(): { stop(): number } {
-  let peak = process.memoryUsage.rss();
+  gc();
+  const base = process.memoryUsage.rss();
+  let peak = base;
   const t = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage.rss());
   }, 10);
   return {
     stop() {
       clearInterval(t);
-      return Math.max(peak, process.memoryUsage.rss());
+      return Math.max(peak, process.memoryUsage.rss()) - base;
     },
   };
 }
@@ -36,13 +53,14 @@ function rssSampler(): { stop(): number } {
 function bareDrain(): Promise<Sample> {
   return new Promise((resolve, reject) => {
     const rss = rssSampler();
+    const cpu = process.cpuUsage();
     const t0 = performance.now();
     let bytes = 0;
     const child = spawn('/bin/sh', ['-c', COMMAND], { stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.on('data', (b: Buffer) => (bytes += b.length));
     child.stderr.resume();
     child.on('error', reject);
-    child.on('close', () => resolve({ ms: performance.now() - t0, bytes, peakRss: rss.stop() }));
+    child.on('close', () => resolve({ ms: performance.now() - t0, bytes, peakRss: rss.stop(), cpuMs: cpuSince(cpu) }));
   });
 }
 
@@ -51,6 +69,7 @@ async function viaExec(registry: ProcessRegistry): Promise<Sample & { events: nu
   const reporter = createOperationReporter({ targetType: 'tool', source: 'tool', sink: () => void events++ });
   const exec = createExecTool({ registry, scopeKey: 'bench', cwd: tmpdir(), processToolEnabled: false });
   const rss = rssSampler();
+  const cpu = process.cpuUsage();
   const t0 = performance.now();
   const r = await exec.execute({ command: COMMAND, timeout: 0 }, { reporter });
   const ms = performance.now() - t0;
@@ -59,7 +78,7 @@ async function viaExec(registry: ProcessRegistry): Promise<Sample & { events: nu
   const d = r.details as { truncated: boolean; tail: string };
   if (!d.truncated || d.tail.length === 0) throw new Error('expected a truncated output with a tail');
   // stdout bytes as counted by the session, reported in the terminal event payload
-  return { ms, bytes: BYTES, peakRss, events };
+  return { ms, bytes: BYTES, peakRss, events, cpuMs: cpuSince(cpu) };
 }
 
 function median(xs: number[]): number {
@@ -81,9 +100,7 @@ export async function run(): Promise<void> {
     const bare: Sample[] = [];
     const ex: Array<Sample & { events: number }> = [];
     for (let i = 0; i < ROUNDS; i++) {
-      global.gc?.();
       bare.push(await bareDrain());
-      global.gc?.();
       ex.push(await viaExec(registry));
     }
     if (bare.some((b) => b.bytes !== BYTES)) throw new Error('bare drain read a wrong byte count');
@@ -92,9 +109,10 @@ export async function run(): Promise<void> {
     const bareRss = median(bare.map((s) => s.peakRss));
     const exRss = median(ex.map((s) => s.peakRss));
     console.log(`1 GiB of child output, ${ROUNDS} rounds each (medians):`);
-    console.log(`  bare child_process drain: ${bareT.toFixed(2)} GB/s, peak RSS ${mib(bareRss)} MiB`);
-    console.log(`  exec (caps, tail, events): ${exT.toFixed(2)} GB/s, peak RSS ${mib(exRss)} MiB, ${median(ex.map((e) => e.events))} process events`);
-    console.log(`  throughput ratio exec/bare: ${(exT / bareT).toFixed(2)}x (target >= 0.70x)`);
+    console.log(`  bare child_process drain: ${bareT.toFixed(2)} GB/s, peak RSS growth ${mib(bareRss)} MiB`);
+    console.log(`  exec (caps, tail, events): ${exT.toFixed(2)} GB/s, peak RSS growth ${mib(exRss)} MiB, ${median(ex.map((e) => e.events))} process events`);
+    console.log(`  throughput ratio exec/bare: ${(exT / bareT).toFixed(2)}x (target >= 0.70x); per round: ${ex.map((e, i) => (gbps(e) / gbps(bare[i])).toFixed(2)).join(', ')}`);
+    console.log(`  CPU of this process per GiB: bare ${median(bare.map((s) => s.cpuMs)).toFixed(0)} ms, exec ${median(ex.map((s) => s.cpuMs)).toFixed(0)} ms (machine load: ${loadavg()[0].toFixed(1)})`);
     console.log(`  peak RSS delta: ${mib(exRss - bareRss)} MiB (target <= 50 MiB)`);
 
     const killMs: number[] = [];

@@ -188,3 +188,16 @@ describe('process tool bad input', () => {
     expect(k.content).toMatch(/already finished/);
   });
 });
+
+describe('process tool with a pty session', () => {
+  it('write reaches a program reading the terminal', async () => {
+    const { exec, proc } = setup('run_a', new ProcessRegistry());
+    const r = await exec.execute({ command: 'read x; echo "got:$x"', pty: true, background: true });
+    const id = r.details?.sessionId as string;
+    if (!r.details?.pty) return expect(r.details?.warning).toMatch(/pty unavailable/);
+    await proc.execute({ action: 'write', sessionId: id, data: 'hello\r' });
+    await registry.get('run_a', id)?.done;
+    const log = await proc.execute({ action: 'log', sessionId: id });
+    expect(log.content).toContain('got:hello');
+  });
+});
