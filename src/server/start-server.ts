@@ -84,7 +84,9 @@ function pluginsOf(service: RunServiceApi): BusinessPlugin[] {
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
   const env = opts.env ?? process.env;
   const token = opts.token ?? (env.RUNTRAIL_API_TOKEN || undefined);
-  const dataDir = resolve(opts.dataDir ?? (env.RUNTRAIL_DATA_DIR?.trim() || '.runtrail'));
+  // the service's own folder when it has one (RunService does), so uploads and plan files line up with it
+  const serviceDir = (opts.service as { dataDir?: unknown }).dataDir;
+  const dataDir = resolve(opts.dataDir ?? (typeof serviceDir === 'string' ? serviceDir : env.RUNTRAIL_DATA_DIR?.trim() || '.runtrail'));
   const uploadDir = join(dataDir, 'uploads');
   const inputRoots = opts.inputRoots ?? [uploadDir];
   const root = packageRoot();

@@ -49,7 +49,8 @@ beforeAll(async () => {
     // `talk` streams slowly (a script model) so the page can lose its stream mid-run
     providerResolver: (spec, opts) => (opts.offlineProcedure === talkPlugin.offlineProcedure ? createScriptProvider([{ text: WORDS, chunkDelayMs: 25 }]) : defaultProviderResolver(spec, opts)),
   });
-  server = await startServer({ service, port: 0, dataDir, env: {} });
+  // no dataDir: the server takes the service's own folder (uploads, plan files)
+  server = await startServer({ service, port: 0, env: {} });
   ctx = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
