@@ -3,7 +3,7 @@
  * feed the observations back, until a final answer or a limit. Errors end the loop as data.
  */
 import { Diagnosis, type DiagnosisDict, type DiagnosisInit } from '../events/diagnosis.js';
-import type { ChatMessage, ModelProvider, ToolCallRequest, TokenUsage } from '../providers/model-provider.js';
+import type { ChatMessage, ModelProvider, ModelStreamPart, ToolCallRequest, TokenUsage } from '../providers/model-provider.js';
 import type { RunLimits } from './run-service-types.js';
 import type { ToolExecutor } from './tool-executor.js';
 import type { PublishFn } from './run-publisher.js';
@@ -197,10 +197,22 @@ export class AgentLoop {
       text += visible;
       publish('assistant', { phase: 'update', text, delta: visible });
     };
+    // a provider that ignores the signal must not keep a cancelled or timed-out run waiting
+    const ABORTED = Symbol('aborted');
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<typeof ABORTED>((r) => {
+      onAbort = () => r(ABORTED);
+      if (this.signal.aborted) r(ABORTED);
+      else this.signal.addEventListener('abort', onAbort, { once: true });
+    });
+    let iterator: AsyncIterator<ModelStreamPart> | undefined;
     try {
       const stream = provider.stream({ system: this.o.system, messages: this.messages, tools: this.o.executor.specs(), signal: this.signal });
-      for await (const part of stream) {
-        if (this.signal.aborted) break;
+      iterator = stream[Symbol.asyncIterator]();
+      for (;;) {
+        const next = await Promise.race([iterator.next(), aborted]);
+        if (next === ABORTED || next.done) break;
+        const part = next.value;
         if (firstToken === null && part.type !== 'finish') firstToken = performance.now() - started;
         switch (part.type) {
           case 'text-delta':
@@ -223,6 +235,9 @@ export class AgentLoop {
       }
     } catch (e) {
       if (!this.signal.aborted) error = { code: 'provider_exception', severity: 'error', summary: `model provider failed: ${(e as Error)?.message ?? String(e)}`, retryable: false };
+    } finally {
+      if (onAbort) this.signal.removeEventListener('abort', onAbort);
+      if (this.signal.aborted) void Promise.resolve(iterator?.return?.()).catch(() => undefined);
     }
     emitText(filter.flush());
     if (reasoning) publish('reasoning', { phase: 'end', text: reasoning, delta: '' });

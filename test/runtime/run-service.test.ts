@@ -348,6 +348,15 @@ describe('RunService: cancel and queue', () => {
     expect(svc.stats()).toMatchObject({ running: 0, queueDepth: 0 });
   });
 
+  it('cancel and timeout also end a provider that ignores the abort signal', async () => {
+    svc = makeService(env, () => new FakeProvider([{ deaf: true }]));
+    const a = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
+    for await (const e of svc.events(a.run_id)) if (e.stream === 'run' && e.data.type === 'run.state' && e.data.to === 'model_thinking') break;
+    expect((await svc.cancel(a.run_id)).status).toBe('cancelled');
+    const b = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath }, limits: { timeout_s: 0.05 } });
+    expect((await svc.wait(b.run_id)).diagnosis?.code).toBe('timeout');
+  });
+
   it('close() cancels live runs', async () => {
     const s = makeService(env, new FakeProvider([{ hang: true }]));
     const { run_id } = await s.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
