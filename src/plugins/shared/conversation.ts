@@ -1,5 +1,8 @@
 /** Reading a conversation back, for the offline procedures: which tools ran, with what result. */
-import type { ChatMessage } from '../../providers/model-provider.js';
+import type { OfflineProcedure } from '../../runtime/business-plugin.js';
+
+/** The loop's message type, taken through the runtime contract (plugins do not import providers). */
+type ChatMessage = Parameters<OfflineProcedure>[0]['messages'][number];
 
 export interface SeenToolResult {
   name: string;
