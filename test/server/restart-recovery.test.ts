@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -37,7 +37,7 @@ function serve(dir: string): Promise<{ url: string; proc: ChildProcess }> {
 }
 
 describe('restart recovery', () => {
-  it('a run live when the server is killed comes back failed/interrupted with a terminal frame, keeping every frame clients saw', async () => {
+  it('a run live when the server is killed comes back failed/interrupted with a terminal frame (torn last line repaired), keeping every frame clients saw', async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'runtrail-restart-'));
     const first = await serve(dataDir);
     const { body } = await postJson(`${first.url}/api/runs`, { plugin: 'talk', input: {} });
@@ -47,6 +47,8 @@ describe('restart recovery', () => {
     });
     first.proc.kill('SIGKILL');
     await new Promise((r) => first.proc.once('exit', r));
+    // a crash mid-append leaves a torn last line
+    appendFileSync(join(dataDir, 'runs', runId, 'runtime', 'events.jsonl'), '{"runId":"' + runId + '","seq":99999,"ts":1,"stream":"assis');
 
     const second = await serve(dataDir);
     const status = await getJson(`${second.url}/api/runs/${runId}`);
