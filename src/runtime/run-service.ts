@@ -26,7 +26,8 @@ import { EVENTS_FILE, EventStore, readEvents, repairEventsFile } from './event-s
 import { defaultSkillsDir } from './package-root.js';
 import { PluginRegistry } from './plugin-registry.js';
 import { resolveCapabilities } from './run-capabilities.js';
-import { executeRun, finalise, type NoticeSource } from './run-engine.js';
+import { executeRun, finalise, writeTrace, type NoticeSource } from './run-engine.js';
+import { publicDocuments, type RunManifest } from './run-manifest.js';
 import type { RunHooks } from './run-hooks.js';
 import { createRunId, isRunId } from './run-id.js';
 import { RunMetrics } from './run-metrics.js';
@@ -192,6 +193,22 @@ export class RunService implements RunServiceApi {
       diagnosis,
     });
     store.close();
+    // the rest of a failed run's files, from what the crashed run left
+    const contract = this.registry.get(status.plugin)?.artifacts ?? [];
+    status.public_documents = publicDocuments(await ws.listArtifacts(), contract);
+    const manifest: RunManifest = {
+      run_id: status.run_id,
+      status: 'failed',
+      plugin: { name: status.plugin, version: status.plugin_version },
+      skill: status.skill ? { name: status.skill, version: '' } : null,
+      provider: status.provider,
+      model: status.model,
+      created_at: status.created_at,
+      finished_at: status.finished_at,
+      documents: status.public_documents,
+    };
+    await ws.writeRunJson('manifest.json', manifest).catch(() => undefined);
+    await writeTrace(ws.root, status.run_id).catch(() => undefined);
     await ws.writeRunJson('runtime/run_status.json', status);
   }
 

@@ -524,6 +524,8 @@ describe('RunService: conversations, notices, restart', () => {
     expect(evs.map((e) => e.seq)).toEqual(evs.map((_, i) => i + 1));
     expect(evs.at(-1)).toMatchObject({ data: { type: 'run.failed', diagnosis: { code: 'interrupted' } } });
     expect(st?.last_seq).toBe(evs.length);
+    expect(JSON.parse(readFileSync(runFile(run_id, 'manifest.json'), 'utf8'))).toMatchObject({ run_id, status: 'failed' });
+    expect(readFileSync(runFile(run_id, 'runtime/trace.jsonl'), 'utf8')).toContain('"event":"run.failed"');
     await s2.close();
   });
 });
