@@ -3,7 +3,7 @@
  * Last-Event-ID. `formatSseFrame` is pure, so the server and `runtrail replay --format sse`
  * produce the very same bytes.
  */
-import type { EngineEvent } from '../events/engine-event.js';
+import { EngineEvent, type WireFrame } from '../events/engine-event.js';
 import { BaseClawAdapter, type ClawAdapterOptions } from './base-claw-adapter.js';
 import { FrameQueue } from './frame-queue.js';
 
@@ -42,8 +42,11 @@ export class SseAdapter extends BaseClawAdapter {
     this.queue = queue ?? new FrameQueue();
   }
 
-  frame(event: EngineEvent): string {
-    return formatSseFrame(event, { wireMeta: this.wireMeta });
+  /** An EngineEvent is thinned per the options; a wire object is written as given (seed: `frame(wire)`). */
+  frame(event: EngineEvent | WireFrame): string {
+    if (event instanceof EngineEvent) return formatSseFrame(event, { wireMeta: this.wireMeta });
+    const id = typeof event.seq === 'number' && event.seq > 0 ? `id: ${event.seq}\n` : '';
+    return `${id}data: ${JSON.stringify(event)}\n\n`;
   }
 
   // Without wireMeta only terminal frames carry metadata, so skip the copy for the rest (hot path).

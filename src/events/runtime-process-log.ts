@@ -44,12 +44,16 @@ export function runtimeProcessLogPath(dataDir: string, sessionId: string, operat
   return p;
 }
 
-/** One JSON line; a payload that cannot be serialised (cycle, bigint) is sanitised instead of crashing. */
+/**
+ * One JSON line. The payload is sanitised again (idempotent for events from makeProcessEvent) so a
+ * hand-built event with secrets, cycles, bigints or huge values can neither leak nor crash the log.
+ */
 export function processLogLine(event: RuntimeProcessEvent): string {
+  const safe = event.payload === undefined ? event : { ...event, payload: sanitizeProcessPayload(event.payload) };
   try {
-    return `${JSON.stringify(event)}\n`;
+    return `${JSON.stringify(safe)}\n`;
   } catch {
-    return `${JSON.stringify(sanitizeProcessPayload(event, { maxDepth: 12 }))}\n`;
+    return `${JSON.stringify(sanitizeProcessPayload(safe, { maxDepth: 12 }))}\n`;
   }
 }
 

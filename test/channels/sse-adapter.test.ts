@@ -49,6 +49,12 @@ describe('SseAdapter', () => {
     ]);
   });
 
+  it('frame(wire) writes a wire object exactly as given', () => {
+    const sse = new SseAdapter(null, silent);
+    expect(sse.frame({ type: 'delta', content: 'é', seq: 4 })).toBe('id: 4\ndata: {"type":"delta","content":"é","seq":4}\n\n');
+    expect(sse.frame({ type: 'error', message: 'x' })).toBe('data: {"type":"error","message":"x"}\n\n');
+  });
+
   it('a reader waiting on frames() receives frames emitted later', async () => {
     const q = new FrameQueue();
     const sse = new SseAdapter(q, silent);

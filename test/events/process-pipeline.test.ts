@@ -53,6 +53,17 @@ describe('appendRuntimeProcessLog', () => {
     const ref = await appendRuntimeProcessLog({ dataDir, sessionId: 's', operationId: 'op', event });
     expect(readLines(ref.path)[0].payload).toEqual({ n: '1', me: '[circular]' });
   });
+
+  it('scrubs secrets and bounds huge values of a hand-built event', async () => {
+    const dataDir = tmp();
+    const base = makeProcessEvent({ operationId: 'op', targetType: 'tool', source: 'tool', status: 'running' });
+    const event = { ...base, payload: { password: 'hunter2', blob: 'z'.repeat(5_000_000), odd: Symbol('s') } };
+    const ref = await appendRuntimeProcessLog({ dataDir, sessionId: 's', operationId: 'op', event });
+    const text = readFileSync(ref.path, 'utf8');
+    expect(text).not.toContain('hunter2');
+    expect(text.length).toBeLessThan(10_000);
+    expect(readLines(ref.path)[0].payload).toMatchObject({ odd: 'Symbol(s)' });
+  });
 });
 
 describe('createOperationReporter', () => {
