@@ -5,7 +5,7 @@ import { contentTokens, stem, termsOf } from '../../src/plugins/shared/tokenize.
 import { scoreSentiment, ratingScale, normaliseRating } from '../../src/plugins/feedbacklens/analysis/sentiment-score.js';
 import { clusterThemes } from '../../src/plugins/feedbacklens/analysis/theme-clustering.js';
 import { isVerbatimQuote, selectQuote } from '../../src/plugins/feedbacklens/analysis/select-quote.js';
-import { analyseFeedback, priorityOf, severityOf } from '../../src/plugins/feedbacklens/analysis/analyse-feedback.js';
+import { analyseFeedback, priorityOf, severityOf, themeTitle } from '../../src/plugins/feedbacklens/analysis/analyse-feedback.js';
 
 function rows(csv: string) {
   const r = parseFeedbackCsv(csv);
@@ -164,6 +164,13 @@ describe('analyseFeedback', () => {
     expect(praise?.severity).toBe('low');
     expect(s.sentiment.negative).toBe(15);
     expect(s.average_rating).toBe(2.6);
+  });
+  it('names a theme by its subject, not by praise words', () => {
+    expect(themeTitle(['love', 'board view', 'card'])).toBe('Board view');
+    expect(themeTitle(['love', 'card', 'nice'])).toBe('Card');
+    expect(themeTitle(['great', 'love'])).toBe('Great & love');
+    expect(themeTitle(['crashes', 'android'])).toBe('Crashes & android');
+    expect(themeTitle([])).toBe('General feedback');
   });
   it('maps scores to severities and priorities at the documented thresholds', () => {
     expect([0.1, 0.25, 0.45, 0.65].map(severityOf)).toEqual(['low', 'medium', 'high', 'critical']);

@@ -3,7 +3,7 @@
  * negative sentiment and low ratings, priority from frequency × severity. Pure and deterministic.
  */
 import type { FeedbackRow } from './feedback-row.js';
-import { normaliseRating, ratingScale, scoreSentiment, type RowSentiment } from './sentiment-score.js';
+import { isPraiseWord, normaliseRating, ratingScale, scoreSentiment, type RowSentiment } from './sentiment-score.js';
 import { clusterThemes } from './theme-clustering.js';
 
 export type Severity = 'low' | 'medium' | 'high' | 'critical';
@@ -67,9 +67,12 @@ function capitalise(s: string): string {
 }
 
 export function themeTitle(labels: string[]): string {
-  if (labels.length === 0) return 'General feedback';
-  if (labels[0].includes(' ') || labels.length === 1) return capitalise(labels[0]);
-  return capitalise(`${labels[0]} & ${labels[1]}`);
+  // name the theme by its subject: skip labels made only of praise words when others exist
+  const topical = labels.filter((l) => !l.split(' ').every(isPraiseWord));
+  const use = topical.length > 0 ? topical : labels;
+  if (use.length === 0) return 'General feedback';
+  if (use[0].includes(' ') || use.length === 1) return capitalise(use[0]);
+  return capitalise(`${use[0]} & ${use[1]}`);
 }
 
 export function analyseFeedback(rows: FeedbackRow[], opts: { productName?: string } = {}): FeedbackStats {
@@ -159,7 +162,8 @@ export function analyseFeedback(rows: FeedbackRow[], opts: { productName?: strin
       severity: severityOf(severityScore),
       severity_score: round(severityScore),
       priority_score: round(priorityScore),
-      priority: priorityOf(priorityScore),
+      // praise is kept, not fixed: it never outranks a problem
+      priority: sentiment === 'positive' ? 'P3' : priorityOf(priorityScore),
       feedback_ids: c.members.slice(0, 20).map((d) => rows[d].feedback_id),
       representative_ids: reps.map((d) => rows[d].feedback_id),
     };

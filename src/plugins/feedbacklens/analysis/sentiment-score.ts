@@ -1,4 +1,5 @@
 /** Row sentiment from the AFINN-165 lexicon (`sentiment` package), blended with a rating when there is one. */
+import { createRequire } from 'node:module';
 import Sentiment from 'sentiment';
 
 export type SentimentLabel = 'positive' | 'neutral' | 'negative';
@@ -14,6 +15,14 @@ export interface RowSentiment {
 }
 
 const analyzer = new Sentiment();
+// the same AFINN-165 word list the analyzer scores with
+const AFINN = createRequire(import.meta.url)('sentiment/languages/en/labels.json') as Record<string, number>;
+
+/** Praise words ("love", "great", "easy") say how people feel, not what about: not theme names. */
+export function isPraiseWord(word: string): boolean {
+  const v = AFINN[word.toLowerCase()];
+  return typeof v === 'number' && v > 0;
+}
 
 /** `ratingNorm` is the rating mapped to [0, 1], or null when the row has none. */
 export function scoreSentiment(text: string, ratingNorm: number | null): RowSentiment {
