@@ -77,3 +77,44 @@ describe('BlockChunker', () => {
     expect(() => new BlockChunker().push(3 as never)).toThrow(/text must be a string/);
   });
 });
+
+describe('BlockChunker on generated text (seeded)', () => {
+  function rng(seed: number) {
+    let s = seed >>> 0;
+    return () => {
+      s = (s * 1664525 + 1013904223) >>> 0;
+      return s / 2 ** 32;
+    };
+  }
+  function generate(r: () => number): string {
+    const parts: string[] = [];
+    const n = 5 + Math.floor(r() * 25);
+    for (let i = 0; i < n; i++) {
+      const k = r();
+      if (k < 0.2) {
+        const lines = Array.from({ length: 1 + Math.floor(r() * 40) }, (_, j) => `  code_${i}_${j}();`);
+        parts.push(`\`\`\`js\n${lines.join('\n')}\n\`\`\``);
+      } else {
+        const words = Array.from({ length: 5 + Math.floor(r() * 80) }, (_, j) => `w${i}x${j}${r() < 0.1 ? '.' : ''}`);
+        parts.push(words.join(r() < 0.1 ? '\n' : ' '));
+      }
+    }
+    return parts.join(r() < 0.5 ? '\n\n' : '\n');
+  }
+
+  it('keeps every word and code line, in order, within maxChars, fences balanced', () => {
+    for (let seed = 1; seed <= 60; seed++) {
+      const r = rng(seed);
+      const text = generate(r);
+      const minChars = 40 + Math.floor(r() * 200);
+      const maxChars = minChars + 20 + Math.floor(r() * 300);
+      const chunks = feed(new BlockChunker({ minChars, maxChars }), text, 1 + Math.floor(r() * 50));
+      const tokens = (s: string) => s.split(/\s+/).filter((t) => t && !t.startsWith('```'));
+      expect(chunks.flatMap(tokens), `seed ${seed}`).toEqual(tokens(text));
+      for (const ch of chunks) {
+        expect(ch.length, `seed ${seed}`).toBeLessThanOrEqual(maxChars);
+        expect(balanced(ch), `seed ${seed}: ${ch}`).toBe(true);
+      }
+    }
+  });
+});

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AgentEventBus } from '../../src/events/agent-event-bus.js';
 import type { AgentEvent } from '../../src/events/agent-event.js';
 import { createEngineBridge } from '../../src/events/engine-bridge.js';
+import { formatSseFrame } from '../../src/channels/sse-adapter.js';
 import { sampleRun } from './sample-run.js';
 
 describe('createEngineBridge', () => {
@@ -87,5 +88,17 @@ describe('createEngineBridge', () => {
     const replayed = JSON.parse(JSON.stringify(events)) as AgentEvent[];
     const again = createEngineBridge({ traceId: 'run_1' });
     expect(replayed.map((e) => JSON.stringify(again.translate(e)?.toWire() ?? null))).toEqual(liveFrames);
+  });
+
+  it('SSE bytes from an events.jsonl replay equal the live bytes', () => {
+    const sse = (events: AgentEvent[]) => {
+      const b = createEngineBridge({ traceId: 'run_1' });
+      return events.map((e) => b.translate(e)).filter((e) => e !== null).map((e) => formatSseFrame(e)).join('');
+    };
+    const events = sampleRun();
+    const jsonl = events.map((e) => JSON.stringify(e)).join('\n');
+    const live = sse(events);
+    expect(sse(jsonl.split('\n').map((l) => JSON.parse(l) as AgentEvent))).toBe(live);
+    expect(live).toContain('id: 4\ndata: {"type":"delta","content":"Hello"}\n\n');
   });
 });
