@@ -101,6 +101,8 @@ interface Figures {
   peakRssMb: number;
   firstFrameMs: number[];
   postMs: number[];
+  /** deltas each client received; every one must be DELTAS */
+  deltasPerClient: number[];
 }
 
 function rssMb(pid: number): number {
@@ -166,7 +168,7 @@ function pct(sorted: number[], p: number): number {
 
 async function measure(kind: 'raw' | 'runtrail', dataDir: string): Promise<Figures> {
   const { url, proc } = await startChild(kind === 'raw' ? ['--child', 'raw'] : ['--child', 'runtrail', dataDir]);
-  const fig: Figures = { latencies: [], frames: 0, seconds: 0, peakRssMb: rssMb(proc.pid!), firstFrameMs: [], postMs: [] };
+  const fig: Figures = { latencies: [], frames: 0, seconds: 0, peakRssMb: rssMb(proc.pid!), firstFrameMs: [], postMs: [], deltasPerClient: [] };
   const sampler = setInterval(() => {
     fig.peakRssMb = Math.max(fig.peakRssMb, rssMb(proc.pid!));
   }, 100);
@@ -203,14 +205,16 @@ async function measure(kind: 'raw' | 'runtrail', dataDir: string): Promise<Figur
       }
       for (let c = 0; c < CLIENTS_PER_RUN; c++) {
         let first = c !== 0;
+        let deltas = 0;
         watchers.push(
           watch(streamUrl, (data, at, connectedAt) => {
             if (!first) {
               first = true;
               fig.firstFrameMs.push(at - posted);
             }
+            if (data.startsWith('{"type":"delta"')) deltas++;
             onDelta(fig, data, at, connectedAt);
-          }),
+          }).then(() => void fig.deltasPerClient.push(deltas)),
         );
       }
     }),
@@ -234,6 +238,8 @@ function report(name: string, f: Figures): { p50: number; p99: number; fps: numb
       `first frame p50 ${pct(ff, 50).toFixed(1)} ms p99 ${pct(ff, 99).toFixed(1)} ms` +
       (pm.length ? `  (POST → 201 p50 ${pct(pm, 50).toFixed(1)} ms)` : ''),
   );
+  const short = f.deltasPerClient.filter((n) => n !== DELTAS).length;
+  console.log(`${''.padEnd(9)} ${f.deltasPerClient.length} clients, ${short} with a missing or extra delta`);
   return { p50: pct(s, 50), p99: pct(s, 99), fps };
 }
 
