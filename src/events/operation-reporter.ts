@@ -12,6 +12,11 @@ export interface OperationReporterOptions {
   parentOperationId?: string;
   sink: (event: RuntimeProcessEvent) => void;
   now?: () => number;
+  /**
+   * Told when a call carries invalid fields (e.g. `current: NaN`); that update is dropped so a
+   * progress bug never breaks the tool itself. Default: one line on stderr per operation.
+   */
+  onInvalid?: (error: unknown) => void;
 }
 
 export function newOperationId(): string {
@@ -35,25 +40,33 @@ export function createOperationReporter(opts: OperationReporterOptions): Operati
   let current: number | undefined;
   let total: number | undefined;
   let children = 0;
+  let warned = false;
+  const onInvalid =
+    opts.onInvalid ??
+    ((err: unknown) => {
+      if (warned) return;
+      warned = true;
+      process.stderr.write(`[runtrail] operation ${operationId}: dropped a progress update: ${err instanceof Error ? err.message : String(err)}\n`);
+    });
 
-  const send = (status: ProcessStatus, extra: Partial<ProcessEventFields>): void => {
-    if (finished) return;
-    const ev = makeProcessEvent(
-      {
-        operationId,
-        parentOperationId: opts.parentOperationId,
-        targetType: opts.targetType,
-        source: opts.source,
-        stage,
-        current,
-        total,
-        ...extra,
-        status,
-      },
-      now,
-    );
-    if (status === 'completed' || status === 'failed' || status === 'cancelled' || status === 'skipped') finished = true;
+  const isTerminal = (st: ProcessStatus): boolean => st === 'completed' || st === 'failed' || st === 'cancelled' || st === 'skipped';
+
+  /** Builds and sinks one event; returns false (and tells onInvalid) when its fields are invalid. */
+  const send = (status: ProcessStatus, extra: Partial<ProcessEventFields>, state = { stage, current, total }): boolean => {
+    if (finished) return false;
+    const fixed = { operationId, parentOperationId: opts.parentOperationId, targetType: opts.targetType, source: opts.source };
+    let ev: RuntimeProcessEvent;
+    try {
+      ev = makeProcessEvent({ ...fixed, ...state, ...extra, status }, now);
+    } catch (err) {
+      onInvalid(err);
+      if (!isTerminal(status)) return false;
+      // A terminal call still ends the operation, without the bad fields.
+      ev = makeProcessEvent({ ...fixed, stage, status }, now);
+    }
+    if (isTerminal(status)) finished = true;
     opts.sink(ev);
+    return true;
   };
 
   const reporter: OperationReporter = {
@@ -62,18 +75,16 @@ export function createOperationReporter(opts: OperationReporterOptions): Operati
       send('started', { message, payload });
     },
     progress(update: ProgressUpdate) {
-      if (update.stage !== undefined) stage = update.stage;
-      if (update.current !== undefined) current = update.current;
-      if (update.total !== undefined) total = update.total;
-      send('running', { message: update.message, payload: update.payload });
+      // Fields stick for later updates only once they proved valid.
+      const next = { stage: update.stage ?? stage, current: update.current ?? current, total: update.total ?? total };
+      if (send('running', { message: update.message, payload: update.payload }, next)) ({ stage, current, total } = next);
     },
     stage(name, message) {
-      stage = name;
-      send('running', { message });
+      const next = { stage: name, current, total };
+      if (send('running', { message }, next)) stage = name;
     },
     complete(message, payload) {
-      if (total !== undefined) current = total;
-      send('completed', { message, payload });
+      send('completed', { message, payload }, { stage, current: total ?? current, total });
     },
     fail(message, payload) {
       send('failed', { message, payload });
@@ -93,6 +104,7 @@ export function createOperationReporter(opts: OperationReporterOptions): Operati
         parentOperationId: operationId,
         sink: opts.sink,
         now,
+        onInvalid: opts.onInvalid,
       });
       if (c.message !== undefined) r.start(c.message);
       return r;

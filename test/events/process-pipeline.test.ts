@@ -96,6 +96,24 @@ describe('createOperationReporter', () => {
     expect(out[1].payload).toEqual({ why: 'x' });
   });
 
+  it('drops an invalid update (told to onInvalid) without breaking the tool or later updates', () => {
+    const out: RuntimeProcessEvent[] = [];
+    const bad: unknown[] = [];
+    const r = createOperationReporter({ operationId: 'op', targetType: 'tool', source: 'tool', sink: (e) => out.push(e), onInvalid: (e) => bad.push(e) });
+    r.progress({ current: 1, total: 4 });
+    expect(() => r.progress({ current: Number.NaN })).not.toThrow();
+    expect(() => r.stage(42 as never)).not.toThrow();
+    r.progress({ current: 2 });
+    expect(() => r.complete(7 as never)).not.toThrow();
+    expect(bad).toHaveLength(3);
+    expect(String(bad[0])).toMatch(/current must be a finite number/);
+    expect(out.map((e) => [e.status, e.current, e.percent])).toEqual([
+      ['running', 1, 25],
+      ['running', 2, 50],
+      ['completed', undefined, undefined],
+    ]);
+  });
+
   it('rejects a bad targetType at creation', () => {
     expect(() => createOperationReporter({ targetType: 'x' as never, source: 'tool', sink: () => {} })).toThrow(/targetType must be one of/);
   });
