@@ -79,7 +79,7 @@ export function exitDiagnosis(s: ProcessSession, tailChars: number): ToolResult[
 }
 
 export function cutNote(dropped: number, what: string): string {
-  return dropped > 0 ? `[${dropped} earlier chars of ${what} were cut to stay within the output cap]\n` : '';
+  return dropped > 0 ? `[${dropped} earlier bytes of ${what} were cut to stay within the output cap]\n` : '';
 }
 
 export interface ParsedExit {

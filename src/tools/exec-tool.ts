@@ -174,7 +174,7 @@ function runningResult(s: ProcessSession, tailChars: number): ToolResult {
 function finishedResult(s: ProcessSession, tailChars: number): ToolResult {
   const warn = s.ptyWarning ? `Warning: ${s.ptyWarning}\n` : '';
   const out = s.fullOutput();
-  const dropped = s.totalChars - out.length;
+  const dropped = s.outputDroppedBytes;
   const body = out === '' ? '(no output)' : `${cutNote(dropped, 'output')}${out}`;
   const ok = s.status === 'completed';
   const content = `${warn}${body}\n\n${describeExit(s)}`;

@@ -116,7 +116,7 @@ export class ProcessRegistry {
     const out: string[] = [];
     for (const { session: s, emptySuccessToo } of q) {
       if (s.exitObserved || s.endCause === 'kill' || s.endCause === 'cancel' || s.endCause === 'shutdown') continue;
-      if (s.status === 'completed' && s.totalChars === 0 && !emptySuccessToo) continue;
+      if (s.status === 'completed' && s.totalBytes === 0 && !emptySuccessToo) continue;
       s.exitObserved = true;
       out.push(formatExitNotice(s, this.limits.tailChars));
     }

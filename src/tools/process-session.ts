@@ -1,12 +1,14 @@
 /** One supervised command: its output buffers, state and operation events. */
 import type { OperationReporter } from '../events/operation-reporter-types.js';
 import type { ChildExit, OutputStream, SupervisedChild } from './supervised-child.js';
-import { TailBuffer } from './tail-buffer.js';
+import { StringDecoder } from 'node:string_decoder';
+import { ByteTailBuffer } from './byte-tail-buffer.js';
 
 export type SessionStatus = 'running' | 'completed' | 'failed';
 /** Why a session was ended by Runtrail rather than by itself. */
 export type EndCause = 'kill' | 'timeout' | 'cancel' | 'shutdown';
 
+/** Caps are applied to UTF-8 bytes, so a kept text never has more characters than the cap. */
 export interface SessionLimits {
   maxOutputChars: number;
   pendingMaxOutputChars: number;
@@ -54,11 +56,13 @@ export class ProcessSession {
   /** Set once the model saw the exit (poll/log): no exit notice needed then. */
   exitObserved = false;
   readonly bytes = { stdout: 0, stderr: 0 };
-  totalChars = 0;
+  /** Bytes of output seen, both streams. */
+  totalBytes = 0;
   readonly done: Promise<ProcessSession>;
 
-  private readonly output: TailBuffer;
-  private readonly pending: Record<OutputStream, TailBuffer>;
+  private readonly output: ByteTailBuffer;
+  private readonly pending: Record<OutputStream, ByteTailBuffer>;
+  private decoders: Record<OutputStream, StringDecoder> | null = null;
   private readonly listeners = new Set<(stream: OutputStream, text: string) => void>();
   private readonly waiters = new Set<() => void>();
   private child: SupervisedChild | null = null;
@@ -75,8 +79,8 @@ export class ProcessSession {
     readonly reporter: OperationReporter | undefined,
   ) {
     this.name = deriveSessionName(command);
-    this.output = new TailBuffer(limits.maxOutputChars);
-    this.pending = { stdout: new TailBuffer(limits.pendingMaxOutputChars), stderr: new TailBuffer(limits.pendingMaxOutputChars) };
+    this.output = new ByteTailBuffer(limits.maxOutputChars);
+    this.pending = { stdout: new ByteTailBuffer(limits.pendingMaxOutputChars), stderr: new ByteTailBuffer(limits.pendingMaxOutputChars) };
     this.done = new Promise((r) => (this.settle = () => r(this)));
   }
 
@@ -98,6 +102,10 @@ export class ProcessSession {
   get truncated(): boolean {
     return this.output.truncated;
   }
+  /** Bytes cut from the front of the kept output. */
+  get outputDroppedBytes(): number {
+    return this.output.dropped;
+  }
   get stdinOpen(): boolean {
     return this.running && (this.child?.stdinOpen ?? false);
   }
@@ -113,13 +121,16 @@ export class ProcessSession {
     void child.exited.then((exit) => this.finish(exit, onEnd));
   }
 
-  /** Output sink for the child (also used by compute-skill runners through `onOutput`). */
-  ingest(stream: OutputStream, text: string): void {
-    this.bytes[stream] += Buffer.byteLength(text);
-    this.totalChars += text.length;
-    this.output.append(text);
-    this.pending[stream].append(text);
-    for (const l of this.listeners) l(stream, text);
+  /** Output sink for the child. */
+  ingest(stream: OutputStream, chunk: Buffer): void {
+    this.bytes[stream] += chunk.length;
+    this.totalBytes += chunk.length;
+    this.output.append(chunk);
+    this.pending[stream].append(chunk);
+    if (this.listeners.size) {
+      const text = this.decoders![stream].write(chunk);
+      if (text) for (const l of this.listeners) l(stream, text);
+    }
     if (this.waiters.size) this.wake();
     if (this.reporter) {
       const now = Date.now();
@@ -127,15 +138,17 @@ export class ProcessSession {
         this.lastReport = now;
         this.reporter.progress({
           stage: 'running',
-          current: this.bytes.stdout + this.bytes.stderr,
-          message: `${this.bytes.stdout + this.bytes.stderr} bytes of output`,
+          current: this.totalBytes,
+          message: `${this.totalBytes} bytes of output`,
           payload: { stdoutBytes: this.bytes.stdout, stderrBytes: this.bytes.stderr },
         });
       }
     }
   }
 
+  /** Decoded output as it arrives (compute-skill runners read their JSON lines here). */
   onOutput(listener: (stream: OutputStream, text: string) => void): () => void {
+    this.decoders ??= { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -148,6 +161,7 @@ export class ProcessSession {
     return this.output.toString();
   }
 
+  /** Unpolled output since the last drain; `dropped*` count bytes cut to stay within the pending cap. */
   drainPending(): { stdout: string; stderr: string; droppedStdout: number; droppedStderr: number } {
     const out = this.pending.stdout.take();
     const err = this.pending.stderr.take();
@@ -213,6 +227,12 @@ export class ProcessSession {
 
   private finish(exit: ChildExit, onEnd: (s: ProcessSession) => void): void {
     if (this.timer) clearTimeout(this.timer);
+    if (this.decoders && this.listeners.size) {
+      for (const stream of ['stdout', 'stderr'] as const) {
+        const rest = this.decoders[stream].end();
+        if (rest) for (const l of this.listeners) l(stream, rest);
+      }
+    }
     this.exitCode = exit.code;
     this.signal = exit.signal;
     this.spawnError = exit.spawnError;

@@ -50,7 +50,7 @@ function loadPty(): Promise<PtyModule | Error> {
 
 const SIGNAL_NAMES: Record<number, NodeJS.Signals> = { 1: 'SIGHUP', 2: 'SIGINT', 9: 'SIGKILL', 15: 'SIGTERM', 6: 'SIGABRT', 13: 'SIGPIPE' };
 
-export async function spawnSupervised(spec: SpawnSpec, onOutput: (stream: OutputStream, text: string) => void): Promise<SupervisedChild> {
+export async function spawnSupervised(spec: SpawnSpec, onOutput: (stream: OutputStream, chunk: Buffer) => void): Promise<SupervisedChild> {
   if (spec.pty) {
     const mod = await loadPty();
     if (!(mod instanceof Error)) {
@@ -71,7 +71,7 @@ function afterLeaderExit(pgid: number | undefined, graceMs: number): Promise<voi
   return terminateGroup(pgid, graceMs).then(() => undefined);
 }
 
-function spawnPipes(spec: SpawnSpec, onOutput: (stream: OutputStream, text: string) => void, ptyWarning?: string): SupervisedChild {
+function spawnPipes(spec: SpawnSpec, onOutput: (stream: OutputStream, chunk: Buffer) => void, ptyWarning?: string): SupervisedChild {
   const child = spawn(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
   const pid = child.pid;
   let stdinOpen = pid !== undefined;
@@ -90,10 +90,9 @@ function spawnPipes(spec: SpawnSpec, onOutput: (stream: OutputStream, text: stri
           killNow: () => signalGroup(pid, 'SIGKILL'),
         });
 
-  child.stdout.setEncoding('utf8');
-  child.stderr.setEncoding('utf8');
-  child.stdout.on('data', (s: string) => onOutput('stdout', s));
-  child.stderr.on('data', (s: string) => onOutput('stderr', s));
+  // Raw Buffers: decoding is deferred to whoever reads the text (most of a flood is never read).
+  child.stdout.on('data', (b: Buffer) => onOutput('stdout', b));
+  child.stderr.on('data', (b: Buffer) => onOutput('stderr', b));
   child.stdin.on('error', () => {
     stdinOpen = false; // EPIPE when the child stops reading: not our failure
   });
@@ -160,7 +159,7 @@ function spawnPipes(spec: SpawnSpec, onOutput: (stream: OutputStream, text: stri
   };
 }
 
-function spawnPty(mod: PtyModule, spec: SpawnSpec, onOutput: (stream: OutputStream, text: string) => void): SupervisedChild {
+function spawnPty(mod: PtyModule, spec: SpawnSpec, onOutput: (stream: OutputStream, chunk: Buffer) => void): SupervisedChild {
   const term = mod.spawn(spec.file, spec.args, {
     name: spec.env.TERM ?? 'xterm-256color',
     cols: 120,
@@ -181,7 +180,7 @@ function spawnPty(mod: PtyModule, spec: SpawnSpec, onOutput: (stream: OutputStre
     terminate,
     killNow: () => signalGroup(pid, 'SIGKILL'),
   });
-  const dataSub = term.onData((s) => onOutput('stdout', s));
+  const dataSub = term.onData((s) => onOutput('stdout', Buffer.from(s, 'utf8')));
   const exited = new Promise<ChildExit>((resolve) => {
     term.onExit(({ exitCode, signal }) => {
       open = false;

@@ -96,7 +96,7 @@ describe('exec in the foreground', () => {
     expect(r.details?.truncated).toBe(true);
     expect(r.content).toContain('20000');
     expect(r.content).not.toMatch(/^1\n2\n/);
-    expect(r.content).toMatch(/earlier chars of output were cut/);
+    expect(r.content).toMatch(/earlier bytes of output were cut/);
     expect(r.content.length).toBeLessThan(1200);
   });
 

@@ -70,7 +70,7 @@ describe('no orphans', () => {
     const r = await exec.execute({ command: 'yes flood-line-of-output', yieldMs: 300 });
     expect(r.details?.status).toBe('running');
     const s = registry.get('run', r.details?.sessionId as string);
-    expect(await eventually(() => (s?.totalChars ?? 0) > 1_000_000)).toBe(true);
+    expect(await eventually(() => (s?.totalBytes ?? 0) > 1_000_000)).toBe(true);
     expect(s?.fullOutput().length).toBeLessThanOrEqual(50_000);
     expect(s?.truncated).toBe(true);
     const p = await proc.execute({ action: 'poll', sessionId: s!.id });

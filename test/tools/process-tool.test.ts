@@ -54,7 +54,7 @@ describe('process tool', () => {
     await registry.get('run_a', id)?.done;
     const p = await proc.execute({ action: 'poll', sessionId: id });
     expect(p.details?.pendingTruncated).toBe(true);
-    expect(p.content).toMatch(/earlier chars of unpolled stdout were cut/);
+    expect(p.content).toMatch(/earlier bytes of unpolled stdout were cut/);
     expect(p.content).toContain('5000');
   });
 

@@ -25,7 +25,7 @@ function fence(text: string): string {
 export function outputTail(raw: string): { text: string; lines: number; cut: boolean } {
   const cleaned = raw
     .split('\n')
-    .filter((l) => !/^\[(showing lines|earlier output was cut|\d+ earlier chars of)/.test(l))
+    .filter((l) => !/^\[(showing lines|earlier output was cut|\d+ earlier bytes of)/.test(l))
     .join('\n')
     .replace(/\n*(Process exited with code|Process was killed by|Command timed out|Command was ended|Process still running)[^\n]*$/, '')
     .replace(/^\(no (new )?output\)$/, '')
