@@ -40,6 +40,12 @@ export class ThinkingTagFilter {
   /** Returns the visible text this delta adds (may be '' while a tag is still incomplete). */
   push(delta: string): string {
     if (typeof delta !== 'string') throw new TypeError(`ThinkingTagFilter.push: delta must be a string, got ${typeof delta}`);
+    // Fast path: nothing held back and no character that could start a tag or code marker.
+    if (!this.pending && !this.inThinking && delta !== '' && !/[<`~]/.test(delta)) {
+      this.lineStart = delta.endsWith('\n');
+      if (delta.includes('\n')) this.inlineTicks = 0;
+      return this.visible() ? delta : '';
+    }
     const s = this.pending + delta;
     this.pending = '';
     return this.scan(s, false);

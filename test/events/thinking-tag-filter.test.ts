@@ -56,3 +56,36 @@ describe('ThinkingTagFilter', () => {
     expect(() => new ThinkingTagFilter().push(undefined as never)).toThrow(/delta must be a string/);
   });
 });
+
+describe('ThinkingTagFilter on generated streams (seeded)', () => {
+  it('streamed output equals stripping the whole text at once, for any split', () => {
+    let seed = 7;
+    const r = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const names = ['think', 'thinking', 'thought', 'antthinking'];
+    for (let round = 0; round < 200; round++) {
+      const parts: string[] = [];
+      for (let i = 0; i < 8; i++) {
+        const k = r();
+        if (k < 0.3) {
+          const n = names[Math.floor(r() * names.length)];
+          parts.push(`<${n}>hidden ${i} a<b</${n}>`);
+        } else if (k < 0.4) parts.push(' x < y > z ');
+        else parts.push(`visible ${i}${r() < 0.3 ? '\n' : ' '}`);
+      }
+      const text = parts.join('');
+      const expected = text.replace(/<(think|thinking|thought|antthinking)>[\s\S]*?<\/\1>/gi, '');
+      const f = new ThinkingTagFilter();
+      let out = '';
+      for (let i = 0; i < text.length; ) {
+        const n = 1 + Math.floor(r() * 12);
+        out += f.push(text.slice(i, i + n));
+        i += n;
+      }
+      out += f.flush();
+      expect(out, text).toBe(expected);
+    }
+  });
+});
