@@ -1,4 +1,7 @@
 /** The page talks to the server over HTTP only; a token (if the server has one) lives in localStorage. */
+import type { Diagnosis } from './wire-types.js';
+export type { Diagnosis } from './wire-types.js';
+
 export const TOKEN_KEY = 'runtrail_token';
 
 export function token(): string {
@@ -75,15 +78,6 @@ export interface RunStatus {
   diagnosis: Diagnosis | null;
   last_seq: number;
   public_documents: PublicDocument[];
-}
-
-export interface Diagnosis {
-  code: string;
-  severity: string;
-  summary: string;
-  detail?: string;
-  hint?: string;
-  retryable?: boolean;
 }
 
 export interface JsonSchema {

@@ -1,6 +1,5 @@
 /** Folds wire frames into what the run view shows. Pure: (state, frame) → state. */
-import type { Diagnosis } from './api.js';
-import type { WireFrame } from './run-stream.js';
+import type { Diagnosis, WireFrame } from './wire-types.js';
 
 export interface StepView {
   index: number;

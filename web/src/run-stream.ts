@@ -4,11 +4,8 @@
  */
 import { createParser } from 'eventsource-parser';
 import { authHeaders } from './api.js';
-
-export interface WireFrame {
-  type: string;
-  [k: string]: unknown;
-}
+import type { WireFrame } from './wire-types.js';
+export type { WireFrame } from './wire-types.js';
 
 export interface StreamHandlers {
   onFrame(frame: WireFrame, id: number | null): void;
