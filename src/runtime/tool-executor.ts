@@ -8,7 +8,7 @@ import type { DiagnosisInit } from '../events/diagnosis.js';
 import type { OperationReporter } from '../events/operation-reporter-types.js';
 import type { ToolStepKind } from '../events/agent-event.js';
 import type { ToolCallRequest, ToolSpec } from '../providers/model-provider.js';
-import type { AnyToolDefinition, ToolResult } from '../tools/tool.js';
+import type { AnyToolDefinition, ToolExecutionContext, ToolResult } from '../tools/tool.js';
 import type { RunHooks, ToolCallInfo } from './run-hooks.js';
 import { emptyHooks } from './run-hooks.js';
 import { noopPublish, type PublishFn } from './run-publisher.js';
@@ -147,10 +147,30 @@ export class ToolExecutor {
     const runSignal = this.opts.signal;
     if (runSignal?.aborted) return fail('cancelled', `${tool.name} not started: the run was cancelled`);
     const timeoutMs = tool.timeoutMs ?? this.opts.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
-    const ctl = new AbortController();
-    const onRunAbort = () => ctl.abort(runSignal?.reason);
+    // made on first use: most tools never read their signal, and an AbortController costs µs per call
+    let ctl: AbortController | undefined;
+    let abortReason: unknown;
+    let abortedEarly = false;
+    const abort = (reason: unknown) => {
+      abortedEarly = true;
+      abortReason = reason;
+      ctl?.abort(reason);
+    };
+    const signalOf = () => {
+      if (!ctl) {
+        ctl = new AbortController();
+        if (abortedEarly) ctl.abort(abortReason); // read after the stop: already aborted
+      }
+      return ctl.signal;
+    };
+    let resolveStop!: (r: ToolResult) => void;
+    const stopped = new Promise<ToolResult>((r) => (resolveStop = r));
+    // one listener on the run signal (EventTarget listeners are the costly part of a call)
+    const onRunAbort = () => {
+      abort(runSignal?.reason);
+      resolveStop(fail('cancelled', `${tool.name} cancelled`));
+    };
     runSignal?.addEventListener('abort', onRunAbort, { once: true });
-    let timer: NodeJS.Timeout | undefined;
     let reporter: OperationReporter | undefined;
     let used = false;
     let ended = false;
@@ -160,19 +180,21 @@ export class ToolExecutor {
     } catch {
       reporter = undefined; // progress reporting is best effort; the tool still runs
     }
-    const stopped = new Promise<ToolResult>((resolveStop) => {
-      timer = setTimeout(() => {
-        ctl.abort(new Error('timeout'));
-        resolveStop(fail('tool_timeout', `${tool.name} timed out after ${timeoutMs} ms`, '', 'try smaller input or a narrower request', true));
-      }, timeoutMs);
-      ctl.signal.addEventListener('abort', () => {
-        if (runSignal?.aborted) resolveStop(fail('cancelled', `${tool.name} cancelled`));
-      }, { once: true });
-    });
+    const timer = setTimeout(() => {
+      abort(new Error('timeout'));
+      resolveStop(fail('tool_timeout', `${tool.name} timed out after ${timeoutMs} ms`, '', 'try smaller input or a narrower request', true));
+    }, timeoutMs);
     try {
       const handled = (async (): Promise<ToolResult> => {
         try {
-          const r = await tool.execute(call.args, { signal: ctl.signal, toolCallId: call.toolCallId, ...(reporter ? { reporter } : {}) });
+          const ctx: ToolExecutionContext = {
+            get signal() {
+              return signalOf();
+            },
+            toolCallId: call.toolCallId,
+            ...(reporter ? { reporter } : {}),
+          };
+          const r = await tool.execute(call.args, ctx);
           if (!r || typeof r !== 'object' || typeof r.ok !== 'boolean' || typeof r.content !== 'string') {
             return fail('invalid_output', `${tool.name} returned a malformed result`, 'expected { ok, content }');
           }

@@ -99,6 +99,23 @@ describe('ToolExecutor', () => {
     expect((await p).result).toMatchObject({ ok: false, diagnosis: { code: 'cancelled' } });
   });
 
+  it('a signal first read after the timeout is already aborted', async () => {
+    let late: AbortSignal | undefined;
+    const lazy: AnyToolDefinition = {
+      ...echo,
+      name: 'lazy',
+      timeoutMs: 10,
+      execute: (_a, ctx) => new Promise((resolve) => setTimeout(() => {
+        late = ctx?.signal;
+        resolve({ ok: true, content: 'late' });
+      }, 40)),
+    };
+    const { ex } = setup([lazy]);
+    expect((await ex.execute({ id: '1', name: 'lazy', args: { text: 'a' } })).result.diagnosis?.code).toBe('tool_timeout');
+    await new Promise((r) => setTimeout(r, 60));
+    expect(late?.aborted).toBe(true);
+  });
+
   it('hands the tool an OperationReporter', async () => {
     const seen: string[] = [];
     const reporting: AnyToolDefinition = {
