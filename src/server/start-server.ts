@@ -70,9 +70,8 @@ function tokenMatches(given: string, expected: string): boolean {
   return timingSafeEqual(sha(given), sha(expected));
 }
 
-function isStaticPath(url: string): boolean {
-  return !url.startsWith('/api/') && url !== '/api' && !url.startsWith('/metrics');
-}
+/** The routes @fastify/static (or the not-built note) serves the page shell from. */
+const STATIC_ROUTES = new Set(['/', '/*']);
 
 /** RunService exposes pluginNames()/getPlugin(); any other RunServiceApi gives none unless passed. */
 function pluginsOf(service: RunServiceApi): BusinessPlugin[] {
@@ -115,10 +114,11 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
 
   if (token) {
     app.addHook('onRequest', async (req, reply) => {
-      const path = req.url.split('?')[0];
-      if (path === '/healthz') return;
+      // Decided by the route that matched, never by the raw URL: /%61pi/runs is /api/runs to the router.
+      const route = req.routeOptions.url;
+      if (route === '/healthz') return;
       // The page shell holds no data; every API call it makes carries the token.
-      if (req.method === 'GET' && isStaticPath(path)) return;
+      if ((req.method === 'GET' || req.method === 'HEAD') && route !== undefined && STATIC_ROUTES.has(route)) return;
       const h = req.headers.authorization;
       const q = (req.query as Record<string, unknown> | undefined)?.access_token;
       const given = typeof h === 'string' && h.startsWith('Bearer ') ? h.slice(7) : req.method === 'GET' && typeof q === 'string' ? q : '';

@@ -145,6 +145,10 @@ describe('run API', () => {
       expect(r.status, path).toBe(401);
       expect(r.body.error?.code ?? 'unauthorized').toBe('unauthorized');
     }
+    // encoded paths route to the same handlers, so they must not slip past the check
+    for (const path of ['/%61pi/runs', '/%6detrics', '/api/runs/run_x/%65vents']) {
+      expect((await getJson(`${server.url}${path}`)).status, path).toBe(401);
+    }
     expect((await getJson(`${server.url}/api/runs`, { authorization: 'Bearer wrong' })).status).toBe(401);
     expect((await postJson(`${server.url}/api/runs`, { plugin: 'echo', input: {} })).status).toBe(401);
     expect((await getJson(`${server.url}/api/runs`, { authorization: 'Bearer s3cret' })).status).toBe(200);
