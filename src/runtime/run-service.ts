@@ -11,6 +11,7 @@ import type { AgentEvent, RunStatus } from '../events/agent-event.js';
 import { AgentEventBus } from '../events/agent-event-bus.js';
 import { Diagnosis } from '../events/diagnosis.js';
 import { ThinkingTagFilter } from '../events/thinking-tag-filter.js';
+import { createRawStreamLogger } from '../events/raw-stream-log.js';
 import type { ChatMessage, ModelProvider } from '../providers/model-provider.js';
 import type { OfflineProcedure } from '../providers/model-turn.js';
 import { resolveModelProvider, type ModelSpec } from '../providers/resolve-model-provider.js';
@@ -325,6 +326,8 @@ export class RunService implements RunServiceApi {
     const store = new EventStore(join(workspace.root, EVENTS_FILE));
     bus.subscribe((e) => store.append(e));
     bus.subscribe(() => void this.eventsPublished++);
+    const rawLog = createRawStreamLogger({ dataDir: this.dataDir, env: this.env });
+    if (rawLog) bus.subscribe(rawLog);
     const createdAtMs = Date.now();
     const status: RunStatusFile = {
       run_id: runId,

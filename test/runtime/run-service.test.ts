@@ -473,6 +473,17 @@ describe('RunService: streamed text', () => {
   });
 });
 
+describe('RunService: raw stream log', () => {
+  it('appends the model stream to <dataDir>/logs/raw-stream.jsonl when RUNTRAIL_RAW_STREAM=1', async () => {
+    svc = makeService(env, new FakeProvider(goodTurns()), { env: { RUNTRAIL_RAW_STREAM: '1' } });
+    const { run_id } = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
+    await svc.wait(run_id);
+    const log = readFileSync(join(env.dataDir, 'logs', 'raw-stream.jsonl'), 'utf8');
+    expect(log).toContain(run_id);
+    expect(log).toContain('Done: 3');
+  });
+});
+
 describe('RunService: conversations, notices, restart', () => {
   it('a run in a conversation gets earlier goals and answers as history', async () => {
     const provider = new FakeProvider((n) => (n % 3 === 0 ? goodTurns()[0] : n % 3 === 1 ? goodTurns()[1] : { text: `answer ${n}` }));
