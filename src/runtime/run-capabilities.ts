@@ -42,7 +42,7 @@ export function summariseContract(artifacts: ArtifactContract[]): ArtifactContra
  * (default input+artifacts+runtime / artifacts). `toolNames` are the tools the plugin created for this run.
  */
 export function resolveCapabilities(opts: {
-  plugin: BusinessPlugin<never> | BusinessPlugin;
+  plugin: Pick<BusinessPlugin, 'name' | 'version' | 'artifacts'>;
   skill: SkillManifest | null;
   toolNames: string[];
   extraReadRoots?: string[];
