@@ -33,6 +33,13 @@ export interface RunRouteOptions {
   dataDir: string;
   plugins: BusinessPlugin[];
   inputRoots: string[] | 'any';
+  /** `script:<file>` reads a file of the server's disk; off over HTTP unless asked for. */
+  allowScriptModel: boolean;
+}
+
+function isScriptModel(model: unknown): boolean {
+  if (typeof model === 'string') return /^\s*script\s*:/i.test(model) || model.trim().toLowerCase() === 'script';
+  return Boolean(model && typeof model === 'object' && String((model as { provider?: unknown }).provider ?? '').trim().toLowerCase() === 'script');
 }
 
 function intParam(v: unknown, name: string, min: number, max: number, dflt: number): number {
@@ -63,6 +70,9 @@ export function registerRunRoutes(app: FastifyInstance, service: RunServiceApi, 
       return sendError(reply, invalidBody([{ path: '(body)', message: 'must be a JSON object { plugin, goal?, input, ... }' }]));
     }
     const b = body as Record<string, unknown>;
+    if (!opts.allowScriptModel && isScriptModel(b.model)) {
+      return sendError(reply, invalidBody([{ path: 'model', message: 'the script model reads files on the server and is not allowed over HTTP; use the CLI' }]));
+    }
     const plugin = opts.plugins.find((p) => p.name === b.plugin);
     if (plugin) {
       const issues = fileInputIssues(b.input, plugin.fileInputs, opts.inputRoots);

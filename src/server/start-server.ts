@@ -53,6 +53,8 @@ export interface ServerOptions {
   imMessageLimit?: number;
   imWaitMs?: number;
   chatPlugin?: string;
+  /** Allow `model: "script:<file>"` in POST /api/runs (it reads a file on this machine). Default false. */
+  allowScriptModel?: boolean;
   env?: Record<string, string | undefined>;
 }
 
@@ -140,7 +142,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   app.get('/api/plugins', async () => ({ plugins: infos }));
   app.get('/api/skills', async () => ({ skills: await listSkills(skillsDir) }));
 
-  registerRunRoutes(app, service, { dataDir, plugins, inputRoots });
+  registerRunRoutes(app, service, { dataDir, plugins, inputRoots, allowScriptModel: opts.allowScriptModel ?? false });
   const streamOpts = { pingMs: opts.pingMs ?? 15_000, maxQueueBytes: opts.maxClientQueueBytes ?? 1024 * 1024, slowClientMs: opts.slowClientMs ?? 10_000 };
   registerSseRoute(app, service, counters, streamOpts);
   registerWsRoute(app, service, counters, { ...streamOpts, helloMs: opts.wsHelloMs ?? 300 });

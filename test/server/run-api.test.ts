@@ -67,6 +67,8 @@ describe('run API', () => {
       ['incompatible skill', postJson(`${u}/api/runs`, { plugin: 'echo', skill: 'wrong', input: {} }), 422, 'incompatible'],
       ['file input outside the roots', postJson(`${u}/api/runs`, { plugin: 'files', input: { csv_path: '/etc/passwd' } }), 400, 'input_outside_roots'],
       ['unknown run', getJson(`${u}/api/runs/run_missing`), 404, 'not_found'],
+      ['script model over HTTP', postJson(`${u}/api/runs`, { plugin: 'echo', input: {}, model: 'script:/etc/passwd' }), 400, 'invalid_request'],
+      ['script model as object', postJson(`${u}/api/runs`, { plugin: 'echo', input: {}, model: { provider: 'Script', model: 'x.json' } }), 400, 'invalid_request'],
       ['unknown route', getJson(`${u}/api/nothing`), 404, 'not_found'],
       ['body over 1 MB', postJson(`${u}/api/runs`, { plugin: 'echo', input: { big: 'x'.repeat(1024 * 1024 + 10) } }), 413, 'body_too_large'],
     ];
