@@ -75,6 +75,8 @@ function tokenMatches(given: string, expected: string): boolean {
 /** The routes @fastify/static (or the not-built note) serves the page shell from. */
 const STATIC_ROUTES = new Set(['/', '/*']);
 
+const PAGE_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+
 /** RunService exposes pluginNames()/getPlugin(); any other RunServiceApi gives none unless passed. */
 function pluginsOf(service: RunServiceApi): BusinessPlugin[] {
   const s = service as Partial<{ pluginNames(): string[]; getPlugin(name: string): BusinessPlugin | undefined }>;
@@ -155,7 +157,14 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   });
 
   if (existsSync(join(webDir, 'index.html'))) {
-    await app.register(fastifyStatic, { root: webDir, prefix: '/', index: ['index.html'], wildcard: true });
+    await app.register(fastifyStatic, {
+      root: webDir,
+      prefix: '/',
+      index: ['index.html'],
+      wildcard: true,
+      // the page talks to this server only; model text is sanitised, and this stops anything that slips through
+      setHeaders: (res) => res.setHeader('content-security-policy', PAGE_CSP),
+    });
   } else {
     app.get('/', async (_req, reply) =>
       reply.type('text/plain; charset=utf-8').send(`Runtrail API is up. The web page is not built (${webDir}): run npm run build:web.\n`),

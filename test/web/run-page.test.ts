@@ -74,7 +74,8 @@ describe('web page', () => {
     page.on('request', (r) => {
       if (!r.url().startsWith(server.url) && !r.url().startsWith('data:')) external.push(r.url());
     });
-    await page.goto(server.url);
+    const nav = await page.goto(server.url);
+    expect(nav?.headers()['content-security-policy']).toContain("connect-src 'self'");
     await page.getByRole('heading', { name: 'New run' }).waitFor();
     await expect.poll(() => page.locator('select[name=plugin] option').allTextContents()).toEqual(['feedbacklens 1.0.0', 'talk 1.0.0']);
     // the form comes from the input schema: csv_path is a file input, max_rows a number
