@@ -69,6 +69,7 @@ async function benchRuns(dir: string): Promise<void> {
   }
   const service = new RunService({ dataDir: join(dir, 'data'), plugins: [createFeedbackLensPlugin()], inputRoots: 'any', concurrency: 1, env: {} });
   const wall: number[] = [];
+  const runtimeShare: number[] = [];
   let failed = 0;
   let events = 0;
   for (let i = 0; i < RUNS; i++) {
@@ -81,11 +82,20 @@ async function benchRuns(dir: string): Promise<void> {
       if (failed === 1) console.log(`  run ${run_id} ${st.status}: ${st.diagnosis?.summary ?? ''}`);
     }
     events += st.last_seq;
+    // what the runtime itself spent: the run's duration minus tool handlers and model turns
+    const m = JSON.parse(readFileSync(join(service.runsDir, run_id, 'runtime', 'metrics.json'), 'utf8')) as {
+      duration_ms: number;
+      tool_duration_ms: Record<string, number>;
+      model_latency_ms: { total: number };
+    };
+    const tools = Object.values(m.tool_duration_ms).reduce((a, b) => a + b, 0);
+    runtimeShare.push(m.duration_ms - tools - m.model_latency_ms.total);
   }
   await service.close();
   const med = median(wall);
   const base = median(parseMs);
   console.log(`feedbacklens offline, ${ROWS.toLocaleString('en')} rows, ${RUNS} runs: median ${med.toFixed(1)} ms/run (min ${Math.min(...wall).toFixed(1)}, max ${Math.max(...wall).toFixed(1)}), ${(events / RUNS).toFixed(0)} events/run, ${failed} not completed`);
+  console.log(`  of which runtime (not tool handlers, not model turns): median ${median(runtimeShare).toFixed(1)} ms/run (${((median(runtimeShare) / med) * 100).toFixed(0)}% of the run)`);
   console.log(`  baseline csv-parse of the same file: median ${base.toFixed(1)} ms → run/parse ratio ${(med / base).toFixed(1)}×`);
 }
 
