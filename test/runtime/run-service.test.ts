@@ -414,6 +414,19 @@ describe('RunService: request errors', () => {
     });
   });
 
+  it('accepts files under the input roots but not a symlink there that points outside', async () => {
+    const { mkdirSync, copyFileSync, symlinkSync } = await import('node:fs');
+    const uploads = join(env.dataDir, 'uploads');
+    mkdirSync(uploads, { recursive: true });
+    copyFileSync(env.notesPath, join(uploads, 'ok.txt'));
+    symlinkSync(env.notesPath, join(uploads, 'link.txt'));
+    svc = makeService(env, new FakeProvider(goodTurns()), { inputRoots: [uploads] });
+    const ok = await svc.create({ plugin: 'notes', input: { notes_path: join(uploads, 'ok.txt') } });
+    expect((await svc.wait(ok.run_id)).status).toBe('completed');
+    await expect(svc.create({ plugin: 'notes', input: { notes_path: join(uploads, 'link.txt') } })).rejects.toMatchObject({ code: 'input_outside_roots' });
+    await expect(svc.create({ plugin: 'notes', input: { notes_path: join(uploads, '..', '..', 'notes.txt') } })).rejects.toMatchObject({ code: 'input_outside_roots' });
+  });
+
   it('an incompatible skill is a 422', async () => {
     const e2 = makeEnv({ compatible_plugins: ['other'] });
     const s = makeService(e2, new FakeProvider([]));
