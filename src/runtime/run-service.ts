@@ -23,7 +23,8 @@ import { DEFAULT_LIMITS } from './agent-loop.js';
 import type { BusinessPlugin, PluginRunContext } from './business-plugin.js';
 import { createRunRequestSchema, zodIssues } from './create-run-request.js';
 import { defaultDataDir } from './data-dir.js';
-import { EVENTS_FILE, EventStore, readEvents, repairEventsFile } from './event-store.js';
+import { EVENTS_FILE, EventStore, repairEventsFile } from './event-store.js';
+import { tailRunEvents } from './event-tail.js';
 import { defaultSkillsDir } from './package-root.js';
 import { PluginRegistry } from './plugin-registry.js';
 import { resolveCapabilities } from './run-capabilities.js';
@@ -360,6 +361,14 @@ export class RunService implements RunServiceApi {
       tenant_id: req.tenant_id ?? null,
       created_at: status.created_at,
     };
+    // the machine's listener needs the record, which needs the machine
+    let recRef: RunRecord | null = null;
+    const machine = new RunStateMachine('queued', (from, to) => {
+      status.status = to;
+      status.last_seq = bus.lastSeq + 1;
+      bus.publish('run', { type: 'run.state', from, to });
+      if (!isTerminalRunState(to) && recRef) void this.persistStatus(recRef);
+    });
     let resolveDone!: (s: RunStatusFile) => void;
     const done = new Promise<RunStatusFile>((r) => (resolveDone = r));
     const rec: RunRecord = {
@@ -375,7 +384,7 @@ export class RunService implements RunServiceApi {
       workspace,
       bus,
       store,
-      machine: null as unknown as RunStateMachine, // set just below: its listener needs rec
+      machine,
       status,
       history: this.historyFor(conversationId),
       tools,
@@ -387,12 +396,7 @@ export class RunService implements RunServiceApi {
       resolveDone,
       statusWrites: Promise.resolve(),
     };
-    rec.machine = new RunStateMachine('queued', (from, to) => {
-      rec.status.status = to;
-      rec.status.last_seq = bus.lastSeq + 1;
-      bus.publish('run', { type: 'run.state', from, to });
-      if (!isTerminalRunState(to)) void this.persistStatus(rec);
-    });
+    recRef = rec;
     await workspace.writeRunJson('input/request.json', request);
     await workspace.writeRunJson('runtime/owner.json', { pid: process.pid, host: hostname() });
     bus.publish('run', { type: 'run.created', runId, plugin: plugin.name, goal, conversationId });
@@ -510,50 +514,9 @@ export class RunService implements RunServiceApi {
   }
 
   private async *tail(runId: string, after: number, signal?: AbortSignal): AsyncGenerator<AgentEvent> {
-    const isTerminal = (e: AgentEvent) => e.stream === 'run' && (e.data.type === 'run.completed' || e.data.type === 'run.failed' || e.data.type === 'run.cancelled');
     const rec = this.live.get(runId);
-    if (!rec) {
-      if (!(await this.get(runId))) this.fail('not_found', `run ${runId} not found`);
-      for (const e of await readEvents(join(this.runsDir, runId, EVENTS_FILE), after)) {
-        if (signal?.aborted) return;
-        yield e;
-        if (isTerminal(e)) return;
-      }
-      return;
-    }
-    // subscribe first, read the file second: the store writes synchronously, so nothing falls between
-    const buffered: AgentEvent[] = [];
-    let wake: (() => void) | null = null;
-    const off = rec.bus.subscribe((e) => {
-      buffered.push(e);
-      wake?.();
-    });
-    const onAbort = () => wake?.();
-    signal?.addEventListener('abort', onAbort);
-    try {
-      let last = after;
-      for (const e of await readEvents(join(rec.workspace.root, EVENTS_FILE), after)) {
-        if (signal?.aborted) return;
-        last = e.seq;
-        yield e;
-        if (isTerminal(e)) return;
-      }
-      for (;;) {
-        while (buffered.length) {
-          const e = buffered.shift()!;
-          if (e.seq <= last) continue;
-          last = e.seq;
-          yield e;
-          if (isTerminal(e)) return;
-        }
-        if (signal?.aborted) return;
-        await new Promise<void>((r) => (wake = r));
-        wake = null;
-      }
-    } finally {
-      off();
-      signal?.removeEventListener('abort', onAbort);
-    }
+    if (!rec && !(await this.get(runId))) this.fail('not_found', `run ${runId} not found`);
+    yield* tailRunEvents({ file: join(this.runsDir, runId, EVENTS_FILE), after, ...(rec ? { bus: rec.bus } : {}), ...(signal ? { signal } : {}) });
   }
 
   async manifest(runId: string): Promise<unknown | null> {
