@@ -114,6 +114,7 @@ export async function run(): Promise<void> {
     if ([...bare, ...own].some((b) => b.bytes !== BYTES)) throw new Error('bare drain read a wrong byte count');
     const bareT = median(bare.map(gbps));
     const exT = median(ex.map(gbps));
+    const ownT = median(own.map(gbps));
     const bareRss = median(bare.map((s) => s.peakRss));
     const exRss = median(ex.map((s) => s.peakRss));
     console.log(`1 GiB of child output, ${ROUNDS} rounds of each, order alternating (medians):`);
@@ -121,7 +122,6 @@ export async function run(): Promise<void> {
     console.log(`  bare drain, spawned like exec (own session/group): ${ownT.toFixed(2)} GB/s`);
     console.log(`  exec (caps, tail, events): ${exT.toFixed(2)} GB/s, peak RSS growth ${mib(exRss)} MiB, ${median(ex.map((e) => e.events))} process events`);
     const pairs = ex.map((e, i) => gbps(e) / gbps(bare[i]));
-    const ownT = median(own.map(gbps));
     console.log(`  throughput ratio exec/bare: ${(exT / bareT).toFixed(2)}x of medians, ${median(pairs).toFixed(2)}x median per round (target >= 0.70x); rounds: ${pairs.map((r) => r.toFixed(2)).join(', ')}`);
     console.log(`  exec vs bare spawned like exec: ${(exT / ownT).toFixed(2)}x (Runtrail's own overhead)`);
     console.log(`  CPU of this process per GiB: bare ${median(bare.map((s) => s.cpuMs)).toFixed(0)} ms, bare like exec ${median(own.map((s) => s.cpuMs)).toFixed(0)} ms, exec ${median(ex.map((s) => s.cpuMs)).toFixed(0)} ms (machine load: ${loadavg()[0].toFixed(1)})`);
