@@ -4,7 +4,6 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { realpathSync } from 'node:fs';
 import type { AgentEvent, RunStatus } from '../events/agent-event.js';
@@ -23,13 +22,13 @@ import { DEFAULT_LIMITS } from './agent-loop.js';
 import type { BusinessPlugin, PluginRunContext } from './business-plugin.js';
 import { createRunRequestSchema, zodIssues } from './create-run-request.js';
 import { defaultDataDir } from './data-dir.js';
-import { EVENTS_FILE, EventStore, repairEventsFile } from './event-store.js';
+import { EVENTS_FILE, EventStore } from './event-store.js';
 import { tailRunEvents } from './event-tail.js';
 import { defaultSkillsDir } from './package-root.js';
 import { PluginRegistry } from './plugin-registry.js';
 import { resolveCapabilities } from './run-capabilities.js';
-import { executeRun, finalise, writeTrace, type NoticeSource } from './run-engine.js';
-import { publicDocuments, type RunManifest } from './run-manifest.js';
+import { executeRun, finalise, type NoticeSource } from './run-engine.js';
+import { markInterrupted, ownedByLiveProcess, writeOwner } from './interrupted-runs.js';
 import type { RunHooks } from './run-hooks.js';
 import { createRunId, isRunId } from './run-id.js';
 import { RunMetrics } from './run-metrics.js';
@@ -142,7 +141,9 @@ export class RunService implements RunServiceApi {
       if (this.live.has(id)) continue;
       const status = await this.readStatusFile(id);
       if (!status) continue;
-      if (!isTerminalRunState(status.status) && !(await this.ownedByLiveProcess(id))) await this.markInterrupted(status);
+      if (!isTerminalRunState(status.status) && !(await ownedByLiveProcess(this.runsDir, id))) {
+        await markInterrupted(this.runsDir, status, this.registry.get(status.plugin)?.artifacts ?? []);
+      }
       this.index.set(id, status);
     }
   }
@@ -153,65 +154,6 @@ export class RunService implements RunServiceApi {
     } catch {
       return null;
     }
-  }
-
-  /** Another live process (e.g. a server next to this CLI) still runs it: not a crash. */
-  private async ownedByLiveProcess(runId: string): Promise<boolean> {
-    try {
-      const owner = JSON.parse(await readFile(join(this.runsDir, runId, 'runtime', 'owner.json'), 'utf8')) as { pid?: unknown; host?: unknown };
-      if (typeof owner.pid !== 'number' || owner.pid === process.pid || owner.host !== hostname()) return false;
-      process.kill(owner.pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
-  private async markInterrupted(status: RunStatusFile): Promise<void> {
-    const ws = new RunWorkspace(this.runsDir, status.run_id);
-    const file = join(ws.root, EVENTS_FILE);
-    const { lastSeq } = repairEventsFile(file);
-    const bus = new AgentEventBus({ runId: status.run_id, startSeq: lastSeq });
-    const store = new EventStore(file);
-    bus.subscribe((e) => store.append(e));
-    const diagnosis = new Diagnosis({
-      code: 'interrupted',
-      severity: 'error',
-      summary: `run was interrupted while ${status.status} (the runtime stopped before it finished)`,
-      hint: 'start the run again',
-    }).toDict();
-    const now = Date.now();
-    bus.publish('run', { type: 'run.state', from: status.status, to: 'failed' });
-    bus.publish('lifecycle', { phase: 'error', endedAt: now, diagnosis });
-    Object.assign(status, { status: 'failed' as RunStatus, finished_at: new Date(now).toISOString(), diagnosis, last_seq: bus.lastSeq + 1 });
-    bus.publish('run', {
-      type: 'run.failed',
-      status: 'failed',
-      messageId: status.run_id,
-      conversationId: status.conversation_id,
-      content: status.final_answer ?? '',
-      usedSkills: status.skill ? [status.skill] : [],
-      usedMcp: [],
-      diagnosis,
-    });
-    store.close();
-    // the rest of a failed run's files, from what the crashed run left
-    const contract = this.registry.get(status.plugin)?.artifacts ?? [];
-    status.public_documents = publicDocuments(await ws.listArtifacts(), contract);
-    const manifest: RunManifest = {
-      run_id: status.run_id,
-      status: 'failed',
-      plugin: { name: status.plugin, version: status.plugin_version },
-      skill: status.skill ? { name: status.skill, version: '' } : null,
-      provider: status.provider,
-      model: status.model,
-      created_at: status.created_at,
-      finished_at: status.finished_at,
-      documents: status.public_documents,
-    };
-    await ws.writeRunJson('manifest.json', manifest).catch(() => undefined);
-    await writeTrace(ws.root, status.run_id).catch(() => undefined);
-    await ws.writeRunJson('runtime/run_status.json', status);
   }
 
   private fail(code: ConstructorParameters<typeof RunRequestError>[0], message: string, details: ConstructorParameters<typeof RunRequestError>[2] = {}): never {
@@ -398,7 +340,7 @@ export class RunService implements RunServiceApi {
     };
     recRef = rec;
     await workspace.writeRunJson('input/request.json', request);
-    await workspace.writeRunJson('runtime/owner.json', { pid: process.pid, host: hostname() });
+    await writeOwner(workspace);
     bus.publish('run', { type: 'run.created', runId, plugin: plugin.name, goal, conversationId });
     status.last_seq = bus.lastSeq + 1;
     bus.publish('run', { type: 'run.state', from: null, to: 'queued' });

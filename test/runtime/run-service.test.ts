@@ -549,6 +549,14 @@ describe('RunService: conversations, notices, restart', () => {
     expect(evs.at(-1)).toMatchObject({ data: { type: 'run.failed', diagnosis: { code: 'interrupted' } } });
     expect(st?.last_seq).toBe(evs.length);
     expect(JSON.parse(readFileSync(runFile(run_id, 'manifest.json'), 'utf8'))).toMatchObject({ run_id, status: 'failed' });
+    // a run another live process owns (e.g. a server beside this CLI) is not a crash
+    writeFileSync(runFile(run_id, 'runtime/run_status.json'), JSON.stringify({ ...status, status: 'model_thinking' }));
+    const { hostname } = await import('node:os');
+    writeFileSync(runFile(run_id, 'runtime/owner.json'), JSON.stringify({ pid: process.ppid, host: hostname() }));
+    const s3 = makeService(env, new FakeProvider([]));
+    await s3.init();
+    expect((await s3.get(run_id))?.status).toBe('model_thinking');
+    await s3.close();
     expect(readFileSync(runFile(run_id, 'runtime/trace.jsonl'), 'utf8')).toContain('"event":"run.failed"');
     await s2.close();
   });
