@@ -123,7 +123,7 @@ export async function run(): Promise<void> {
     console.log(`  exec (caps, tail, events): ${exT.toFixed(2)} GB/s, peak RSS growth ${mib(exRss)} MiB, ${median(ex.map((e) => e.events))} process events`);
     const pairs = ex.map((e, i) => gbps(e) / gbps(bare[i]));
     console.log(`  throughput ratio exec/bare: ${(exT / bareT).toFixed(2)}x of medians, ${median(pairs).toFixed(2)}x median per round (target >= 0.70x); rounds: ${pairs.map((r) => r.toFixed(2)).join(', ')}`);
-    console.log(`  exec vs bare spawned like exec: ${(exT / ownT).toFixed(2)}x (Runtrail's own overhead)`);
+    console.log(`  exec vs bare spawned like exec: ${(exT / ownT).toFixed(2)}x (same spawn options: Runtrail's own cost)`);
     console.log(`  CPU of this process per GiB: bare ${median(bare.map((s) => s.cpuMs)).toFixed(0)} ms, bare like exec ${median(own.map((s) => s.cpuMs)).toFixed(0)} ms, exec ${median(ex.map((s) => s.cpuMs)).toFixed(0)} ms (machine load: ${loadavg()[0].toFixed(1)})`);
     console.log(`  peak RSS delta: ${mib(exRss - bareRss)} MiB (target <= 50 MiB)`);
 
