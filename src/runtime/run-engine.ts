@@ -286,14 +286,32 @@ export async function finalise(rec: RunRecord, deps: EngineDeps, f: FinaliseInpu
   if (f.status === 'completed') publish('lifecycle', { phase: 'end', endedAt: endedMs });
   else publish('lifecycle', { phase: 'error', endedAt: endedMs, diagnosis: f.diagnosis ?? diag('failed', 'run failed') });
 
-  Object.assign(rec.status, {
-    status: f.status,
-    finished_at: new Date(endedMs).toISOString(),
-    final_answer: f.text,
-    diagnosis: f.diagnosis,
-    public_documents: docs,
-    last_seq: bus.lastSeq + 1,
-  });
+  // metrics and status are on disk before the terminal event, so a client reacting to it reads final files
+  const late: string[] = [];
+  const settle = () =>
+    Object.assign(rec.status, {
+      status: f.status,
+      finished_at: new Date(endedMs).toISOString(),
+      final_answer: f.text,
+      diagnosis: f.diagnosis,
+      public_documents: docs,
+      last_seq: bus.lastSeq + 1,
+    });
+  settle();
+  try {
+    await workspace.writeRunJson(
+      'runtime/metrics.json',
+      f.metrics.toFile({ runId: rec.runId, status: f.status, durationMs: endedMs - f.startedMs, stages: machine.durations, events: rec.status.last_seq }),
+    );
+  } catch (e) {
+    late.push(`could not finish metrics.json: ${(e as Error).message}`);
+  }
+  await deps.persistStatus(rec).catch((e: Error) => void late.push(`could not finish run_status.json: ${e.message}`));
+  if (late.length) {
+    for (const text of late) publish('run', { type: 'notice', text });
+    settle();
+    await deps.persistStatus(rec).catch(() => undefined);
+  }
   const type = f.status === 'completed' ? 'run.completed' : f.status === 'failed' ? 'run.failed' : 'run.cancelled';
   publish('run', {
     type,
@@ -306,15 +324,8 @@ export async function finalise(rec: RunRecord, deps: EngineDeps, f: FinaliseInpu
     ...(f.diagnosis ? { diagnosis: f.diagnosis } : {}),
   });
   rec.store.close();
-
-  await guard('metrics.json', () =>
-    workspace.writeRunJson(
-      'runtime/metrics.json',
-      f.metrics.toFile({ runId: rec.runId, status: f.status, durationMs: endedMs - f.startedMs, stages: machine.durations, events: rec.store.written }),
-    ),
-  );
-  await guard(TRACE_FILE, () => writeTrace(workspace.root, rec.runId));
-  await deps.persistStatus(rec).catch(() => undefined);
+  // after the terminal event nothing more is published: a failed projection is simply absent
+  await writeTrace(workspace.root, rec.runId).catch(() => undefined);
   deps.onFinished?.(rec);
   rec.resolveDone(rec.status);
 }

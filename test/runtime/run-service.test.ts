@@ -371,6 +371,9 @@ describe('RunService: events()', () => {
     const { run_id } = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
     const live: number[] = [];
     for await (const e of svc.events(run_id, { after: 1 })) live.push(e.seq);
+    // by the terminal event, status and metrics on disk are final
+    expect(JSON.parse(readFileSync(runFile(run_id, 'runtime/run_status.json'), 'utf8'))).toMatchObject({ status: 'completed', last_seq: live.at(-1) });
+    expect(JSON.parse(readFileSync(runFile(run_id, 'runtime/metrics.json'), 'utf8'))).toMatchObject({ status: 'completed', events: live.at(-1) });
     const all = events(run_id).map((e) => e.seq);
     expect(live).toEqual(all.slice(1));
     const replay: number[] = [];
