@@ -68,10 +68,11 @@ describe('feedbacklens with the csv_profile compute skill', () => {
       .map((e) => (e.data.event as { stage?: string; targetType: string }))
       .filter((ev) => ev.targetType === 'skill' && ev.stage)
       .map((ev) => ev.stage);
-    // The process buffer coalesces updates within 400 ms, so a fast `aggregate` may be folded away.
+    // The process buffer coalesces updates within 400 ms: on a fast run earlier stages may be folded
+    // into later ones, but what shows is in order and ends with `write`.
     const seen = [...new Set(stages)];
-    expect(seen[0]).toBe('scan');
     expect(seen.at(-1)).toBe('write');
+    expect(seen).toEqual(['scan', 'aggregate', 'write'].filter((x) => seen.includes(x)));
     expect(seen.filter((x) => !['scan', 'aggregate', 'write'].includes(x as string))).toEqual([]);
     expect(existsSync(join(runDir, 'artifacts', 'csv_profile.json'))).toBe(true);
     expect(JSON.parse(readFileSync(join(runDir, 'artifacts', 'csv_profile.json'), 'utf8')).rows).toBe(6_000);
