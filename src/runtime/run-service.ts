@@ -72,7 +72,8 @@ export const defaultProviderResolver: ProviderResolver = (spec, opts) => {
   const r = resolveModelProvider(spec, { offlineProcedure: opts.offlineProcedure, env: opts.env, cwd: opts.cwd, allowSpecBaseURL: false });
   if (r.ok) return r.provider;
   const d = r.diagnosis;
-  const msg = [d.summary, d.detail, d.hint].filter(Boolean).join(' ');
+  const sentence = (t: string) => (/[.!?]$/.test(t.trim()) ? t.trim() : `${t.trim()}.`);
+  const msg = [d.summary, d.detail, d.hint].filter((t): t is string => Boolean(t && t.trim())).map(sentence).join(' ');
   throw new RunRequestError(d.code === 'invalid_request' ? 'invalid_request' : 'incompatible', msg, { issues: [{ path: 'model', message: d.summary }] });
 };
 
