@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { ToolDefinition, ToolExecutionContext, ToolResult } from '../tools/tool.js';
 import { defaultProcessRegistry } from '../tools/default-process-registry.js';
 import type { ProcessRegistry } from '../tools/process-registry.js';
-import { runComputeSkill, type ComputeSkillSpec } from './compute-skill-runner.js';
+import { DEFAULT_SKILL_TIMEOUT_MS, runComputeSkill, type ComputeSkillSpec } from './compute-skill-runner.js';
 import { skillManifestSchema } from './skill-manifest.js';
 
 export const executeSkillParameters = z.object({
@@ -37,6 +37,8 @@ export function createExecuteSkillTool(opts: ExecuteSkillToolOptions): ToolDefin
     description: `Run a compute skill as a separate process and get its JSON result. Available: ${names.join(', ') || '(none)'}.`,
     parameters: executeSkillParameters,
     kind: 'skill',
+    // Outlast the skill's own timeout, so the skill's clean kill and Diagnosis win over the executor's.
+    timeoutMs: 30_000 + (opts.timeoutMs ?? Math.max(DEFAULT_SKILL_TIMEOUT_MS, ...opts.skills.map((s) => (s.entry.timeout_s ?? 0) * 1000))),
     async execute(rawArgs: ExecuteSkillArgs, ctx?: ToolExecutionContext): Promise<ToolResult> {
       const parsed = executeSkillParameters.safeParse(rawArgs);
       if (!parsed.success) return bad(`invalid arguments: ${z.prettifyError(parsed.error)}`);

@@ -63,6 +63,12 @@ export function createExecTool(opts: ExecToolOptions): ToolDefinition<ExecArgs> 
       'the background and you get a sessionId for the process tool (you are also told when it exits).',
     parameters: execParameters,
     kind: 'tool',
+    // The executor's own deadline must outlast ours: the longest yield, or the whole run without the process tool.
+    timeoutMs: processTool
+      ? YIELD_MS_RANGE[1] + 30_000
+      : registry.limits.timeoutSec > 0
+        ? registry.limits.timeoutSec * 1000 + 30_000
+        : 3 * 60 * 60_000,
     async execute(rawArgs: ExecArgs, ctx?: ToolExecutionContext): Promise<ToolResult> {
       const parsed = execParameters.safeParse(rawArgs);
       if (!parsed.success) return badInput('exec', `invalid arguments: ${z.prettifyError(parsed.error)}`);

@@ -271,6 +271,13 @@ describe('exec with the real operation reporter', () => {
   });
 });
 
+describe('executor deadline', () => {
+  it('outlasts the longest yield, or the command timeout without the process tool', () => {
+    expect(tools().exec.timeoutMs).toBeGreaterThan(120_000);
+    expect(tools({ processToolEnabled: false }).exec.timeoutMs).toBeGreaterThan(1_800_000);
+  });
+});
+
 describe('exit lines read back', () => {
   it('parseExitLine reads what exec and poll print', async () => {
     const { parseExitLine, parseRunningSession } = await import('../../src/tools/exec-results.js');
