@@ -3,7 +3,7 @@
  * under a concurrency limit, runs it through the engine, and serves status, events and documents.
  */
 import { existsSync, statSync } from 'node:fs';
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { realpathSync } from 'node:fs';
 import type { AgentEvent, RunStatus } from '../events/agent-event.js';
@@ -20,7 +20,7 @@ import { defaultProcessRegistry } from '../tools/default-process-registry.js';
 import type { TextFilter } from './agent-loop.js';
 import { DEFAULT_LIMITS } from './agent-loop.js';
 import type { BusinessPlugin, PluginRunContext } from './business-plugin.js';
-import { createRunRequestSchema, zodIssues } from './create-run-request.js';
+import { createRunRequestSchema, zodIssues, type ParsedCreateRunRequest } from './create-run-request.js';
 import { defaultDataDir } from './data-dir.js';
 import { EVENTS_FILE, EventStore } from './event-store.js';
 import { tailRunEvents } from './event-tail.js';
@@ -36,7 +36,7 @@ import type { RunRecord } from './run-record.js';
 import { RunRequestError } from './run-request-error.js';
 import type { RunListQuery, RunServiceApi, RunServiceStats, RunStatusFile } from './run-service-types.js';
 import { RunStateMachine, isTerminalRunState } from './run-state-machine.js';
-import { RunWorkspace } from './run-workspace.js';
+import { RunWorkspace, reserveRunFolder } from './run-workspace.js';
 
 export type ProviderResolver = (spec: ModelSpec, opts: { offlineProcedure: OfflineProcedure; env: Record<string, string | undefined>; cwd: string }) => ModelProvider;
 
@@ -233,7 +233,28 @@ export class RunService implements RunServiceApi {
       this.fail('queue_full', `the run queue is full (${this.maxQueue} waiting); try again later`, { maxQueue: this.maxQueue });
     }
 
-    const runId = createRunId();
+    const runId = await reserveRunFolder(this.runsDir, createRunId);
+    try {
+      return await this.createReserved(runId, { req, plugin, input, sources, skill, provider });
+    } catch (e) {
+      // the run never started: give its id back
+      await rm(join(this.runsDir, runId), { recursive: true, force: true }).catch(() => undefined);
+      throw e;
+    }
+  }
+
+  private async createReserved(
+    runId: string,
+    p: {
+      req: ParsedCreateRunRequest;
+      plugin: BusinessPlugin<Record<string, unknown>>;
+      input: Record<string, unknown>;
+      sources: Record<string, string>;
+      skill: LoadedSkill | null;
+      provider: ModelProvider;
+    },
+  ): Promise<RunStatusFile> {
+    const { req, plugin, input, sources, skill, provider } = p;
     const goal = req.goal?.trim() ? req.goal.trim() : plugin.defaultGoal;
     const conversationId = req.conversation_id ?? runId;
     const workspace = new RunWorkspace(this.runsDir, runId, {
@@ -263,7 +284,7 @@ export class RunService implements RunServiceApi {
     const capabilities = resolveCapabilities({ plugin, skill: skill?.manifest ?? null, toolNames: tools.map((t) => t.name) });
 
     // 8. the workspace, the bus and the event store
-    await workspace.create();
+    await workspace.createDirs();
     for (const [key, abs] of Object.entries(sources)) input[key] = await workspace.importInput(abs, safeInputName(abs));
     const bus = new AgentEventBus({ runId });
     busRef = bus;

@@ -97,6 +97,11 @@ export class RunWorkspace implements WorkspaceAccess {
   async create(): Promise<void> {
     await mkdir(dirname(this.root), { recursive: true });
     await mkdir(this.root); // no `recursive`: EEXIST tells a caller the id is taken
+    await this.createDirs();
+  }
+
+  /** input/, runtime/, artifacts/ inside a folder that exists (e.g. one made by reserveRunFolder). */
+  async createDirs(): Promise<void> {
     for (const d of WORKSPACE_DIRS) await mkdir(join(this.root, d), { recursive: true });
   }
 
@@ -194,6 +199,23 @@ export class RunWorkspace implements WorkspaceAccess {
         const dot = name.lastIndexOf('.');
         candidate = dot > 0 ? `${name.slice(0, dot)}_${i}${name.slice(dot)}` : `${name}_${i}`;
       }
+    }
+  }
+}
+
+/**
+ * Takes the next free run id by creating its folder: ids are unique within a process, and the
+ * exclusive mkdir makes them unique across processes sharing one data dir.
+ */
+export async function reserveRunFolder(runsDir: string, nextId: () => string): Promise<string> {
+  await mkdir(runsDir, { recursive: true });
+  for (let attempt = 0; ; attempt++) {
+    const id = nextId();
+    try {
+      await mkdir(join(runsDir, id));
+      return id;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 100) throw e;
     }
   }
 }

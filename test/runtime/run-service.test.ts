@@ -439,6 +439,8 @@ describe('RunService: request errors', () => {
     const e3 = makeEnv({ required_tools: ['read_notes', 'fly'] });
     const s3 = makeService(e3, new FakeProvider([]));
     await expect(s3.create({ plugin: 'notes', input: { notes_path: e3.notesPath } })).rejects.toMatchObject({ code: 'incompatible', message: expect.stringContaining('fly') });
+    // the id reserved for the refused run is given back
+    expect(readdirSync(join(e3.dataDir, 'runs'))).toEqual([]);
     await s3.close();
     e3.cleanup();
   });

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RunWorkspace, WorkspacePathError } from '../../src/runtime/run-workspace.js';
+import { RunWorkspace, WorkspacePathError, reserveRunFolder } from '../../src/runtime/run-workspace.js';
 
 let dir: string;
 let ws: RunWorkspace;
@@ -71,5 +71,14 @@ describe('RunWorkspace', () => {
     writeFileSync(src, 'x');
     expect(await ws.importInput(src)).toBe('input/my_file.csv');
     expect(await ws.importInput(src)).toBe('input/my_file_1.csv');
+  });
+});
+
+describe('reserveRunFolder', () => {
+  it('skips ids whose folder another process already made', async () => {
+    const runs = join(dir, 'runs2');
+    mkdirSync(join(runs, 'run_20260101_000000_000001'), { recursive: true });
+    const ids = ['run_20260101_000000_000001', 'run_20260101_000000_000002'];
+    expect(await reserveRunFolder(runs, () => ids.shift()!)).toBe('run_20260101_000000_000002');
   });
 });
