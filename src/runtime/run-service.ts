@@ -432,8 +432,23 @@ export class RunService implements RunServiceApi {
     return s ? { ...s } : null;
   }
 
+  /** Picks up runs another process (e.g. the CLI beside a server) created since init. */
+  private async refreshIndex(): Promise<void> {
+    let names: string[];
+    try {
+      names = (await readdir(this.runsDir)).filter((n) => isRunId(n) && !this.index.has(n));
+    } catch {
+      return;
+    }
+    for (const id of names) {
+      const s = await this.readStatusFile(id);
+      if (s) this.index.set(id, s);
+    }
+  }
+
   async list(q: RunListQuery = {}): Promise<{ runs: RunStatusFile[]; total: number }> {
     await this.init();
+    await this.refreshIndex();
     let runs = [...this.index.values()].sort((a, b) => b.run_id.localeCompare(a.run_id));
     if (q.status) runs = runs.filter((r) => r.status === q.status);
     if (q.plugin) runs = runs.filter((r) => r.plugin === q.plugin);

@@ -491,6 +491,25 @@ describe('RunService: streamed text', () => {
   });
 });
 
+describe('RunService: list', () => {
+  it('filters by status and plugin, pages, and sees runs another process created', async () => {
+    svc = makeService(env, () => new FakeProvider(goodTurns()));
+    const a = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
+    await svc.wait(a.run_id);
+    const other = makeService(env, () => new FakeProvider([{ text: 'no files' }]));
+    const b = await other.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
+    await other.wait(b.run_id);
+    await other.close();
+    const all = await svc.list();
+    expect(all.total).toBe(2);
+    expect(all.runs.map((r) => r.run_id)).toEqual([b.run_id, a.run_id]);
+    expect((await svc.list({ status: 'failed' })).runs.map((r) => r.run_id)).toEqual([b.run_id]);
+    expect((await svc.list({ plugin: 'other' })).total).toBe(0);
+    expect((await svc.list({ limit: 1, offset: 1 })).runs.map((r) => r.run_id)).toEqual([a.run_id]);
+    expect(svc.stats().byState).toMatchObject({ completed: 1, failed: 1 });
+  });
+});
+
 describe('RunService: raw stream log', () => {
   it('appends the model stream to <dataDir>/logs/raw-stream.jsonl when RUNTRAIL_RAW_STREAM=1', async () => {
     svc = makeService(env, new FakeProvider(goodTurns()), { env: { RUNTRAIL_RAW_STREAM: '1' } });
