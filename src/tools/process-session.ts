@@ -119,6 +119,8 @@ export class ProcessSession {
       this.timer.unref();
     }
     void child.exited.then((exit) => this.finish(exit, onEnd));
+    // Ended (run cancel, shutdown) while it was still being spawned.
+    if (this.endCause) void child.terminate();
   }
 
   /** Output sink for the child. */
@@ -198,7 +200,8 @@ export class ProcessSession {
   async end(cause: EndCause): Promise<void> {
     if (!this.running) return;
     this.endCause ??= cause;
-    await this.child?.terminate();
+    // Without a child yet, attach() sees endCause and terminates it as soon as it exists.
+    if (this.child) await this.child.terminate();
     await this.done;
   }
 

@@ -115,3 +115,16 @@ describe('no orphans', () => {
     }
   });
 });
+
+describe('ending a session while it is being spawned', () => {
+  it('killScope during a (pty) spawn still ends the child and does not hang', async () => {
+    registry = new ProcessRegistry({ killGraceMs: 300 });
+    const m = marker();
+    const starting = registry.start({ scopeKey: 'r', command: `sleep ${m}`, cwd: tmpdir(), env: { PATH: process.env.PATH ?? '/bin' }, pty: true });
+    await registry.killScope('r');
+    const s = await starting;
+    await s.done;
+    expect(s.running).toBe(false);
+    expect(liveProcesses(m)).toEqual([]);
+  });
+});
