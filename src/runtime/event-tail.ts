@@ -10,16 +10,40 @@ export function isTerminalRunEvent(e: AgentEvent): boolean {
   return e.stream === 'run' && (e.data.type === 'run.completed' || e.data.type === 'run.failed' || e.data.type === 'run.cancelled');
 }
 
-/** `bus` is the run's live bus, absent for a run that is not running in this process. */
-export async function* tailRunEvents(opts: { file: string; after: number; bus?: AgentEventBus; signal?: AbortSignal }): AsyncGenerator<AgentEvent> {
+export interface TailOptions {
+  file: string;
+  after: number;
+  /** the run's live bus in this process */
+  bus?: AgentEventBus;
+  signal?: AbortSignal;
+  /** without a bus: whether to keep polling the file (the run is live in another process) */
+  follow?: () => Promise<boolean>;
+  pollMs?: number;
+}
+
+export async function* tailRunEvents(opts: TailOptions): AsyncGenerator<AgentEvent> {
   const { file, after, bus, signal } = opts;
   if (!bus) {
-    for (const e of await readEvents(file, after)) {
-      if (signal?.aborted) return;
-      yield e;
-      if (isTerminalRunEvent(e)) return;
+    // a run live in another process: follow its file until the terminal event (or the owner dies)
+    let last = after;
+    for (;;) {
+      for (const e of await readEvents(file, last)) {
+        if (signal?.aborted) return;
+        last = e.seq;
+        yield e;
+        if (isTerminalRunEvent(e)) return;
+      }
+      if (!opts.follow || signal?.aborted || !(await opts.follow())) return;
+      await new Promise<void>((r) => {
+        const t = setTimeout(done, opts.pollMs ?? 250);
+        function done() {
+          clearTimeout(t);
+          signal?.removeEventListener('abort', done);
+          r();
+        }
+        signal?.addEventListener('abort', done, { once: true });
+      });
     }
-    return;
   }
   // subscribe first, read the file second: the store appends synchronously, so nothing falls between
   const buffered: AgentEvent[] = [];

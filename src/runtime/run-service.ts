@@ -495,7 +495,11 @@ export class RunService implements RunServiceApi {
   private async *tail(runId: string, after: number, signal?: AbortSignal): AsyncGenerator<AgentEvent> {
     const rec = this.live.get(runId);
     if (!rec && !(await this.get(runId))) this.fail('not_found', `run ${runId} not found`);
-    yield* tailRunEvents({ file: join(this.runsDir, runId, EVENTS_FILE), after, ...(rec ? { bus: rec.bus } : {}), ...(signal ? { signal } : {}) });
+    const follow = async () => {
+      const s = await this.readStatusFile(runId);
+      return s !== null && !isTerminalRunState(s.status) && (await ownedByLiveProcess(this.runsDir, runId));
+    };
+    yield* tailRunEvents({ file: join(this.runsDir, runId, EVENTS_FILE), after, ...(rec ? { bus: rec.bus } : { follow }), ...(signal ? { signal } : {}) });
   }
 
   async manifest(runId: string): Promise<unknown | null> {
