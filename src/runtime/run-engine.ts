@@ -72,6 +72,13 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
     machine.transition(s);
   };
   // the run itself, as a runtime operation channels can show live
+  // compute skills the model ran (skill-kind tool calls) count as used skills on the `done` frame
+  const offSkills = bus.subscribe((ev) => {
+    if (ev.stream !== 'tool' || ev.data.phase !== 'start' || ev.data.kind !== 'skill') return;
+    const args = ev.data.args as { skill?: unknown } | null;
+    const name = args && typeof args.skill === 'string' ? args.skill : ev.data.name;
+    if (!rec.usedSkills.includes(name)) rec.usedSkills.push(name);
+  });
   const offState = bus.subscribe((ev) => {
     if (ev.stream === 'run' && ev.data.type === 'run.state' && runReporter && !['completed', 'failed', 'cancelled'].includes(ev.data.to)) {
       runReporter.stage(ev.data.to);
@@ -231,6 +238,7 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
   }
   await finalise(rec, deps, { ...outcome, metrics, startedMs, pipeline, runReporter });
   offState();
+  offSkills();
 }
 
 export interface FinaliseInput {
@@ -319,7 +327,7 @@ export async function finalise(rec: RunRecord, deps: EngineDeps, f: FinaliseInpu
     messageId: rec.runId,
     conversationId: rec.conversationId,
     content: f.text,
-    usedSkills: rec.skill ? [rec.skill.manifest.name] : [],
+    usedSkills: [...(rec.skill ? [rec.skill.manifest.name] : []), ...rec.usedSkills.filter((n) => n !== rec.skill?.manifest.name)],
     usedMcp: [],
     ...(f.diagnosis ? { diagnosis: f.diagnosis } : {}),
   });

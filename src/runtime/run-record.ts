@@ -38,4 +38,6 @@ export interface RunRecord {
   resolveDone(s: RunStatusFile): void;
   /** chained status-file writes, so an older snapshot never lands after a newer one */
   statusWrites: Promise<void>;
+  /** compute skills run through skill-kind tools, in order of first use */
+  usedSkills: string[];
 }

@@ -359,6 +359,7 @@ export class RunService implements RunServiceApi {
       done,
       resolveDone,
       statusWrites: Promise.resolve(),
+      usedSkills: [],
     };
     recRef = rec;
     await workspace.writeRunJson('input/request.json', request);

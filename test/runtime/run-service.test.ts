@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/events/agent-event.js';
 import { RunRequestError } from '../../src/runtime/run-request-error.js';
 import type { RunService } from '../../src/runtime/run-service.js';
-import { goodTurns } from './fixtures/fake-plugin.js';
+import { goodTurns, notesPlugin as notesPluginWith } from './fixtures/fake-plugin.js';
 import { FakeProvider } from './fixtures/fake-provider.js';
 import { makeEnv, makeService, type TestEnv } from './fixtures/setup.js';
 
@@ -507,6 +507,19 @@ describe('RunService: list', () => {
     expect((await svc.list({ plugin: 'other' })).total).toBe(0);
     expect((await svc.list({ limit: 1, offset: 1 })).runs.map((r) => r.run_id)).toEqual([a.run_id]);
     expect(svc.stats().byState).toMatchObject({ completed: 1, failed: 1 });
+  });
+});
+
+describe('RunService: used skills', () => {
+  it('the terminal event names the run\'s skill and compute skills the model ran', async () => {
+    const { z } = await import('zod');
+    const plugin = notesPluginWith([
+      { name: 'execute_skill', description: 'run a compute skill', kind: 'skill', parameters: z.object({ skill: z.string() }), execute: async () => ({ ok: true, content: '{}' }) },
+    ]);
+    svc = makeService(env, new FakeProvider([{ toolCalls: [{ name: 'execute_skill', args: { skill: 'csv_profile' } }] }, ...goodTurns()]), { plugins: [plugin] });
+    const { run_id } = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
+    expect((await svc.wait(run_id)).status).toBe('completed');
+    expect(events(run_id).at(-1)?.data).toMatchObject({ type: 'run.completed', usedSkills: ['notes_skill', 'csv_profile'] });
   });
 });
 
