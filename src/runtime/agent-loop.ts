@@ -70,7 +70,11 @@ interface TurnResult {
   toolCalls: ToolCallRequest[];
   error?: DiagnosisInit;
   usage?: TokenUsage;
+  /** the provider stopped at its output-token limit */
+  truncated?: boolean;
 }
+
+const MAX_CONTINUATIONS = 2;
 
 export class AgentLoop {
   readonly messages: ChatMessage[];
@@ -84,6 +88,9 @@ export class AgentLoop {
   private readonly signal: AbortSignal;
   private timer: NodeJS.Timeout | undefined;
   private lastText = '';
+  /** text of earlier turns that were cut off at the output limit, prepended to the final answer */
+  private answerPrefix = '';
+  private continuations = 0;
 
   constructor(private readonly o: AgentLoopOptions) {
     this.messages = [...o.messages];
@@ -130,7 +137,16 @@ export class AgentLoop {
       if (turn.error) return { kind: 'failed', text: this.lastText, diagnosis: diag(turn.error) };
       if (turn.text) this.lastText = turn.text;
       this.messages.push({ role: 'assistant', content: turn.text, ...(turn.toolCalls.length ? { toolCalls: turn.toolCalls } : {}) });
-      if (turn.toolCalls.length === 0) return { kind: 'final', text: turn.text };
+      if (turn.toolCalls.length === 0) {
+        if (turn.truncated && this.continuations < MAX_CONTINUATIONS) {
+          this.continuations++;
+          this.answerPrefix += turn.text;
+          this.o.publish('run', { type: 'notice', text: 'model reply hit the output token limit: asking it to continue' });
+          this.messages.push({ role: 'user', content: 'Your reply was cut off by the output token limit. Continue exactly where it stopped, without repeating anything.' });
+          continue;
+        }
+        return { kind: 'final', text: this.answerPrefix + turn.text };
+      }
 
       this.o.setState('tool_executing');
       for (const call of turn.toolCalls) {
@@ -139,8 +155,8 @@ export class AgentLoop {
         if (this.toolCalls >= limits.max_tool_calls) {
           return { kind: 'failed', text: this.lastText, diagnosis: diag({ code: 'max_tool_calls', severity: 'error', summary: `stopped at max_tool_calls (${limits.max_tool_calls})` }) };
         }
-        const sig = `${call.name}\u0000${JSON.stringify(call.args)}`;
-        this.sameCallStreak = sig === this.lastCallSig ? this.sameCallStreak + 1 : 1;
+        const sig = this.o.executor.isRepeatable(call) ? '' : `${call.name}\u0000${JSON.stringify(call.args)}`;
+        this.sameCallStreak = sig !== '' && sig === this.lastCallSig ? this.sameCallStreak + 1 : 1;
         this.lastCallSig = sig;
         if (this.sameCallStreak >= REPEAT_LIMIT) {
           return { kind: 'failed', text: this.lastText, diagnosis: diag({ code: 'repeated_tool_call', severity: 'error', summary: `${call.name} was called ${REPEAT_LIMIT} times in a row with the same arguments`, detail: JSON.stringify(call.args).slice(0, 500) }) };
@@ -183,6 +199,7 @@ export class AgentLoop {
     let reasoning = '';
     const toolCalls: ToolCallRequest[] = [];
     let usage: TokenUsage | undefined;
+    let truncated = false;
     let error: DiagnosisInit | undefined;
     const started = performance.now();
     let firstToken: number | null = null;
@@ -226,6 +243,7 @@ export class AgentLoop {
             break;
           case 'finish':
             usage = part.usage;
+            truncated = part.reason === 'length';
             break;
           case 'error':
             error = part.diagnosis;
@@ -243,6 +261,6 @@ export class AgentLoop {
     if (reasoning) publish('reasoning', { phase: 'end', text: reasoning, delta: '' });
     if (text) publish('assistant', { phase: 'end', text, delta: '' });
     this.o.metrics.recordTurn(performance.now() - started, firstToken, usage);
-    return { text, toolCalls, ...(error ? { error } : {}), ...(usage ? { usage } : {}) };
+    return { text, toolCalls, ...(error ? { error } : {}), ...(usage ? { usage } : {}), ...(truncated ? { truncated } : {}) };
   }
 }

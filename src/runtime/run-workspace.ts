@@ -47,6 +47,9 @@ function realpathLoose(p: string): string {
   }
 }
 
+// unique temp names: two writers of one file in one process must not share a temp file
+let tmpCounter = 0;
+
 export class RunWorkspace implements WorkspaceAccess {
   readonly runId: string;
   readonly root: string;
@@ -150,7 +153,7 @@ export class RunWorkspace implements WorkspaceAccess {
     const target = resolve(this.root, relPath);
     if (!isInside(target, this.root)) throw new WorkspacePathError(relPath, 'outside the run folder');
     await mkdir(dirname(target), { recursive: true });
-    const tmp = `${target}.tmp-${process.pid}`;
+    const tmp = `${target}.tmp-${process.pid}-${++tmpCounter}`;
     await writeFile(tmp, content);
     await rename(tmp, target);
   }

@@ -68,6 +68,16 @@ export class ToolExecutor {
   }
 
   /** The specs the model sees: registered and allowed tools only. */
+  /** Whether the loop may see this exact call again without calling it a loop (polling). */
+  isRepeatable(call: ToolCallRequest): boolean {
+    const tool = this.tools.get(call.name);
+    try {
+      return tool?.repeatable?.(call.args) === true;
+    } catch {
+      return false;
+    }
+  }
+
   specs(): ToolSpec[] {
     return [...this.tools.values()].filter((t) => this.allowed.has(t.name)).map(toolSpecOf);
   }

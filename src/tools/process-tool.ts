@@ -36,6 +36,8 @@ export function createProcessTool(opts: ProcessToolOptions): ToolDefinition<Proc
       'write (stdin), kill, clear (finished only), remove (kill if running, then delete).',
     parameters: processParameters,
     kind: 'tool',
+    // watching a session is meant to be repeated until it ends
+    repeatable: (args) => args?.action === 'poll' || args?.action === 'log' || args?.action === 'list',
     async execute(rawArgs: ProcessArgs): Promise<ToolResult> {
       const parsed = processParameters.safeParse(rawArgs);
       if (!parsed.success) return badInput('process', `invalid arguments: ${z.prettifyError(parsed.error)}`);

@@ -30,6 +30,9 @@ export interface ToolDefinition<Args = unknown> {
   timeoutMs?: number;
   /** Step kind on the wire; `skill` for compute skills. */
   kind?: 'tool' | 'skill' | 'mcp';
+  /** True for calls that observe changing state (e.g. polling a process): the loop's
+   *  repeated-identical-call guard does not count them. */
+  repeatable?: (args: Args) => boolean;
   execute(args: Args, ctx?: ToolExecutionContext): Promise<ToolResult>;
 }
 

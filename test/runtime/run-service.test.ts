@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/events/agent-event.js';
 import { RunRequestError } from '../../src/runtime/run-request-error.js';
@@ -260,6 +261,44 @@ describe('RunService: limits', () => {
     const { run_id } = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
     const st = await svc.wait(run_id);
     expect(st.diagnosis?.code).toBe('repeated_tool_call');
+  });
+
+  it('identical polling calls (a repeatable tool) do not count as a loop', async () => {
+    let polls = 0;
+    const poll = {
+      name: 'poll_job',
+      description: 'poll a job',
+      parameters: z.object({ id: z.string() }),
+      repeatable: () => true,
+      async execute() {
+        polls++;
+        return { ok: true, content: polls < 4 ? 'running' : 'done' };
+      },
+    };
+    const turns = goodTurns();
+    const script = [
+      ...Array.from({ length: 4 }, () => ({ toolCalls: [{ name: 'poll_job', args: { id: 'j1' } }] })),
+      ...turns,
+    ];
+    svc = makeService(env, new FakeProvider(script), { plugins: [notesPluginWith([poll])] });
+    const { run_id } = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
+    const st = await svc.wait(run_id);
+    expect(st.diagnosis).toBeNull();
+    expect(st.status).toBe('completed');
+    expect(polls).toBe(4);
+  });
+
+  it('a reply cut at the output-token limit is continued, and the final answer joins the parts', async () => {
+    const turns = goodTurns();
+    const provider = new FakeProvider([...turns.slice(0, 2), { text: 'Done: 3 ', truncated: true }, { text: 'notes.' }]);
+    svc = makeService(env, provider);
+    const { run_id } = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
+    const st = await svc.wait(run_id);
+    expect(st.status).toBe('completed');
+    expect(st.final_answer).toBe('Done: 3 notes.');
+    const last = provider.requests[3].messages.at(-1);
+    expect(last?.role).toBe('user');
+    expect(last && 'content' in last ? last.content : '').toMatch(/cut off/);
   });
 
   it('three identical failures in a row stop the run', async () => {

@@ -201,3 +201,13 @@ describe('process tool with a pty session', () => {
     expect(log.content).toContain('got:hello');
   });
 });
+
+describe('process tool: loop guard', () => {
+  it('marks watching actions as repeatable so polling is not taken for a stuck loop', () => {
+    const tool = createProcessTool({ registry: new ProcessRegistry(), scopeKey: 'guard' });
+    expect(tool.repeatable?.({ action: 'poll', sessionId: 's1' })).toBe(true);
+    expect(tool.repeatable?.({ action: 'log', sessionId: 's1' })).toBe(true);
+    expect(tool.repeatable?.({ action: 'kill', sessionId: 's1' })).toBe(false);
+    expect(tool.repeatable?.({ action: 'write', sessionId: 's1', data: 'y' })).toBe(false);
+  });
+});
