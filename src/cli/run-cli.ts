@@ -176,7 +176,9 @@ async function startCommand(args: string[], deps: CliDeps): Promise<number> {
   const csv = deps.exampleCsv ?? join(runtrailPackageRoot(), 'examples', 'feedback.csv');
   if (!deps.plugins.some((p) => p.name === 'feedbacklens')) throw new UsageError('start needs the feedbacklens plugin');
   if (!existsSync(csv)) throw new UsageError(`example data not found: ${csv}`);
-  const req: CreateRunRequest = { plugin: 'feedbacklens', input: { csv_path: csv }, model: typeof values.model === 'string' ? values.model : 'offline' };
+  const req: CreateRunRequest = { plugin: 'feedbacklens', input: { csv_path: csv, product_name: 'TaskFlow Pro' },
+    goal: 'Find the most important product problems and prioritise them',
+    model: typeof values.model === 'string' ? values.model : 'offline' };
   return executeAndFollow(req, values, deps, values.json === true ? 'ndjson' : 'text');
 }
 
