@@ -7,7 +7,7 @@ import { cliPlugins } from './cli-plugins.js';
 import { runCli } from './run-cli.js';
 
 async function main(): Promise<number> {
-  const plugins = await cliPlugins(defaultSkillsDir());
+  const plugins = await cliPlugins(defaultSkillsDir(), { shellTask: true });
   const deps: CliDeps = {
     plugins,
     stdout: process.stdout,
@@ -31,6 +31,7 @@ async function main(): Promise<number> {
     },
     async serve(opts) {
       const { startServer } = await import('../server/start-server.js');
+      const plugins = await cliPlugins(opts.skillsDir ?? defaultSkillsDir(), { shellTask: opts.env.RUNTRAIL_ENABLE_SHELL_TASK === '1' });
       const service = new RunService({ dataDir: opts.dataDir, plugins, ...(opts.skillsDir ? { skillsDir: opts.skillsDir } : {}), env: opts.env });
       await service.init();
       try {

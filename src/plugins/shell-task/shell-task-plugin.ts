@@ -51,7 +51,7 @@ export function createShellTaskPlugin(opts: ShellTaskPluginOptions = {}): Busine
     description: 'Run one shell command (in the background when it is long), follow it to the end and write report.md.',
     inputSchema: shellTaskInputSchema,
     fileInputs: [],
-    defaultSkill: null,
+    defaultSkill: 'shell_task',
     defaultGoal: 'Run the command and report its exit code, duration and output.',
     promptFragments: [
       'Run the command from the run input with `exec` exactly as given, in its `workdir` if one is given.',
