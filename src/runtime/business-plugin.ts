@@ -4,7 +4,6 @@
  */
 import type { z } from 'zod';
 import type { AnyToolDefinition } from '../tools/tool.js';
-import type { ChatMessage, ToolSpec } from '../providers/model-provider.js';
 
 /** File-system view a plugin's tools get: every path is resolved and confined by the runtime. */
 export interface WorkspaceAccess {
@@ -73,22 +72,9 @@ export interface StopValidator<Input> {
   validate(ctx: ValidationContext<Input>): Promise<ValidationIssue[]>;
 }
 
-/** One scripted model turn: what the offline and script models emit. */
-export interface ModelTurn {
-  text?: string;
-  reasoning?: string;
-  toolCalls?: Array<{ name: string; args: unknown }>;
-  delayMs?: number;
-  /** Simulated provider failure for this turn. */
-  error?: { code: string; message: string; retryable?: boolean };
-}
-
-/** The offline model's brain for one plugin: given the conversation so far, the next turn. */
-export type OfflineProcedure = (state: {
-  system: string;
-  messages: ChatMessage[];
-  tools: ToolSpec[];
-}) => ModelTurn | Promise<ModelTurn>;
+/** The offline model's brain and the turns it plays are the providers' own types (one definition). */
+export type { ModelTurn, OfflineProcedure } from '../providers/model-turn.js';
+import type { OfflineProcedure } from '../providers/model-turn.js';
 
 export interface BusinessPlugin<Input = Record<string, unknown>> {
   name: string;

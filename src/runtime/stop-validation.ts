@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ArtifactContract, BusinessPlugin, ValidationIssue, WorkspaceAccess } from './business-plugin.js';
 import type { StopHook } from './run-hooks.js';
+import { checkArtifactText } from '../tools/artifact-contract-checks.js';
 
 async function readArtifact(artifactsDir: string, rel: string): Promise<string | null> {
   try {
@@ -13,18 +14,6 @@ async function readArtifact(artifactsDir: string, rel: string): Promise<string |
   } catch {
     return null;
   }
-}
-
-function headingsOf(markdown: string): string[] {
-  const out: string[] = [];
-  let fenced = false;
-  for (const line of markdown.split(/\r?\n/)) {
-    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
-    if (fenced) continue;
-    const m = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
-    if (m) out.push(m[1].trim().toLowerCase());
-  }
-  return out;
 }
 
 export function requiredOutputHook(artifactsDir: string, contract: ArtifactContract[]): StopHook {
@@ -50,29 +39,7 @@ export function artifactContractHook(artifactsDir: string, contract: ArtifactCon
       for (const a of contract) {
         const text = await readArtifact(artifactsDir, a.path);
         if (text === null) continue; // absence is RequiredOutput's concern
-        if (a.type === 'json') {
-          let value: unknown;
-          try {
-            value = JSON.parse(text);
-          } catch (e) {
-            issues.push({ check: 'json_parse', path: a.path, message: `${a.path} is not valid JSON: ${(e as Error).message}` });
-            continue;
-          }
-          if (a.schema) {
-            const r = a.schema.safeParse(value);
-            if (!r.success) {
-              for (const i of r.error.issues.slice(0, 20)) {
-                issues.push({ check: 'json_schema', path: a.path, message: `${a.path}: ${i.path.join('.') || '(root)'}: ${i.message}` });
-              }
-            }
-          }
-        }
-        if (a.type === 'markdown' && a.requiredHeadings?.length) {
-          const have = headingsOf(text);
-          for (const h of a.requiredHeadings) {
-            if (!have.includes(h.trim().toLowerCase())) issues.push({ check: 'markdown_heading', path: a.path, message: `${a.path} lacks the heading "${h}"` });
-          }
-        }
+        issues.push(...checkArtifactText(a, text));
       }
       return issues;
     },

@@ -4,7 +4,7 @@
  */
 import type { ValidationIssue } from '../../runtime/business-plugin.js';
 import { isVerbatimQuote } from './analysis/select-quote.js';
-import { preview } from '../shared/schema-helpers.js';
+import { preview } from '../../tools/artifact-contract-checks.js';
 
 export const CHECK_ID_EXISTS = 'feedback_id_exists';
 export const CHECK_VERBATIM = 'evidence_verbatim';

@@ -4,7 +4,7 @@
  * the artifact contract; `contractValidator` runs them too when a caller wants all six in one place.
  */
 import type { StopValidator, ValidationContext, ValidationIssue } from '../../runtime/business-plugin.js';
-import { parseJsonArtifact } from '../shared/artifact-checks.js';
+import { parseJsonArtifact } from '../../tools/artifact-contract-checks.js';
 import { CHECK_ID_EXISTS, CHECK_VERBATIM, checkEvidence } from './evidence-checks.js';
 import { EVIDENCE_INDEX_FILE, loadEvidenceIndex } from './evidence-index.js';
 import { FEEDBACK_ANALYSIS_FILE, PRODUCT_BACKLOG_FILE } from './artifact-schemas.js';

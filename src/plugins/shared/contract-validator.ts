@@ -1,6 +1,6 @@
 /** Seed checks 1–4 from an artifact contract: required files exist, JSON parses, schema holds, headings present. */
 import type { ArtifactContract, StopValidator, ValidationIssue } from '../../runtime/business-plugin.js';
-import { checkArtifactText } from './artifact-checks.js';
+import { checkArtifactText } from '../../tools/artifact-contract-checks.js';
 
 export function contractValidator(contracts: ArtifactContract[]): StopValidator<unknown> {
   return {

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { ArtifactContract, ValidationIssue, WorkspaceAccess } from '../../runtime/business-plugin.js';
 import type { ToolDefinition } from '../../tools/tool.js';
-import { checkJsonValue, findContract } from './artifact-checks.js';
+import { checkJsonValue, findContract } from '../../tools/artifact-contract-checks.js';
 import { errorResult, okResult } from './tool-result.js';
 
 export const writeJsonArtifactArgs = z.object({

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { ArtifactContract, WorkspaceAccess } from '../../runtime/business-plugin.js';
 import type { ToolDefinition } from '../../tools/tool.js';
-import { checkMarkdown, findContract } from './artifact-checks.js';
+import { checkMarkdown, findContract } from '../../tools/artifact-contract-checks.js';
 import { errorResult, okResult } from './tool-result.js';
 
 export const writeMarkdownArtifactArgs = z.object({

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { WorkspaceAccess } from '../../../runtime/business-plugin.js';
 import type { ToolDefinition } from '../../../tools/tool.js';
-import { checkMarkdown } from '../../shared/artifact-checks.js';
+import { checkMarkdown } from '../../../tools/artifact-contract-checks.js';
 import { errorResult, okResult } from '../../shared/tool-result.js';
 import { fileSummaryArtifacts, SUMMARY_FILE, SUMMARY_HEADINGS } from '../artifact-contract.js';
 import { readSourceFile } from '../source-file.js';
