@@ -14,7 +14,9 @@ const STOP_WORDS = new Set(
   those though through thus to too took try trying two under until up upon us use used uses using very via want wants was
   wasn way we well went were weren what whatever when where whether which while who whom whose why will with within without
   won would wouldn yes yet you your yours yourself yourselves youre ve ll re d s t m also etc app please thanks thank
-  take takes took taking time times day days week weeks today yesterday month months year ago every since anymore`
+  take takes took taking time times day days week weeks today yesterday month months year ago every since anymore
+  open opens opened opening click clicks clicked clicking tap taps tapped tried tries start starts started show shows
+  showed shown tell told say says said find found put seeing looks look looking`
     .split(/\s+/)
     .filter(Boolean),
 );
