@@ -57,8 +57,8 @@ export const shellTaskOfflineProcedure: OfflineProcedure = (state): ModelTurn =>
       if (mine.length >= MAX_POLLS) return { reasoning: 'The command is still silent after an hour; stopping it.', toolCalls: [{ name: 'process', args: { action: 'kill', sessionId } }] };
       return {
         reasoning: `Step 1: the command runs in the background (${sessionId}); waiting for it.`,
-        // The loop stops a model repeating identical calls; alternating the wait keeps honest polling apart from a loop.
-        toolCalls: [{ name: 'process', args: { action: 'poll', sessionId, waitMs: mine.length % 2 === 0 ? POLL_WAIT_MS : POLL_WAIT_MS - 1_000 } }],
+        // polls are `repeatable`: the loop's repeated-call guard does not count them
+        toolCalls: [{ name: 'process', args: { action: 'poll', sessionId, waitMs: POLL_WAIT_MS } }],
       };
     }
     if (!logged) {
