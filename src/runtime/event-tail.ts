@@ -26,6 +26,9 @@ export async function* tailRunEvents(opts: TailOptions): AsyncGenerator<AgentEve
   if (!bus) {
     // a run live in another process: follow its file until the terminal event (or the owner dies)
     let last = after;
+    // one more read after the owner is seen finished: it may have appended its last events (and the
+    // terminal one) between our read and the status check
+    let finalRead = false;
     for (;;) {
       for (const e of await readEvents(file, last)) {
         if (signal?.aborted) return;
@@ -33,7 +36,11 @@ export async function* tailRunEvents(opts: TailOptions): AsyncGenerator<AgentEve
         yield e;
         if (isTerminalRunEvent(e)) return;
       }
-      if (!opts.follow || signal?.aborted || !(await opts.follow())) return;
+      if (finalRead || !opts.follow || signal?.aborted) return;
+      if (!(await opts.follow())) {
+        finalRead = true;
+        continue;
+      }
       await new Promise<void>((r) => {
         const t = setTimeout(done, opts.pollMs ?? 250);
         function done() {

@@ -68,4 +68,22 @@ describe('tailRunEvents', () => {
     await p;
     expect(seen).toEqual([]);
   });
+
+  it('does not lose the last events when the other process finishes between a read and the follow check', async () => {
+    const bus = new AgentEventBus({ runId: 'r' });
+    const lines = (e: AgentEvent) => `${JSON.stringify(e)}\n`;
+    appendFileSync(file, lines(bus.publish('run', { type: 'notice', text: 'a' })));
+    const seen: number[] = [];
+    for await (const e of tailRunEvents({
+      file,
+      after: 0,
+      pollMs: 0,
+      // the owner appends its last events and the terminal one, then its status says "finished"
+      follow: async () => {
+        appendFileSync(file, lines(bus.publish('run', { type: 'notice', text: 'b' })) + lines(bus.publish('run', done)));
+        return false;
+      },
+    })) seen.push(e.seq);
+    expect(seen).toEqual([1, 2, 3]);
+  });
 });
