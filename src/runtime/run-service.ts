@@ -362,8 +362,14 @@ export class RunService implements RunServiceApi {
       usedSkills: [],
     };
     recRef = rec;
-    await workspace.writeRunJson('input/request.json', request);
-    await writeOwner(workspace);
+    try {
+      await workspace.writeRunJson('input/request.json', request);
+      await writeOwner(workspace);
+    } catch (e) {
+      // the run is refused (its folder removed by create): do not keep its events file open
+      store.close();
+      throw e;
+    }
     bus.publish('run', { type: 'run.created', runId, plugin: plugin.name, goal, conversationId });
     status.last_seq = bus.lastSeq + 1;
     bus.publish('run', { type: 'run.state', from: null, to: 'queued' });
