@@ -331,7 +331,7 @@ export class RunService implements RunServiceApi {
       status.status = to;
       status.last_seq = bus.lastSeq + 1;
       bus.publish('run', { type: 'run.state', from, to });
-      if (!isTerminalRunState(to) && recRef) void this.persistStatus(recRef);
+      if (!isTerminalRunState(to) && recRef) void this.persistStatus(recRef).catch(() => undefined);
     });
     let resolveDone!: (s: RunStatusFile) => void;
     const done = new Promise<RunStatusFile>((r) => (resolveDone = r));
@@ -375,7 +375,7 @@ export class RunService implements RunServiceApi {
     bus.publish('run', { type: 'run.state', from: null, to: 'queued' });
     this.index.set(runId, status);
     this.live.set(runId, rec);
-    await this.persistStatus(rec);
+    await this.persistStatus(rec).catch(() => undefined);
     this.queue.push(rec);
     const snapshot = { ...status };
     this.pump();
@@ -395,10 +395,13 @@ export class RunService implements RunServiceApi {
     return out;
   }
 
+  /** Writes run_status.json after the writes queued before it; the returned promise rejects when this write fails
+   *  (finalise reports and retries it), the queue itself never does. */
   private persistStatus(rec: RunRecord): Promise<void> {
     const snapshot = { ...rec.status };
-    rec.statusWrites = rec.statusWrites.then(() => rec.workspace.writeRunJson('runtime/run_status.json', snapshot)).catch(() => undefined);
-    return rec.statusWrites;
+    const write = rec.statusWrites.then(() => rec.workspace.writeRunJson('runtime/run_status.json', snapshot));
+    rec.statusWrites = write.catch(() => undefined);
+    return write;
   }
 
   private engineDeps() {

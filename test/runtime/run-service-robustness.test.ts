@@ -55,3 +55,75 @@ describe.skipIf(process.platform !== 'linux')('RunService: a create that fails o
     expect(svc.stats().running + svc.stats().queueDepth).toBe(0);
   });
 });
+
+function runEvents(runId: string): AgentEvent[] {
+  return readFileSync(join(env.dataDir, 'runs', runId, 'runtime/events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as AgentEvent);
+}
+function terminalTypes(runId: string): string[] {
+  return runEvents(runId)
+    .filter((e) => e.stream === 'run' && ['run.completed', 'run.failed', 'run.cancelled'].includes(e.data.type))
+    .map((e) => (e.data as { type: string }).type);
+}
+
+describe('RunService: a run that breaks mid-way still ends with its terminal event', () => {
+  for (const rel of ['runtime/skill_activation.json', 'runtime/agent_plan.json', 'runtime/todo_state.json', 'manifest.json', 'runtime/metrics.json']) {
+    it(`ENOSPC on ${rel}`, async () => {
+      svc = makeService(env, new FakeProvider(goodTurns()), { processRegistry: null });
+      const real = RunWorkspace.prototype.writeRunJson;
+      vi.spyOn(RunWorkspace.prototype, 'writeRunJson').mockImplementation(function (this: RunWorkspace, r: string, value: unknown) {
+        if (r === rel) return Promise.reject(enospc());
+        return real.call(this, r, value);
+      });
+      const { run_id } = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
+      const st = await svc.wait(run_id);
+      expect(['completed', 'failed']).toContain(st.status);
+      expect(terminalTypes(run_id)).toHaveLength(1);
+      const onDisk = JSON.parse(readFileSync(join(env.dataDir, 'runs', run_id, 'runtime/run_status.json'), 'utf8'));
+      expect(onDisk.status).toBe(st.status);
+      expect(onDisk.last_seq).toBe(runEvents(run_id).length);
+    });
+  }
+
+  it('hooks, notices and text filters that throw', async () => {
+    const boom = () => {
+      throw new Error('boom');
+    };
+    for (const extra of [
+      { hooks: { preToolUse: [{ name: 'bad', beforeTool: boom }] } },
+      { hooks: { postToolUse: [{ name: 'bad', afterTool: boom }] } },
+      { hooks: { stop: [{ name: 'bad', check: boom }] } },
+      { processRegistry: { drainNotices: boom } },
+      { processRegistry: { drainNotices: () => [], killScope: async () => boom() } },
+      { createTextFilter: boom },
+    ]) {
+      const s = makeService(env, new FakeProvider(goodTurns()), extra as never);
+      const { run_id } = await s.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
+      const st = await s.wait(run_id);
+      expect(['completed', 'failed'], JSON.stringify(Object.keys(extra))).toContain(st.status);
+      expect(terminalTypes(run_id)).toHaveLength(1);
+      await s.close();
+    }
+  });
+});
+
+describe('RunService: the final run_status.json', () => {
+  it('is retried (with a notice) when its first write fails, so a finished run is not left looking live', async () => {
+    svc = makeService(env, new FakeProvider(goodTurns()), { processRegistry: null });
+    const real = RunWorkspace.prototype.writeRunJson;
+    let failed = 0;
+    vi.spyOn(RunWorkspace.prototype, 'writeRunJson').mockImplementation(function (this: RunWorkspace, r: string, value: unknown) {
+      if (r === 'runtime/run_status.json' && (value as { status: string }).status === 'completed' && failed++ === 0) return Promise.reject(enospc());
+      return real.call(this, r, value);
+    });
+    const { run_id } = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
+    const st = await svc.wait(run_id);
+    expect(st.status).toBe('completed');
+    expect(failed).toBeGreaterThan(1);
+    const onDisk = JSON.parse(readFileSync(join(env.dataDir, 'runs', run_id, 'runtime/run_status.json'), 'utf8'));
+    expect(onDisk.status).toBe('completed');
+    expect(onDisk.last_seq).toBe(runEvents(run_id).length);
+    const notices = runEvents(run_id).filter((e) => e.stream === 'run' && e.data.type === 'notice').map((e) => (e.data as { text: string }).text);
+    expect(notices.some((t) => t.includes('run_status.json') && t.includes('ENOSPC'))).toBe(true);
+    expect(terminalTypes(run_id)).toEqual(['run.completed']);
+  });
+});
