@@ -87,7 +87,9 @@ export class ToolExecutor {
     const tool = this.tools.get(req.name);
     const call: ToolCallInfo = { name: req.name, toolCallId: req.id, args: req.args };
     const kind: ToolStepKind = tool?.kind ?? 'tool';
-    this.publish('tool', { phase: 'start', name: req.name, toolCallId: req.id, args: req.args, kind });
+    // a snapshot: a hook or tool that mutates its (nested) arguments must not change the event a slow
+    // live reader serialises later, or live frames would differ from events.jsonl and its replay
+    this.publish('tool', { phase: 'start', name: req.name, toolCallId: req.id, args: snapshot(req.args), kind });
     const result = await this.run(tool, call);
     const durationMs = performance.now() - started;
     this.publish('tool', {
@@ -226,6 +228,15 @@ export class ToolExecutor {
       clearTimeout(timer);
       runSignal?.removeEventListener('abort', onRunAbort);
     }
+  }
+}
+
+function snapshot(v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  try {
+    return structuredClone(v);
+  } catch {
+    return v; // not cloneable (functions): the store still writes what JSON makes of it
   }
 }
 

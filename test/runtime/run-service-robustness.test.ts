@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AgentEvent } from '../../src/events/agent-event.js';
 import type { RunService } from '../../src/runtime/run-service.js';
 import { RunWorkspace } from '../../src/runtime/run-workspace.js';
-import { goodTurns } from './fixtures/fake-plugin.js';
+import { z } from 'zod';
+import { goodTurns, notesPlugin } from './fixtures/fake-plugin.js';
 import { FakeProvider } from './fixtures/fake-provider.js';
 import { makeEnv, makeService, type TestEnv } from './fixtures/setup.js';
 
@@ -125,5 +126,53 @@ describe('RunService: the final run_status.json', () => {
     const notices = runEvents(run_id).filter((e) => e.stream === 'run' && e.data.type === 'notice').map((e) => (e.data as { text: string }).text);
     expect(notices.some((t) => t.includes('run_status.json') && t.includes('ENOSPC'))).toBe(true);
     expect(terminalTypes(run_id)).toEqual(['run.completed']);
+  });
+});
+
+describe('RunService: many runs in a row', () => {
+  it('200 runs leave no timers, handles, fds or process listeners behind', async () => {
+    const s = makeService(env, () => new FakeProvider(goodTurns()), { concurrency: 4 });
+    await s.init();
+    // warm up once (lazy singletons)
+    await s.wait((await s.create({ plugin: 'notes', input: { notes_path: env.notesPath } })).run_id);
+    const resources = () => process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap').length;
+    const listeners = () => process.eventNames().reduce((n, e) => n + process.listenerCount(e), 0);
+    const before = { res: resources(), lis: listeners(), fds: openFilesUnder(env.dataDir).length };
+    const ids: string[] = [];
+    for (let i = 0; i < 200; i++) ids.push((await s.create({ plugin: 'notes', input: { notes_path: env.notesPath } })).run_id);
+    for (const id of ids) expect((await s.wait(id)).status).toBe('completed');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(resources()).toBeLessThanOrEqual(before.res);
+    expect(listeners()).toBe(before.lis);
+    expect(openFilesUnder(env.dataDir).length).toBe(before.fds);
+    expect(s.stats().running).toBe(0);
+    await s.close();
+  }, 60_000);
+});
+
+describe('RunService: live events equal the stored ones', () => {
+  it('a tool that mutates its (nested) arguments does not change the tool-start event a slow live reader gets', async () => {
+    const tag = {
+      name: 'tag',
+      description: 'tags a value',
+      parameters: z.object({ meta: z.unknown() }),
+      async execute(args: { meta: Record<string, unknown> }) {
+        args.meta.seen = true; // a careless tool
+        return { ok: true, content: 'tagged' };
+      },
+    };
+    svc = makeService(env, new FakeProvider([{ toolCalls: [{ name: 'tag', args: { meta: { a: 1 } } }] }, ...goodTurns()]), {
+      plugins: [notesPlugin([tag as never])],
+      processRegistry: null,
+    });
+    const { run_id } = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
+    const live: string[] = [];
+    for await (const ev of svc.events(run_id)) {
+      await new Promise((r) => setTimeout(r, 2)); // a slow client
+      live.push(JSON.stringify(ev));
+    }
+    expect((await svc.wait(run_id)).status).toBe('completed');
+    const stored = readFileSync(join(env.dataDir, 'runs', run_id, 'runtime/events.jsonl'), 'utf8').trim().split('\n');
+    expect(live).toEqual(stored);
   });
 });
