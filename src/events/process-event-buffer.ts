@@ -52,6 +52,12 @@ export class ProcessEventBuffer {
   push(event: RuntimeProcessEvent): void {
     this.pushed++;
     if (this.disposed) {
+      // pushed while dispose flushes (from inside emit): that operation's pending update goes first
+      const left = this.ops.get(event.operationId);
+      if (left) {
+        this.ops.delete(event.operationId);
+        this.release(left);
+      }
       this.out(event);
       return;
     }
@@ -100,9 +106,11 @@ export class ProcessEventBuffer {
 
   /** Flushes and stops timers; later pushes go straight through. */
   dispose(): void {
+    // disposed first: an event pushed from inside emit during the flush goes straight out instead of
+    // waiting in a cleared map for a timer that fires after the run has ended
+    this.disposed = true;
     this.flush();
     this.ops.clear();
-    this.disposed = true;
   }
 
   private release(st: OpState): void {

@@ -81,4 +81,33 @@ describe('ProcessEventBuffer', () => {
   it('rejects a bad interval', () => {
     expect(() => new ProcessEventBuffer({ emit: () => {}, intervalMs: -1 })).toThrow(/intervalMs/);
   });
+
+  it('loses nothing pushed from inside emit while dispose flushes, and keeps the terminal-after-pending order', () => {
+    vi.useFakeTimers();
+    const out: string[] = [];
+    let buf!: ProcessEventBuffer;
+    buf = new ProcessEventBuffer({
+      now: () => Date.now(),
+      emit: (e) => {
+        out.push(`${e.operationId}:${e.status}:${e.current ?? ''}`);
+        // a subscriber reacting to the flushed update of "a" with more progress, and ending "b"
+        if (e.operationId === 'a' && e.current === 2) {
+          buf.push(ev('a', 'running', 3));
+          buf.push(ev('b', 'completed'));
+        }
+      },
+    });
+    buf.push(ev('a', 'running', 1));
+    buf.push(ev('b', 'running', 1));
+    buf.push(ev('a', 'running', 2));
+    buf.push(ev('b', 'running', 2));
+    buf.dispose();
+    expect(out).toContain('a:running:3');
+    // b's pending update goes out before b's terminal event
+    expect(out.indexOf('b:running:2')).toBeGreaterThanOrEqual(0);
+    expect(out.indexOf('b:running:2')).toBeLessThan(out.indexOf('b:completed:'));
+    const n = out.length;
+    vi.advanceTimersByTime(10_000);
+    expect(out).toHaveLength(n); // no timer left to emit anything after dispose
+  });
 });
