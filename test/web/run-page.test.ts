@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -137,6 +137,40 @@ describe('web page', () => {
     // frames received across both connections = the frames of the run: no gap, no duplicate
     const all = await readSse(`${server.url}/api/runs/${runId}/events`);
     await expect.poll(() => page.locator('text=/\\d+ frames received/').textContent()).toBe(`${all.events.length} frames received`);
+    await page.close();
+  }, 120_000);
+  it('a failed run reads: the stop-validation diagnosis keeps one problem per line, step names fit a phone', async () => {
+    // a model that answers without writing any artifact: stop validation fails with several problems
+    const script = join(dataDir, 'no-artifacts.json');
+    writeFileSync(script, JSON.stringify([{ text: 'Users seem happy. No files written.' }]));
+    mkdirSync(join(dataDir, 'uploads'), { recursive: true });
+    const csv = join(dataDir, 'uploads', 'feedback-failed.csv');
+    copyFileSync(resolve('examples/feedback.csv'), csv);
+    // in-process, so the script model is allowed (HTTP refuses it)
+    const run = await service.create({ plugin: 'feedbacklens', input: { csv_path: csv }, model: `script:${script}` });
+    const page = await ctx.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${server.url}/#/runs/${run.run_id}`);
+    await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 60_000 }).toBe('failed');
+    const alert = page.locator('.answer [role=alert]');
+    await alert.waitFor();
+    // the detail's line breaks survive: each problem is a line of its own, not one run-on paragraph
+    const lines = (await alert.innerText()).split('\n').map((l) => l.trim());
+    expect(lines).toContain('required artifact insight_report.md was not created');
+    expect(lines).toContain('required artifact feedback_analysis.json was not created');
+    expect(await alert.textContent()).toContain('validation_failed');
+    // the failing step's own diagnosis too
+    await page.locator('.step.phase-fail .step-head').first().click();
+    const stepLines = (await page.locator('.step-body .diagnosis').first().innerText()).split('\n').map((l) => l.trim());
+    expect(stepLines.filter((l) => l.startsWith('- plan step')).length).toBeGreaterThan(1);
+    // a step name is never broken mid-word to make room for its badge
+    const nameBox = await page.locator('.step.phase-fail .step-head .name').first().boundingBox();
+    expect(nameBox!.height).toBeLessThan(30);
+    const overflow = (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number;
+    expect(overflow).toBeLessThanOrEqual(1);
+    await page.screenshot({ path: join(out, 'run-failed-phone.png'), fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.screenshot({ path: join(out, 'run-failed.png'), fullPage: true });
     await page.close();
   }, 120_000);
 });

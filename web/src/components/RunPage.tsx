@@ -8,6 +8,7 @@ import { ProcessTimeline } from './ProcessTimeline.js';
 import { Steps } from './Steps.js';
 import { TodoList, todosOf, type Todo } from './TodoList.js';
 import { JsonTree } from './JsonTree.js';
+import { DiagnosisBox } from './DiagnosisBox.js';
 
 type Action = { frame: WireFrame } | { reset: true };
 
@@ -102,13 +103,7 @@ export function RunPage({ runId }: { runId: string }) {
               <pre>{view.reasoning}</pre>
             </details>
           )}
-          {view.error && (
-            <div className="diagnosis sev-error" role="alert">
-              <strong>{view.error.diagnosis?.summary ?? view.error.message}</strong>
-              {view.error.diagnosis?.detail && <p>{view.error.diagnosis.detail}</p>}
-              {view.error.diagnosis?.hint && <p className="hint">Hint: {view.error.diagnosis.hint}</p>}
-            </div>
-          )}
+          {view.error && <DiagnosisBox diagnosis={view.error.diagnosis} fallback={view.error.message} alert />}
         </section>
         <section className="card">
           <h3>Plan</h3>

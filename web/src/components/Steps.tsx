@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import type { StepView } from '../run-state.js';
+import { DiagnosisBox } from './DiagnosisBox.js';
 
 // Plain glyphs (coloured by CSS): emoji fonts are not a given on a self-hosted box.
 const ICON: Record<string, string> = { start: '◌', ok: '✓', fail: '✗' };
@@ -18,14 +19,7 @@ function Step({ s }: { s: StepView }) {
       </button>
       {open && (
         <div className="step-body">
-          {s.diagnosis && (
-            <div className={`diagnosis sev-${s.diagnosis.severity}`}>
-              <strong>{s.diagnosis.summary}</strong>
-              {s.diagnosis.detail && <p>{s.diagnosis.detail}</p>}
-              {s.diagnosis.hint && <p className="hint">Hint: {s.diagnosis.hint}</p>}
-              {s.diagnosis.retryable && <p className="hint">retryable</p>}
-            </div>
-          )}
+          {s.diagnosis && <DiagnosisBox diagnosis={s.diagnosis} />}
           {s.text && <p>{s.text}</p>}
           {s.args !== undefined && s.args !== null && (
             <details>
