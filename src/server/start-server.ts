@@ -116,6 +116,11 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     reply.code(404).send(errorBody('not_found', `no route ${req.method} ${req.url.split('?')[0]}`));
   });
 
+  await app.register(fastifyMultipart, { limits: { fileSize: opts.uploadLimitBytes ?? 50 * 1024 * 1024, files: 1, fields: 10 } });
+  await app.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024 } });
+
+  // The guard comes after @fastify/websocket's own onRequest hook: it marks upgrade requests so that a
+  // refused one has its socket destroyed (else every refused upgrade holds a socket open, and close() hangs).
   if (token) {
     app.addHook('onRequest', async (req, reply) => {
       // Decided by the route that matched, never by the raw URL: /%61pi/runs is /api/runs to the router.
@@ -132,9 +137,6 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
       }
     });
   }
-
-  await app.register(fastifyMultipart, { limits: { fileSize: opts.uploadLimitBytes ?? 50 * 1024 * 1024, files: 1, fields: 10 } });
-  await app.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024 } });
 
   app.get('/healthz', async () => ({ ok: true }));
   app.get('/metrics', async (_req, reply) => {
