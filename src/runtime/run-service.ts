@@ -104,6 +104,8 @@ export class RunService implements RunServiceApi {
   private readonly live = new Map<string, RunRecord>();
   private readonly queue: RunRecord[] = [];
   private readonly runningIds = new Set<string>();
+  /** Accepted creates not yet queued (between the capacity check and the enqueue there are awaits). */
+  private reserving = 0;
   private eventsPublished = 0;
   private initPromise: Promise<void> | null = null;
   private closed = false;
@@ -228,17 +230,25 @@ export class RunService implements RunServiceApi {
       if (e instanceof RunRequestError) throw e;
       this.fail('incompatible', `model provider not available: ${(e as Error).message}`, { issues: [{ path: 'model', message: (e as Error).message }] });
     }
-    // 7. capacity
-    if (this.queue.length >= this.maxQueue && this.runningIds.size >= this.concurrency) {
+    // 7. capacity: running + waiting + accepted-but-not-yet-queued (concurrent creates) within concurrency + maxQueue
+    if (this.runningIds.size + this.queue.length + this.reserving >= this.concurrency + this.maxQueue) {
       this.fail('queue_full', `the run queue is full (${this.maxQueue} waiting); try again later`, { maxQueue: this.maxQueue });
     }
 
-    const runId = await reserveRunFolder(this.runsDir, createRunId);
+    this.reserving++;
+    let counted = true;
+    const unreserve = () => {
+      if (counted) this.reserving--;
+      counted = false;
+    };
+    let runId: string | null = null;
     try {
-      return await this.createReserved(runId, { req, plugin, input, sources, skill, provider });
+      runId = await reserveRunFolder(this.runsDir, createRunId);
+      return await this.createReserved(runId, { req, plugin, input, sources, skill, provider }, unreserve);
     } catch (e) {
+      unreserve();
       // the run never started: give its id back
-      await rm(join(this.runsDir, runId), { recursive: true, force: true }).catch(() => undefined);
+      if (runId) await rm(join(this.runsDir, runId), { recursive: true, force: true }).catch(() => undefined);
       throw e;
     }
   }
@@ -253,6 +263,8 @@ export class RunService implements RunServiceApi {
       skill: LoadedSkill | null;
       provider: ModelProvider;
     },
+    /** called just before the run joins the queue (it then counts there) */
+    onQueued: () => void,
   ): Promise<RunStatusFile> {
     const { req, plugin, input, sources, skill, provider } = p;
     const goal = req.goal?.trim() ? req.goal.trim() : plugin.defaultGoal;
@@ -376,6 +388,7 @@ export class RunService implements RunServiceApi {
     this.index.set(runId, status);
     this.live.set(runId, rec);
     await this.persistStatus(rec).catch(() => undefined);
+    onQueued();
     this.queue.push(rec);
     const snapshot = { ...status };
     this.pump();

@@ -176,3 +176,17 @@ describe('RunService: live events equal the stored ones', () => {
     expect(live).toEqual(stored);
   });
 });
+
+describe('RunService: the queue under a burst', () => {
+  it('maxQueue holds when many creates arrive at once (the check and the enqueue are apart by several awaits)', async () => {
+    svc = makeService(env, () => new FakeProvider([{ hang: true }]), { concurrency: 1, maxQueue: 1, processRegistry: null });
+    const results = await Promise.allSettled(Array.from({ length: 6 }, () => svc!.create({ plugin: 'notes', input: { notes_path: env.notesPath } })));
+    const ok = results.filter((r) => r.status === 'fulfilled');
+    const refused = results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.code);
+    expect(ok).toHaveLength(2); // one running, one waiting
+    expect(refused).toEqual(Array(4).fill('queue_full'));
+    expect(svc.stats()).toMatchObject({ running: 1, queueDepth: 1 });
+    // refused runs leave no folder behind
+    expect(readdirSync(join(env.dataDir, 'runs')).filter((n) => n.startsWith('run_'))).toHaveLength(2);
+  });
+});
