@@ -382,6 +382,12 @@ export class RunService implements RunServiceApi {
       store.close();
       throw e;
     }
+    if (this.closed) {
+      // close() came while this create was on its way: it cancelled the live runs it saw, so this one
+      // must not start after it (create() removes the folder)
+      store.close();
+      this.fail('wrong_state', 'the run service is closed');
+    }
     bus.publish('run', { type: 'run.created', runId, plugin: plugin.name, goal, conversationId });
     status.last_seq = bus.lastSeq + 1;
     bus.publish('run', { type: 'run.state', from: null, to: 'queued' });

@@ -190,3 +190,24 @@ describe('RunService: the queue under a burst', () => {
     expect(readdirSync(join(env.dataDir, 'runs')).filter((n) => n.startsWith('run_'))).toHaveLength(2);
   });
 });
+
+describe('RunService: close() racing a create in flight', () => {
+  it('a create that passed the closed-check before close() does not leave a run live after close() resolved', async () => {
+    let closing: Promise<void> | null = null;
+    const s = makeService(env, () => {
+      closing ??= s.close(); // close() arrives while this create is between its checks and the enqueue
+      return new FakeProvider([{ hang: true }]);
+    }, { processRegistry: null });
+    const created = s.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
+    const outcome = await created.then((st) => st.run_id, (e: { code?: string }) => e.code);
+    await closing;
+    if (outcome === 'wrong_state') {
+      // refused: its folder is given back
+      expect(readdirSync(join(env.dataDir, 'runs')).filter((n) => n.startsWith('run_'))).toEqual([]);
+      return;
+    }
+    const st = await s.get(outcome as string);
+    expect(st?.status).toBe('cancelled');
+    expect(s.stats().running).toBe(0);
+  });
+});
