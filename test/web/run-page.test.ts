@@ -173,4 +173,24 @@ describe('web page', () => {
     await page.screenshot({ path: join(out, 'run-failed.png'), fullPage: true });
     await page.close();
   }, 120_000);
+  it('an unknown run id says so once, offers the way back and stops asking the server', async () => {
+    const page = await ctx.newPage();
+    let asked = 0;
+    page.on('request', (r) => {
+      if (r.url().includes('/api/runs/run_nope')) asked++;
+    });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${server.url}/#/runs/run_nope`);
+    await page.getByRole('alert').filter({ hasText: 'No run with this id' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Cancel' }).count()).toBe(0);
+    expect(await page.getByText('Waiting for the model').count()).toBe(0);
+    // polling (1 s) and stream retries (2 s) would keep asking; a 404 is final
+    const before = asked;
+    await page.waitForTimeout(4500);
+    expect(asked).toBe(before);
+    expect(before).toBeLessThanOrEqual(3);
+    await page.getByRole('link', { name: 'Back to the runs' }).click();
+    await page.getByRole('heading', { name: 'New run' }).waitFor();
+    await page.close();
+  }, 60_000);
 });

@@ -9,7 +9,7 @@ export type { WireFrame } from './wire-types.js';
 
 export interface StreamHandlers {
   onFrame(frame: WireFrame, id: number | null): void;
-  onState(state: 'connecting' | 'live' | 'reconnecting' | 'closed'): void;
+  onState(state: 'connecting' | 'live' | 'reconnecting' | 'closed' | 'not_found'): void;
 }
 
 export function followRun(runId: string, h: StreamHandlers): () => void {
@@ -45,6 +45,11 @@ export function followRun(runId: string, h: StreamHandlers): () => void {
       const headers: Record<string, string> = { ...authHeaders(), accept: 'text/event-stream' };
       if (lastId) headers['last-event-id'] = String(lastId);
       const res = await fetch(`/api/runs/${encodeURIComponent(runId)}/events`, { headers, signal: ctrl.signal });
+      // an unknown run stays unknown: say so once instead of retrying forever
+      if (res.status === 404) {
+        h.onState('not_found');
+        return;
+      }
       if (!res.ok || !res.body) throw new Error(`stream ${res.status}`);
       h.onState('live');
       const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();

@@ -1,5 +1,5 @@
 import { useEffect, useReducer, useState } from 'react';
-import { api, TERMINAL, type RunStatus } from '../api.js';
+import { api, ApiError, TERMINAL, type RunStatus } from '../api.js';
 import { applyFrame, emptyRunView, type RunView } from '../run-state.js';
 import { followRun, type WireFrame } from '../run-stream.js';
 import { Artifacts } from './Artifacts.js';
@@ -23,9 +23,11 @@ export function RunPage({ runId }: { runId: string }) {
   const [todos, setTodos] = useState<Todo[]>([]);
   const [metrics, setMetrics] = useState<unknown>(null);
   const [error, setError] = useState('');
+  const [notFound, setNotFound] = useState(false);
 
   useEffect(() => {
     dispatch({ reset: true });
+    setNotFound(false);
     return followRun(runId, { onFrame: (frame) => dispatch({ frame }), onState: setConn });
   }, [runId]);
 
@@ -48,7 +50,13 @@ export function RunPage({ runId }: { runId: string }) {
           return;
         }
       } catch (e) {
-        if (!stop) setError((e as Error).message);
+        if (stop) return;
+        // a run that does not exist will not appear by polling for it
+        if (e instanceof ApiError && e.status === 404) {
+          setNotFound(true);
+          return;
+        }
+        setError((e as Error).message);
       }
       if (!stop) timer = setTimeout(() => void load(), 1000);
     };
@@ -66,6 +74,20 @@ export function RunPage({ runId }: { runId: string }) {
       setError((e as Error).message);
     }
   };
+
+  if (notFound || conn === 'not_found') {
+    return (
+      <div className="run-page">
+        <section className="card">
+          <h2 className="run-id">{runId}</h2>
+          <p className="error" role="alert">
+            No run with this id on this server.
+          </p>
+          <a href="#/">Back to the runs</a>
+        </section>
+      </div>
+    );
+  }
 
   const live = status ? !TERMINAL.has(status.status) : true;
   return (
