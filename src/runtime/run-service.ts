@@ -145,7 +145,24 @@ export class RunService implements RunServiceApi {
       const status = await this.readStatusFile(id);
       if (!status) continue;
       if (!isTerminalRunState(status.status) && !(await ownedByLiveProcess(this.runsDir, id))) {
-        await markInterrupted(this.runsDir, status, this.registry.get(status.plugin)?.artifacts ?? []);
+        try {
+          await markInterrupted(this.runsDir, status, this.registry.get(status.plugin)?.artifacts ?? []);
+        } catch (e) {
+          // one unreadable run folder must not fail init() (and with it every later call): the run is
+          // still not live, so it is failed/interrupted here and its status written when possible
+          Object.assign(status, {
+            status: 'failed' as RunStatus,
+            finished_at: status.finished_at ?? new Date().toISOString(),
+            diagnosis: new Diagnosis({
+              code: 'interrupted',
+              severity: 'error',
+              summary: `run was interrupted while ${status.status} (the runtime stopped before it finished)`,
+              detail: `its files could not be closed: ${(e as Error)?.message ?? String(e)}`,
+              hint: 'start the run again',
+            }).toDict(),
+          });
+          await new RunWorkspace(this.runsDir, id).writeRunJson('runtime/run_status.json', status).catch(() => undefined);
+        }
       }
       this.index.set(id, status);
     }

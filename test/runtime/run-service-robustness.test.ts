@@ -1,5 +1,5 @@
 /** Nothing lost when things break: disk errors, throwing hooks, many runs in a row. */
-import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AgentEvent } from '../../src/events/agent-event.js';
@@ -209,5 +209,28 @@ describe('RunService: close() racing a create in flight', () => {
     const st = await s.get(outcome as string);
     expect(st?.status).toBe('cancelled');
     expect(s.stats().running).toBe(0);
+  });
+});
+
+describe('RunService.init: one broken run folder', () => {
+  it('does not make every later create/list fail when an interrupted run cannot be closed', async () => {
+    const id = 'run_20200101_000000_000001';
+    const root = join(env.dataDir, 'runs', id);
+    mkdirSync(join(root, 'runtime', 'events.jsonl'), { recursive: true }); // unopenable as a file
+    const status = {
+      run_id: id, status: 'model_thinking', plugin: 'notes', plugin_version: '1.2.3', skill: null, goal: 'g', conversation_id: id,
+      provider: 'fake', model: 'fake-1', created_at: '2020-01-01T00:00:00.000Z', started_at: null, finished_at: null,
+      final_answer: '', diagnosis: null, last_seq: 3, public_documents: [],
+    };
+    writeFileSync(join(root, 'runtime', 'run_status.json'), JSON.stringify(status));
+    svc = makeService(env, new FakeProvider(goodTurns()), { processRegistry: null });
+    await svc.init();
+    const { run_id } = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
+    expect((await svc.wait(run_id)).status).toBe('completed');
+    // the broken run is not reported live
+    const broken = await svc.get(id);
+    expect(broken?.status).toBe('failed');
+    expect(broken?.diagnosis?.code).toBe('interrupted');
+    expect((await svc.list()).total).toBe(2);
   });
 });
