@@ -12,7 +12,7 @@ import fastifyWebsocket from '@fastify/websocket';
 import type { RunServiceApi } from '../runtime/run-service-types.js';
 import type { BusinessPlugin } from '../runtime/business-plugin.js';
 import { errorBody, sendError } from './http-error.js';
-import { listenRefusal } from './listen-guard.js';
+import { isLoopbackHost, listenRefusal } from './listen-guard.js';
 import { packageRoot } from './package-root.js';
 import { pluginInfo } from './plugin-catalog.js';
 import { prometheusText } from './prometheus-text.js';
@@ -72,6 +72,37 @@ function tokenMatches(given: string, expected: string): boolean {
   return timingSafeEqual(sha(given), sha(expected));
 }
 
+/** The hostname of a Host header (`name[:port]`) or an Origin (`scheme://name[:port]`), or null when unreadable. */
+function hostnameOf(value: string, isOrigin: boolean): string | null {
+  try {
+    const u = new URL(isOrigin ? value : `http://${value}`);
+    return u.hostname || null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Without a token only loopback may talk to the server, but a browser on this machine is a bridge to
+ * any website: DNS rebinding sends a foreign Host, cross-site pages (CSRF uploads and cancels, WebSocket
+ * hijacking) send a foreign Origin. Both must name a loopback host. Returns why a request is refused, or null.
+ */
+export function localRequestRefusal(host: string | undefined, origin: string | undefined): string | null {
+  if (host !== undefined) {
+    const name = hostnameOf(host, false);
+    if (!name || !isLoopbackHost(name)) {
+      return `Host ${JSON.stringify(host.slice(0, 100))} is not a loopback name; without RUNTRAIL_API_TOKEN the server answers only to localhost, 127.0.0.1 or [::1]`;
+    }
+  }
+  if (origin !== undefined) {
+    const name = hostnameOf(origin, true);
+    if (!name || !isLoopbackHost(name)) {
+      return `cross-site request from Origin ${JSON.stringify(origin.slice(0, 100))} refused; without RUNTRAIL_API_TOKEN only pages served from loopback may call the server`;
+    }
+  }
+  return null;
+}
+
 /** The routes @fastify/static (or the not-built note) serves the page shell from. */
 const STATIC_ROUTES = new Set(['/', '/*']);
 
@@ -119,9 +150,18 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   await app.register(fastifyMultipart, { limits: { fileSize: opts.uploadLimitBytes ?? 50 * 1024 * 1024, files: 1, fields: 10 } });
   await app.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024 } });
 
-  // The guard comes after @fastify/websocket's own onRequest hook: it marks upgrade requests so that a
+  // The guards come after @fastify/websocket's own onRequest hook: it marks upgrade requests so that a
   // refused one has its socket destroyed (else every refused upgrade holds a socket open, and close() hangs).
-  if (token) {
+  if (!token) {
+    app.addHook('onRequest', async (req, reply) => {
+      if (req.routeOptions.url === '/healthz') return;
+      const why = localRequestRefusal(req.headers.host, req.headers.origin);
+      if (why) {
+        reply.code(403).send(errorBody('forbidden', why));
+        return reply;
+      }
+    });
+  } else {
     app.addHook('onRequest', async (req, reply) => {
       // Decided by the route that matched, never by the raw URL: /%61pi/runs is /api/runs to the router.
       const route = req.routeOptions.url;
