@@ -223,12 +223,17 @@ export class AgentLoop {
       else this.signal.addEventListener('abort', onAbort, { once: true });
     });
     let iterator: AsyncIterator<ModelStreamPart> | undefined;
+    let ended = false;
     try {
       const stream = provider.stream({ system: this.o.system, messages: this.messages, tools: this.o.executor.specs(), signal: this.signal });
       iterator = stream[Symbol.asyncIterator]();
       for (;;) {
         const next = await Promise.race([iterator.next(), aborted]);
-        if (next === ABORTED || next.done) break;
+        if (next === ABORTED) break;
+        if (next.done) {
+          ended = true;
+          break;
+        }
         const part = next.value;
         if (firstToken === null && part.type !== 'finish') firstToken = performance.now() - started;
         switch (part.type) {
@@ -255,7 +260,13 @@ export class AgentLoop {
       if (!this.signal.aborted) error = { code: 'provider_exception', severity: 'error', summary: `model provider failed: ${(e as Error)?.message ?? String(e)}`, retryable: false };
     } finally {
       if (onAbort) this.signal.removeEventListener('abort', onAbort);
-      if (this.signal.aborted) void Promise.resolve(iterator?.return?.()).catch(() => undefined);
+      // a stream left unread (abort, an error part, a throw) is closed so the provider releases its connection
+      if (!ended && iterator?.return) {
+        const it = iterator;
+        void Promise.resolve()
+          .then(() => it.return!())
+          .catch(() => undefined);
+      }
     }
     emitText(filter.flush());
     if (reasoning) publish('reasoning', { phase: 'end', text: reasoning, delta: '' });

@@ -234,3 +234,54 @@ describe('RunService.init: one broken run folder', () => {
     expect((await svc.list()).total).toBe(2);
   });
 });
+
+describe('RunService: cancel racing completion', () => {
+  it('whenever cancel() lands, a run ends once: one terminal event, status file and wait() agree', async () => {
+    const s = makeService(env, () => new FakeProvider(goodTurns()), { concurrency: 2, processRegistry: null });
+    const ticks = (n: number) => new Promise<void>((r) => {
+      const step = (k: number) => (k <= 0 ? r() : setImmediate(() => step(k - 1)));
+      step(n);
+    });
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const { run_id } = await s.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
+      ids.push(run_id);
+      void ticks(i % 20).then(() => s.cancel(run_id).catch(() => undefined));
+    }
+    for (const id of ids) {
+      const st = await s.wait(id);
+      expect(['completed', 'cancelled']).toContain(st.status);
+      const term = terminalTypes(id);
+      expect(term, id).toEqual([`run.${st.status}`]);
+      const onDisk = JSON.parse(readFileSync(join(env.dataDir, 'runs', id, 'runtime/run_status.json'), 'utf8'));
+      expect(onDisk.status).toBe(st.status);
+      expect(onDisk.last_seq).toBe(runEvents(id).length);
+    }
+    await s.close();
+  }, 30_000);
+});
+
+describe('AgentLoop: a model stream left early', () => {
+  it('is closed (return()) when the loop stops reading it at an error part, so the provider can release its connection', async () => {
+    let closed = 0;
+    let calls = 0;
+    const provider = {
+      provider: 'fake',
+      model: 'fake-1',
+      async *stream() {
+        calls++;
+        try {
+          yield { type: 'error' as const, diagnosis: { code: 'rate_limited', severity: 'error' as const, summary: 'slow down', retryable: calls < 3 } };
+          yield { type: 'text-delta' as const, text: 'never read' };
+        } finally {
+          closed++;
+        }
+      },
+    };
+    svc = makeService(env, provider as never, { processRegistry: null });
+    const { run_id } = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
+    expect((await svc.wait(run_id)).status).toBe('failed');
+    expect(calls).toBe(3);
+    expect(closed).toBe(3);
+  });
+});
