@@ -35,6 +35,8 @@ const talkPlugin = {
   validators: [],
   offlineProcedure: () => ({ text: 'hi' }),
 } as unknown as BusinessPlugin;
+// `slowtalk` streams for about half a minute: long enough to look at and cancel from the page
+const slowTalkPlugin = { ...talkPlugin, name: 'slowtalk', offlineProcedure: () => ({ text: 'slow' }) } as unknown as BusinessPlugin;
 
 beforeAll(async () => {
   if (!existsSync('web/dist/index.html')) spawnSync('npx', ['vite', 'build', '--config', 'web/vite.config.ts'], { stdio: 'inherit' });
@@ -44,10 +46,15 @@ beforeAll(async () => {
   // no skill folder needed here: the page is under test, not the skill
   service = new RunService({
     dataDir,
-    plugins: [{ ...createFeedbackLensPlugin(), defaultSkill: null }, talkPlugin],
+    plugins: [{ ...createFeedbackLensPlugin(), defaultSkill: null }, talkPlugin, slowTalkPlugin],
     env: {},
     // `talk` streams slowly (a script model) so the page can lose its stream mid-run
-    providerResolver: (spec, opts) => (opts.offlineProcedure === talkPlugin.offlineProcedure ? createScriptProvider([{ text: WORDS, chunkDelayMs: 25 }]) : defaultProviderResolver(spec, opts)),
+    providerResolver: (spec, opts) =>
+      opts.offlineProcedure === talkPlugin.offlineProcedure
+        ? createScriptProvider([{ text: WORDS, chunkDelayMs: 25 }])
+        : opts.offlineProcedure === slowTalkPlugin.offlineProcedure
+          ? createScriptProvider([{ text: WORDS, chunkDelayMs: 250 }])
+          : defaultProviderResolver(spec, opts),
   });
   // no dataDir: the server takes the service's own folder (uploads, plan files)
   server = await startServer({ service, port: 0, env: {} });
@@ -77,7 +84,7 @@ describe('web page', () => {
     const nav = await page.goto(server.url);
     expect(nav?.headers()['content-security-policy']).toContain("connect-src 'self'");
     await page.getByRole('heading', { name: 'New run' }).waitFor();
-    await expect.poll(() => page.locator('select[name=plugin] option').allTextContents()).toEqual(['feedbacklens 1.0.0', 'talk 1.0.0']);
+    await expect.poll(() => page.locator('select[name=plugin] option').allTextContents()).toEqual(['feedbacklens 1.0.0', 'slowtalk 1.0.0', 'talk 1.0.0']);
     // the form comes from the input schema: csv_path is a file input, max_rows a number
     await page.locator('input[type=file][name=csv_path]').setInputFiles(resolve('examples/feedback.csv'));
     expect(await page.locator('input[name=max_rows]').getAttribute('type')).toBe('number');
@@ -193,4 +200,33 @@ describe('web page', () => {
     await page.getByRole('heading', { name: 'New run' }).waitFor();
     await page.close();
   }, 60_000);
+  it('at phone width a live run keeps its id on one line, cancels from the page, and the runs list lines up', async () => {
+    const res = await fetch(`${server.url}/api/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ plugin: 'slowtalk', input: {} }) });
+    const { run_id: runId } = (await res.json()) as { run_id: string };
+    const page = await ctx.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${server.url}/#/runs/${runId}`);
+    await expect.poll(() => page.locator('.answer .md').textContent(), { timeout: 30_000 }).toMatch(/w2\b/);
+    const cancel = page.getByRole('button', { name: 'Cancel' });
+    await cancel.waitFor();
+    // the id is not squeezed into a narrow column beside the status pill and Cancel
+    const idBox = await page.locator('h2.run-id').boundingBox();
+    expect(idBox!.height).toBeLessThan(30);
+    await page.screenshot({ path: join(out, 'run-live-phone.png'), fullPage: true });
+    await cancel.click();
+    await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 30_000 }).toBe('cancelled');
+    await expect.poll(() => cancel.count()).toBe(0);
+    const overflow = (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number;
+    expect(overflow).toBeLessThanOrEqual(1);
+    await page.screenshot({ path: join(out, 'run-cancelled-phone.png'), fullPage: true });
+
+    // the list: the plugin name sits right after the status pill, the date on a line of its own
+    await page.goto(`${server.url}/#/`);
+    const item = page.locator(`button[data-run="${runId}"]`);
+    await item.locator('.pill.st-cancelled').waitFor();
+    const pill = await item.locator('.pill').boundingBox();
+    const plugin = await item.locator('.plugin').boundingBox();
+    expect(plugin!.x - (pill!.x + pill!.width)).toBeLessThan(20);
+    await page.close();
+  }, 120_000);
 });
