@@ -29,7 +29,15 @@ export class EventStore {
 
   append(event: AgentEvent): void {
     if (this.fd === null) return; // closed: late events after the terminal one are not part of the run
-    writeSync(this.fd, `${JSON.stringify(event)}\n`);
+    let line: string;
+    try {
+      line = JSON.stringify(event);
+    } catch {
+      // data JSON cannot hold (a BigInt, a cycle in a tool's details): keep the event, degraded, rather
+      // than leave a seq gap that replay and resuming clients would trip on
+      line = JSON.stringify(jsonSafe(event, []));
+    }
+    writeSync(this.fd, `${line}\n`);
     this.count++;
     this.lastSeqWritten = event.seq;
   }
@@ -44,6 +52,26 @@ export class EventStore {
     closeSync(this.fd);
     this.fd = null;
   }
+}
+
+/** A copy JSON can write: BigInt as its digits, a reference to an enclosing object as "[Circular]". */
+function jsonSafe(v: unknown, ancestors: object[]): unknown {
+  if (typeof v === 'bigint') return v.toString();
+  if (v === null || typeof v !== 'object') return v;
+  if (ancestors.includes(v)) return '[Circular]';
+  const toJSON = (v as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === 'function') {
+    try {
+      return jsonSafe(toJSON.call(v), ancestors);
+    } catch {
+      return String(v);
+    }
+  }
+  const inner = [...ancestors, v];
+  if (Array.isArray(v)) return v.map((x) => jsonSafe(x, inner));
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) out[k] = jsonSafe(x, inner);
+  return out;
 }
 
 /** Lifts one parsed line back to an AgentEvent through the factory; null when it is not one. */

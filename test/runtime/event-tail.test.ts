@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentEventBus } from '../../src/events/agent-event-bus.js';
 import type { AgentEvent } from '../../src/events/agent-event.js';
-import { EventStore } from '../../src/runtime/event-store.js';
+import { EventStore, readEvents } from '../../src/runtime/event-store.js';
 import { tailRunEvents } from '../../src/runtime/event-tail.js';
 
 let dir: string;
@@ -87,3 +87,22 @@ describe('tailRunEvents', () => {
     expect(seen).toEqual([1, 2, 3]);
   });
 });
+
+describe('EventStore', () => {
+  it('keeps an event whose data JSON cannot hold (BigInt, a cycle) instead of leaving a seq gap in events.jsonl', async () => {
+    const bus = new AgentEventBus({ runId: 'r' });
+    const store = new EventStore(file);
+    bus.subscribe((e) => store.append(e));
+    const cyclic: Record<string, unknown> = { name: 'job' };
+    cyclic.self = cyclic;
+    bus.publish('run', { type: 'notice', text: 'before' });
+    bus.publish('tool', { phase: 'result', name: 't', toolCallId: 'c1', isError: false, result: 'ok', details: { size: 10n, job: cyclic }, durationMs: 1 });
+    bus.publish('run', done);
+    store.close();
+    const evs = await readEvents(file);
+    expect(evs.map((e) => e.seq)).toEqual([1, 2, 3]);
+    expect(evs[1].data).toMatchObject({ phase: 'result', toolCallId: 'c1', details: { size: '10', job: { name: 'job', self: '[Circular]' } } });
+    expect(bus.subscriberErrors).toBe(0);
+  });
+});
+
