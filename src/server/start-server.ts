@@ -5,7 +5,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import fastifyMultipart from '@fastify/multipart';
 import fastifyStatic from '@fastify/static';
 import fastifyWebsocket from '@fastify/websocket';
@@ -103,6 +103,16 @@ export function localRequestRefusal(host: string | undefined, origin: string | u
   return null;
 }
 
+/** A URL as logs may show it: the value of an `access_token` query parameter is replaced. */
+export function redactUrl(url: string): string {
+  return url.replace(/([?&](?:access[_-]?token|token)=)[^&#]*/gi, '$1[redacted]');
+}
+
+/** Fastify's own request log fields, with the URL redacted. */
+function requestForLog(req: { method?: string; url?: string; host?: string; ip?: string; socket?: { remotePort?: number } }): Record<string, unknown> {
+  return { method: req.method, url: typeof req.url === 'string' ? redactUrl(req.url) : req.url, host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort };
+}
+
 /** The routes @fastify/static (or the not-built note) serves the page shell from. */
 const STATIC_ROUTES = new Set(['/', '/*']);
 
@@ -132,10 +142,15 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   const service = opts.service;
 
   const logger = opts.logger ?? false;
+  const common = {
+    bodyLimit: opts.bodyLimit ?? 1024 * 1024,
+    forceCloseConnections: true,
+    // request logs carry the URL, and GET may carry ?access_token= (EventSource and WebSocket cannot set headers)
+    childLoggerFactory: ((parent: FastifyBaseLogger, bindings: Parameters<FastifyBaseLogger['child']>[0], childOpts: NonNullable<Parameters<FastifyBaseLogger['child']>[1]>) =>
+      parent.child(bindings, { ...childOpts, serializers: { ...childOpts.serializers, req: requestForLog } })) satisfies NonNullable<FastifyServerOptions['childLoggerFactory']>,
+  };
   const app: FastifyInstance = (
-    typeof logger === 'object'
-      ? Fastify({ loggerInstance: logger, bodyLimit: opts.bodyLimit ?? 1024 * 1024, forceCloseConnections: true })
-      : Fastify({ logger, bodyLimit: opts.bodyLimit ?? 1024 * 1024, forceCloseConnections: true })
+    typeof logger === 'object' ? Fastify({ loggerInstance: logger, ...common }) : Fastify({ logger, ...common })
   ) as unknown as FastifyInstance;
 
   app.setErrorHandler((err, req, reply) => {
