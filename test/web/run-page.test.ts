@@ -229,4 +229,30 @@ describe('web page', () => {
     expect(plugin!.x - (pill!.x + pill!.width)).toBeLessThan(20);
     await page.close();
   }, 120_000);
+  it('the form will not send a run without its required file, and names each server problem once', async () => {
+    const page = await ctx.newPage();
+    let posts = 0;
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && r.url().endsWith('/api/runs')) posts++;
+    });
+    await page.goto(server.url);
+    await expect.poll(() => page.locator('select[name=plugin] option').count()).toBeGreaterThan(0);
+    const file = page.locator('input[type=file][name=csv_path]');
+    expect(await file.getAttribute('required')).not.toBeNull();
+    await page.getByRole('button', { name: 'Start run' }).click();
+    await page.waitForTimeout(500);
+    expect(posts).toBe(0);
+    expect(await page.locator('input[type=file][name=csv_path]:invalid').count()).toBe(1);
+
+    // with the file but a model the server refuses: the problem is listed, and only once
+    await file.setInputFiles(resolve('examples/feedback.csv'));
+    await page.locator('input[name=model]').fill('nosuchprovider:x');
+    await page.getByRole('button', { name: 'Start run' }).click();
+    const alert = page.locator('form [role=alert]');
+    await alert.waitFor();
+    const items = await alert.locator('li').allTextContents();
+    expect(items.length).toBeGreaterThan(0);
+    expect(items.filter((l) => l.includes('Unknown model provider "nosuchprovider"'))).toHaveLength(1);
+    await page.close();
+  }, 60_000);
 });

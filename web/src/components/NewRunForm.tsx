@@ -69,7 +69,9 @@ export function NewRunForm({ onCreated }: { onCreated: (runId: string) => void }
       onCreated(r.run_id);
     } catch (e) {
       const issues = e instanceof ApiError && Array.isArray(e.details.issues) ? (e.details.issues as Array<{ path: string; message: string }>) : [];
-      setError([(e as Error).message, ...issues.map((i) => `${i.path}: ${i.message}`)]);
+      // the server's message usually already quotes its issues: list each problem once
+      const msg = (e as Error).message;
+      setError([msg, ...issues.filter((i) => !msg.includes(i.message)).map((i) => `${i.path}: ${i.message}`)]);
     } finally {
       setBusy(false);
     }
@@ -98,9 +100,9 @@ export function NewRunForm({ onCreated }: { onCreated: (runId: string) => void }
             {label}
             {schema.description && <span className="muted small"> {schema.description}</span>}
             {isFile ? (
-              <input type="file" name={key} onChange={(e) => setFiles({ ...files, [key]: e.target.files?.[0] ?? null })} />
+              <input type="file" name={key} required={required.has(key)} onChange={(e) => setFiles({ ...files, [key]: e.target.files?.[0] ?? null })} />
             ) : t === 'enum' ? (
-              <select name={key} value={values[key] ?? ''} onChange={(e) => setValues({ ...values, [key]: e.target.value })}>
+              <select name={key} required={required.has(key)} value={values[key] ?? ''} onChange={(e) => setValues({ ...values, [key]: e.target.value })}>
                 <option value="">—</option>
                 {(schema.enum ?? []).map((v) => (
                   <option key={String(v)} value={String(v)}>
@@ -117,6 +119,7 @@ export function NewRunForm({ onCreated }: { onCreated: (runId: string) => void }
             ) : (
               <input
                 name={key}
+                required={required.has(key)}
                 type={t === 'integer' || t === 'number' ? 'number' : 'text'}
                 min={schema.minimum}
                 max={schema.maximum}
