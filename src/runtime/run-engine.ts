@@ -21,6 +21,7 @@ import type { RunRecord } from './run-record.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { artifactContractHook, pluginValidatorHooks, requiredOutputHook, runStopHooks } from './stop-validation.js';
 import { ToolExecutor } from './tool-executor.js';
+import { isTerminalRunState } from './run-state-machine.js';
 
 export const TRACE_FILE = 'runtime/trace.jsonl';
 
@@ -251,8 +252,33 @@ export interface FinaliseInput {
   runReporter: OperationReporter | null;
 }
 
-/** Step 9, also used for runs cancelled while queued: every file is written, terminal event last. */
+/** Step 9, also used for runs cancelled while queued: every file is written, terminal event last.
+ *  Whatever fails in it, the run ends: its status is terminal, its slot freed and wait() answered. */
 export async function finalise(rec: RunRecord, deps: EngineDeps, f: FinaliseInput): Promise<void> {
+  try {
+    await finaliseRun(rec, deps, f);
+  } catch (e) {
+    if (!isTerminalRunState(rec.status.status)) {
+      Object.assign(rec.status, {
+        status: 'failed' as RunStatus,
+        finished_at: new Date().toISOString(),
+        final_answer: f.text,
+        diagnosis: diag('runtime_error', `run failed while finishing: ${(e as Error)?.message ?? String(e)}`),
+        last_seq: rec.bus.lastSeq,
+      });
+    }
+    await deps.persistStatus(rec).catch(() => undefined);
+    try {
+      rec.store.close();
+    } catch {
+      // already reported by the failure above
+    }
+    deps.onFinished?.(rec);
+    rec.resolveDone(rec.status);
+  }
+}
+
+async function finaliseRun(rec: RunRecord, deps: EngineDeps, f: FinaliseInput): Promise<void> {
   const { bus, workspace, plugin, machine } = rec;
   const publish: PublishFn = (stream, data) => void bus.publish(stream, data);
   const endedMs = Date.now();
@@ -331,7 +357,11 @@ export async function finalise(rec: RunRecord, deps: EngineDeps, f: FinaliseInpu
     usedMcp: [],
     ...(f.diagnosis ? { diagnosis: f.diagnosis } : {}),
   });
-  rec.store.close();
+  try {
+    rec.store.close();
+  } catch {
+    // the events are written (writeSync); a failing fsync/close does not undo the run
+  }
   // after the terminal event nothing more is published: a failed projection is simply absent
   await writeTrace(workspace.root, rec.runId).catch(() => undefined);
   deps.onFinished?.(rec);

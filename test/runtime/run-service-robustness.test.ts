@@ -285,3 +285,22 @@ describe('AgentLoop: a model stream left early', () => {
     expect(closed).toBe(3);
   });
 });
+
+describe('RunService: a bug inside finalise', () => {
+  it('does not leave wait()/close() hanging or the run looking live', async () => {
+    const { EventStore } = await import('../../src/runtime/event-store.js');
+    const realClose = EventStore.prototype.close;
+    vi.spyOn(EventStore.prototype, 'close').mockImplementationOnce(function (this: InstanceType<typeof EventStore>) {
+      realClose.call(this);
+      throw new Error('EIO: i/o error, close');
+    });
+    svc = makeService(env, new FakeProvider(goodTurns()), { processRegistry: null });
+    const { run_id } = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
+    const st = await Promise.race([svc.wait(run_id), new Promise<null>((r) => setTimeout(() => r(null), 2000))]);
+    expect(st).not.toBeNull();
+    expect(['completed', 'failed']).toContain(st!.status);
+    expect(svc.stats().running).toBe(0);
+    const onDisk = JSON.parse(readFileSync(join(env.dataDir, 'runs', run_id, 'runtime/run_status.json'), 'utf8'));
+    expect(onDisk.status).toBe(st!.status);
+  });
+});
