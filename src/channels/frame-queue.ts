@@ -2,7 +2,8 @@
 export class FrameQueue implements AsyncIterable<string> {
   private items: string[] = [];
   private head = 0;
-  private waiter: ((r: IteratorResult<string>) => void) | null = null;
+  /** next() calls waiting for a frame, oldest first (the iterator protocol allows several at once) */
+  private waiters: Array<(r: IteratorResult<string>) => void> = [];
   private closed = false;
 
   get size(): number {
@@ -15,9 +16,8 @@ export class FrameQueue implements AsyncIterable<string> {
 
   push(item: string): void {
     if (this.closed) return;
-    if (this.waiter) {
-      const w = this.waiter;
-      this.waiter = null;
+    const w = this.waiters.shift();
+    if (w) {
       w({ value: item, done: false });
       return;
     }
@@ -28,11 +28,9 @@ export class FrameQueue implements AsyncIterable<string> {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.waiter) {
-      const w = this.waiter;
-      this.waiter = null;
-      w({ value: undefined, done: true });
-    }
+    const ws = this.waiters;
+    this.waiters = [];
+    for (const w of ws) w({ value: undefined, done: true });
   }
 
   /** Everything queued right now, removed from the queue (for batched writes). */
@@ -54,7 +52,7 @@ export class FrameQueue implements AsyncIterable<string> {
     }
     if (this.closed) return Promise.resolve({ value: undefined, done: true });
     return new Promise((resolve) => {
-      this.waiter = resolve;
+      this.waiters.push(resolve);
     });
   }
 
