@@ -98,6 +98,10 @@ describe('web page', () => {
     await page.locator('.answer .md').waitFor();
     expect(await page.locator('.steps .step').count()).toBeGreaterThan(2);
     expect(await page.locator('.step.phase-ok').count()).toBeGreaterThan(0);
+    // the status glyphs are read out as words, so a step's button is named "ok tool read_feedback_csv", not "✓ …"
+    await page.getByRole('button', { name: 'ok tool read_feedback_csv' }).first().waitFor();
+    expect(await page.getByRole('img', { name: 'completed' }).count()).toBeGreaterThan(0);
+    expect(await page.getByLabel('API token').count()).toBe(1);
     await expect.poll(() => page.locator('.todos .todo').count()).toBeGreaterThan(0);
     await page.locator('button[data-artifact="artifacts/insight_report.md"]').click();
     const preview = page.getByTestId('artifact-preview');

@@ -31,6 +31,7 @@ export function App() {
           <summary>token</summary>
           <input
             type="password"
+            aria-label="API token"
             value={tok}
             placeholder="RUNTRAIL_API_TOKEN"
             onChange={(e) => {

@@ -22,7 +22,7 @@ function Row({ op, all, order, depth }: { op: OperationView; all: Record<string,
   return (
     <li className={`op status-${op.status}`} style={{ marginLeft: depth ? 12 : 0 }}>
       <div className="op-line">
-        <span className="icon" aria-label={op.status}>{STATUS_ICON[op.status] ?? '•'}</span>
+        <span className="icon" role="img" aria-label={op.status}>{STATUS_ICON[op.status] ?? '•'}</span>
         <span className="op-id" title={op.id}>{op.targetType}</span>
         {op.stage && <span className="stage">{op.stage}</span>}
         <span className="status">{op.status}</span>

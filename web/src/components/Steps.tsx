@@ -12,7 +12,7 @@ function Step({ s }: { s: StepView }) {
   return (
     <li className={`step phase-${s.phase || 'none'}`}>
       <button className="step-head" onClick={() => setOpen(!open)} disabled={!hasMore} aria-expanded={open}>
-        <span className="icon" aria-label={s.phase || 'step'}>{ICON[s.phase] ?? '•'}</span>
+        <span className="icon" role="img" aria-label={s.phase || 'step'}>{ICON[s.phase] ?? '•'}</span>
         <span className="kind">{s.type}</span>
         <span className="name">{title}</span>
         {s.diagnosis && <span className={`badge sev-${s.diagnosis.severity}`}>{s.diagnosis.code}</span>}
