@@ -41,7 +41,11 @@ export function registerWsRoute(app: FastifyInstance, service: RunServiceApi, co
     wsHandler: (socket: WebSocket, req) => {
       const runId = req.params.id;
       counters.wsClients++;
-      let current: AbortController | null = null;
+      /** The one stream this socket has: its abort switch and the promise that settles when it has ended. */
+      let current: { abort: AbortController; done: Promise<void> } | null = null;
+      /** The latest `after` asked for while the stream is being switched; null when none is waiting. */
+      let wanted: number | null = null;
+      let switching = false;
       let closed = false;
       let hello: NodeJS.Timeout | null = null;
 
@@ -49,11 +53,8 @@ export function registerWsRoute(app: FastifyInstance, service: RunServiceApi, co
         socket.send(JSON.stringify({ id: null, error: { code, message } }));
       };
 
-      const start = (after: number): void => {
-        current?.abort();
-        const abort = new AbortController();
-        current = abort;
-        void (async () => {
+      const stream = (after: number, abort: AbortController): Promise<void> =>
+        (async () => {
           try {
             if (!isRunId(runId) || !(await service.get(runId))) {
               sendErrorMessage('not_found', `no run ${JSON.stringify(runId)}`);
@@ -78,6 +79,31 @@ export function registerWsRoute(app: FastifyInstance, service: RunServiceApi, co
             if (!closed) socket.close(1011, 'stream error');
           }
         })();
+
+      // Every stream reads the run's history from disk. A new one starts only once the one before it has
+      // ended, with the latest `after` asked for meanwhile: a burst of { after } messages costs one re-read,
+      // not one concurrent re-read per message.
+      const start = (after: number): void => {
+        wanted = after;
+        if (switching) return;
+        switching = true;
+        void (async () => {
+          try {
+            while (wanted !== null && !closed) {
+              if (current) {
+                current.abort.abort();
+                await current.done;
+              }
+              const next = wanted;
+              wanted = null;
+              if (closed || next === null) break;
+              const abort = new AbortController();
+              current = { abort, done: stream(next, abort) };
+            }
+          } finally {
+            switching = false;
+          }
+        })();
       };
 
       socket.on('message', (data) => {
@@ -100,7 +126,7 @@ export function registerWsRoute(app: FastifyInstance, service: RunServiceApi, co
         closed = true;
         counters.wsClients--;
         if (hello) clearTimeout(hello);
-        current?.abort();
+        current?.abort.abort();
       });
 
       const q = req.query?.after;
