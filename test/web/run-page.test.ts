@@ -259,4 +259,23 @@ describe('web page', () => {
     expect(items.filter((l) => l.includes('Unknown model provider "nosuchprovider"'))).toHaveLength(1);
     await page.close();
   }, 60_000);
+  it('the runs list says it is loading until the server answers, never "No runs yet." before it knows', async () => {
+    const page = await ctx.newPage();
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    await page.route('**/api/runs?limit=50*', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto(server.url);
+    await page.getByText('Loading runs…').waitFor();
+    expect(await page.getByText('No runs yet.').count()).toBe(0);
+    release();
+    await expect.poll(() => page.getByText('Loading runs…').count()).toBe(0);
+    await page.getByRole('heading', { name: /^Runs \(\d+\)$/ }).waitFor();
+    // a filter nobody matches says so in its own words
+    await page.getByLabel('filter by status').selectOption('queued');
+    await page.getByText('No queued runs.').waitFor();
+    await page.close();
+  }, 60_000);
 });

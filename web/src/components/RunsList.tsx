@@ -7,6 +7,7 @@ export function RunsList({ onOpen, refreshKey }: { onOpen: (id: string) => void;
   const [total, setTotal] = useState(0);
   const [filter, setFilter] = useState('');
   const [error, setError] = useState('');
+  const [loaded, setLoaded] = useState(false);
 
   useEffect(() => {
     let stop = false;
@@ -19,6 +20,7 @@ export function RunsList({ onOpen, refreshKey }: { onOpen: (id: string) => void;
         setRuns(r.runs);
         setTotal(r.total);
         setError('');
+        setLoaded(true);
         timer = setTimeout(() => void load(), r.runs.some((x) => !TERMINAL.has(x.status)) ? 1500 : 5000);
       } catch (e) {
         if (stop) return;
@@ -36,7 +38,7 @@ export function RunsList({ onOpen, refreshKey }: { onOpen: (id: string) => void;
   return (
     <section className="card runs">
       <div className="row">
-        <h2>Runs ({total})</h2>
+        <h2>Runs{loaded ? ` (${total})` : ''}</h2>
         <select value={filter} onChange={(e) => setFilter(e.target.value)} aria-label="filter by status">
           <option value="">all</option>
           {['queued', 'model_thinking', 'tool_executing', 'completed', 'failed', 'cancelled'].map((s) => (
@@ -47,7 +49,8 @@ export function RunsList({ onOpen, refreshKey }: { onOpen: (id: string) => void;
         </select>
       </div>
       {error && <p className="error">{error}</p>}
-      {!runs.length && <p className="muted">No runs yet.</p>}
+      {!loaded && !error && <p className="muted">Loading runs…</p>}
+      {loaded && !runs.length && <p className="muted">{filter ? `No ${filter} runs.` : 'No runs yet.'}</p>}
       <ul className="run-list">
         {runs.map((r) => (
           <li key={r.run_id}>
