@@ -10,10 +10,16 @@ import { isAgentStream, makeAgentEvent } from '../events/agent-event-factory.js'
 
 export const EVENTS_FILE = 'runtime/events.jsonl';
 
+/** Lines kept in memory while the disk refuses them (ENOSPC); past it new events are dropped. */
+export const MAX_PENDING_LINES = 10_000;
+
 export class EventStore {
   private fd: number | null;
   private count = 0;
   private lastSeqWritten = 0;
+  /** lines not (fully) written yet, oldest first; `offset` bytes of the first are on disk */
+  private pending: Array<{ buf: Buffer; seq: number }> = [];
+  private offset = 0;
 
   constructor(readonly file: string) {
     this.fd = openSync(file, 'a');
@@ -37,13 +43,35 @@ export class EventStore {
       // than leave a seq gap that replay and resuming clients would trip on
       line = JSON.stringify(jsonSafe(event, []));
     }
-    writeSync(this.fd, `${line}\n`);
-    this.count++;
-    this.lastSeqWritten = event.seq;
+    if (this.pending.length >= MAX_PENDING_LINES) throw new Error(`events.jsonl: ${MAX_PENDING_LINES} lines wait for disk space; event ${event.seq} dropped`);
+    this.pending.push({ buf: Buffer.from(`${line}\n`), seq: event.seq });
+    // throws while the disk refuses (the bus counts it); what was not written is retried by the next append
+    this.drain();
+  }
+
+  /** Writes the pending lines whole and in order; a short write is continued, never glued to the next line. */
+  private drain(): void {
+    while (this.pending.length && this.fd !== null) {
+      const head = this.pending[0];
+      while (this.offset < head.buf.length) {
+        const n = writeSync(this.fd, head.buf, this.offset, head.buf.length - this.offset);
+        if (n <= 0) throw new Error('events.jsonl: the write made no progress');
+        this.offset += n;
+      }
+      this.pending.shift();
+      this.offset = 0;
+      this.count++;
+      this.lastSeqWritten = head.seq;
+    }
   }
 
   close(): void {
     if (this.fd === null) return;
+    try {
+      this.drain();
+    } catch {
+      // the disk is still full: those lines are lost (readers skip a torn last line)
+    }
     try {
       fsyncSync(this.fd);
     } catch {

@@ -1,0 +1,67 @@
+/** events.jsonl when the disk fills up and frees again: nothing lost, no torn line glued to the next. */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+const disk = { mode: 'ok' as 'ok' | 'full' | 'partial' };
+vi.mock('node:fs', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:fs')>();
+  return {
+    ...real,
+    writeSync: (fd: number, data: string | Uint8Array, ...rest: unknown[]) => {
+      if (disk.mode === 'full') throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      if (disk.mode === 'partial') {
+        disk.mode = 'full'; // the disk fills up in the middle of this line
+        const buf = typeof data === 'string' ? Buffer.from(data) : Buffer.from(data);
+        return real.writeSync(fd, buf.subarray(0, Math.floor(buf.length / 2)));
+      }
+      return (real.writeSync as (...a: unknown[]) => number)(fd, data, ...rest);
+    },
+  };
+});
+
+const { AgentEventBus } = await import('../../src/events/agent-event-bus.js');
+const { EventStore, parseEventLines } = await import('../../src/runtime/event-store.js');
+
+let dir: string | null = null;
+afterEach(() => {
+  disk.mode = 'ok';
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = null;
+});
+
+describe('EventStore on a full disk', () => {
+  it('keeps the lines it could not write and writes them, whole and in order, once the disk has room again', () => {
+    dir = mkdtempSync(join(tmpdir(), 'runtrail-enospc-'));
+    const file = join(dir, 'events.jsonl');
+    const bus = new AgentEventBus({ runId: 'r' });
+    const store = new EventStore(file);
+    bus.subscribe((e) => store.append(e));
+    bus.publish('run', { type: 'notice', text: 'one' });
+    disk.mode = 'partial';
+    bus.publish('run', { type: 'notice', text: 'two, cut in the middle' });
+    bus.publish('run', { type: 'notice', text: 'three, refused' });
+    disk.mode = 'ok';
+    bus.publish('run', { type: 'notice', text: 'four' });
+    store.close();
+    const text = readFileSync(file, 'utf8');
+    expect(text.endsWith('\n')).toBe(true);
+    expect(parseEventLines(text).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    expect(text.trim().split('\n')).toHaveLength(4);
+    expect(store.lastSeq).toBe(4);
+  });
+
+  it('close() writes what is still pending when the disk has room by then', () => {
+    dir = mkdtempSync(join(tmpdir(), 'runtrail-enospc-'));
+    const file = join(dir, 'events.jsonl');
+    const bus = new AgentEventBus({ runId: 'r' });
+    const store = new EventStore(file);
+    bus.subscribe((e) => store.append(e));
+    disk.mode = 'full';
+    bus.publish('run', { type: 'notice', text: 'one' });
+    disk.mode = 'ok';
+    store.close();
+    expect(parseEventLines(readFileSync(file, 'utf8')).map((e) => e.seq)).toEqual([1]);
+  });
+});
