@@ -35,6 +35,8 @@ export const JOB_TTL_MS_RANGE = [60_000, 3 * 60 * 60_000] as const;
 /** Linux refuses a single argv string above 128 KiB (MAX_ARG_STRLEN); stay well below with a clear error. */
 export const MAX_COMMAND_CHARS = 65_536;
 export const MAX_POLL_WAIT_MS = 30_000;
+/** setTimeout's longest delay (about 24.8 days); a longer one fires at once (TimeoutOverflowWarning). */
+export const MAX_TIMER_MS = 2_147_483_647;
 
 export function clamp(n: number, [lo, hi]: readonly [number, number]): number {
   return Math.min(hi, Math.max(lo, n));

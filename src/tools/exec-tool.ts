@@ -3,7 +3,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import type { ToolDefinition, ToolExecutionContext, ToolResult } from './tool.js';
-import { checkEnvVars, clamp, MAX_COMMAND_CHARS, minimalBaseEnv, YIELD_MS_RANGE } from './exec-config.js';
+import { checkEnvVars, clamp, MAX_COMMAND_CHARS, MAX_TIMER_MS, minimalBaseEnv, YIELD_MS_RANGE } from './exec-config.js';
 import { badInput, cutNote, describeExit, exitDiagnosis, sessionDetails } from './exec-results.js';
 import type { ProcessRegistry } from './process-registry.js';
 import type { ProcessSession } from './process-session.js';
@@ -109,7 +109,8 @@ export function createExecTool(opts: ExecToolOptions): ToolDefinition<ExecArgs> 
           cwd,
           env,
           pty: args.pty,
-          timeoutMs: timeoutSec * 1000,
+          // a timeout beyond what a timer can hold would fire at once and kill the command
+          timeoutMs: Math.min(timeoutSec * 1000, MAX_TIMER_MS),
           reporter,
           notifyOnExit: opts.notifyOnExit,
           notifyOnExitEmptySuccess: opts.notifyOnExitEmptySuccess,

@@ -67,6 +67,14 @@ describe('exec in the foreground', () => {
     }
   });
 
+  it('a timeout of days (beyond a timer\'s range) does not kill the command at once', async () => {
+    const { exec } = tools();
+    const r = await exec.execute({ command: 'sleep 0.3; echo survived', timeout: 30 * 86_400 });
+    expect(r.ok).toBe(true);
+    expect(r.content).toContain('survived');
+    expect(r.details).toMatchObject({ status: 'completed', timedOut: false });
+  });
+
   it('kills the group on timeout and says so', async () => {
     const { exec } = tools();
     const m = marker();
