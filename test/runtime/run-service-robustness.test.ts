@@ -304,3 +304,36 @@ describe('RunService: a bug inside finalise', () => {
     expect(onDisk.status).toBe(st!.status);
   });
 });
+
+describe('RunService: creates that throw do not use up the queue', () => {
+  it('plugin createTools, the provider resolver and the disk throwing leave every slot free', async () => {
+    let mode: 'tools' | 'provider' | 'disk' | 'ok' = 'tools';
+    const plugin = notesPlugin();
+    const createTools = plugin.createTools.bind(plugin);
+    plugin.createTools = (ctx) => {
+      if (mode === 'tools') throw new Error('no tools today');
+      return createTools(ctx);
+    };
+    svc = makeService(
+      env,
+      () => {
+        if (mode === 'provider') throw new Error('provider constructor failed');
+        return new FakeProvider(goodTurns());
+      },
+      { plugins: [plugin], concurrency: 1, maxQueue: 0, processRegistry: null },
+    );
+    const real = RunWorkspace.prototype.writeRunJson;
+    vi.spyOn(RunWorkspace.prototype, 'writeRunJson').mockImplementation(function (this: RunWorkspace, r: string, value: unknown) {
+      if (mode === 'disk' && r === 'input/request.json') return Promise.reject(enospc());
+      return real.call(this, r, value);
+    });
+    for (const m of ['tools', 'provider', 'disk'] as const) {
+      mode = m;
+      for (let i = 0; i < 3; i++) await expect(svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } })).rejects.toBeInstanceOf(Error);
+    }
+    mode = 'ok';
+    const { run_id } = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
+    expect((await svc.wait(run_id)).status).toBe('completed');
+    expect(readdirSync(join(env.dataDir, 'runs')).filter((n) => n.startsWith('run_'))).toEqual([run_id]);
+  });
+});
