@@ -1,7 +1,7 @@
 /** The run API: create, list, show, cancel, manifest, artifacts, plan and metrics of a run. */
 import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
-import { extname, join } from 'node:path';
+import { readFile, realpath, stat } from 'node:fs/promises';
+import { extname, isAbsolute, join, relative, sep } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { RunStatus } from '../events/agent-event.js';
 import type { RunServiceApi, RunStatusFile } from '../runtime/run-service-types.js';
@@ -58,6 +58,23 @@ async function requireRun(service: RunServiceApi, id: string): Promise<RunStatus
 async function readRuntimeJson(dataDir: string, runId: string, name: string): Promise<unknown | null> {
   try {
     return JSON.parse(await readFile(join(dataDir, 'runs', runId, 'runtime', name), 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The real file behind an artifact path the service resolved (`<runs>/<run_id>/artifacts/…`), or null when
+ * a symlink (the file, or a folder on the way) leads out of that run's artifacts/.
+ */
+export async function confinedArtifactFile(abs: string, runId: string): Promise<string | null> {
+  const marker = `${sep}${runId}${sep}artifacts${sep}`;
+  const i = abs.lastIndexOf(marker);
+  if (i < 0) return null;
+  try {
+    const [root, file] = await Promise.all([realpath(abs.slice(0, i + marker.length - 1)), realpath(abs)]);
+    const rel = relative(root, file);
+    return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? file : null;
   } catch {
     return null;
   }
@@ -128,8 +145,11 @@ export function registerRunRoutes(app: FastifyInstance, service: RunServiceApi, 
       throw new HttpError(404, 'not_found', `no artifact ${JSON.stringify(rel)} in run ${run.run_id}`);
     }
     // Only documents the manifest lists; the service resolves and confines the path.
-    const abs = (await service.documentPath(run.run_id, `artifacts/${rel}`)) ?? (await service.documentPath(run.run_id, rel));
-    if (!abs) throw new HttpError(404, 'not_found', `no artifact ${JSON.stringify(rel)} in run ${run.run_id}'s manifest`);
+    const listed = (await service.documentPath(run.run_id, `artifacts/${rel}`)) ?? (await service.documentPath(run.run_id, rel));
+    if (!listed) throw new HttpError(404, 'not_found', `no artifact ${JSON.stringify(rel)} in run ${run.run_id}'s manifest`);
+    // symlinks are followed before the check: a link in artifacts/ must not serve a file from elsewhere
+    const abs = await confinedArtifactFile(listed, run.run_id);
+    if (!abs) throw new HttpError(404, 'not_found', `artifact ${JSON.stringify(rel)} is missing or outside the run's artifacts`);
     const st = await stat(abs).catch(() => null);
     if (!st?.isFile()) throw new HttpError(404, 'not_found', `artifact ${JSON.stringify(rel)} is listed but missing`);
     const name = rel.split('/').pop() ?? 'artifact';
