@@ -41,7 +41,11 @@ export interface EngineDeps {
   backoffMs?: (attempt: number) => number;
   persistStatus(rec: RunRecord): Promise<void>;
   onFinished?(rec: RunRecord): void;
+  /** How long finishing waits for the run's background processes to end; default 10 s. */
+  killScopeTimeoutMs?: number;
 }
+
+export const DEFAULT_KILL_SCOPE_TIMEOUT_MS = 10_000;
 
 function diag(code: string, summary: string, detail = ''): DiagnosisDict {
   return new Diagnosis({ code, severity: 'error', summary, detail }).toDict();
@@ -308,7 +312,21 @@ async function finaliseRun(rec: RunRecord, deps: EngineDeps, f: FinaliseInput): 
     await workspace.writeRunJson('manifest.json', manifest);
   });
 
-  if (deps.processRegistry?.killScope) await guard('background processes', () => deps.processRegistry!.killScope!(rec.runId));
+  if (deps.processRegistry?.killScope) {
+    // a process that will not die must not keep the run from ending
+    const ms = deps.killScopeTimeoutMs ?? DEFAULT_KILL_SCOPE_TIMEOUT_MS;
+    await guard('background processes', async () => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`they did not end within ${ms} ms`)), ms);
+      });
+      try {
+        await Promise.race([deps.processRegistry!.killScope!(rec.runId), late]);
+      } finally {
+        clearTimeout(timer);
+      }
+    });
+  }
 
   if (f.runReporter) {
     if (f.status === 'completed') f.runReporter.complete(`run completed`);

@@ -66,6 +66,8 @@ export interface RunServiceOptions {
   /** Tests: replace the provider-retry backoff. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   backoffMs?: (attempt: number) => number;
+  /** How long a finishing run waits for its background processes to end; default 10 s. */
+  killScopeTimeoutMs?: number;
 }
 
 export const defaultProviderResolver: ProviderResolver = (spec, opts) => {
@@ -448,6 +450,7 @@ export class RunService implements RunServiceApi {
       createTextFilter: this.opts.createTextFilter ?? (() => new ThinkingTagFilter()),
       sleep: this.opts.sleep,
       backoffMs: this.opts.backoffMs,
+      killScopeTimeoutMs: this.opts.killScopeTimeoutMs,
       persistStatus: (r: RunRecord) => this.persistStatus(r),
       onFinished: (r: RunRecord) => {
         this.index.set(r.runId, r.status);

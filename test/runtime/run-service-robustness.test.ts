@@ -337,3 +337,18 @@ describe('RunService: creates that throw do not use up the queue', () => {
     expect(readdirSync(join(env.dataDir, 'runs')).filter((n) => n.startsWith('run_'))).toEqual([run_id]);
   });
 });
+
+describe('RunService: background processes that will not end', () => {
+  it('a killScope that never settles does not keep the run from ending', async () => {
+    svc = makeService(env, new FakeProvider(goodTurns()), {
+      processRegistry: { drainNotices: () => [], killScope: () => new Promise<void>(() => {}) },
+      killScopeTimeoutMs: 50,
+    });
+    const { run_id } = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
+    const st = await Promise.race([svc.wait(run_id), new Promise<null>((r) => setTimeout(() => r(null), 3000))]);
+    expect(st?.status).toBe('completed');
+    expect(terminalTypes(run_id)).toEqual(['run.completed']);
+    const notices = runEvents(run_id).filter((e) => e.stream === 'run' && e.data.type === 'notice').map((e) => (e.data as { text: string }).text);
+    expect(notices.some((t) => t.includes('background processes'))).toBe(true);
+  });
+});
