@@ -46,13 +46,15 @@ export function App() {
           <RunPage runId={route.runId} />
         ) : (
           <div className="home">
+            {/* a new token reloads what a missing one could not fetch (plugins, runs) */}
             <NewRunForm
+              key={`form:${tok}`}
               onCreated={(id) => {
                 setRefresh(refresh + 1);
                 open(id);
               }}
             />
-            <RunsList onOpen={open} refreshKey={refresh} />
+            <RunsList key={`runs:${tok}`} onOpen={open} refreshKey={refresh} />
           </div>
         )}
       </main>

@@ -36,7 +36,9 @@ export function NewRunForm({ onCreated }: { onCreated: (runId: string) => void }
         setPlugins(list);
         if (list[0]) setName(list[0].name);
       })
-      .catch((e: Error) => setError([e.message]));
+      .catch((e: Error) =>
+        setError(e instanceof ApiError && e.status === 401 ? ['This server needs its API token: enter it under "token" at the top right.'] : [e.message]),
+      );
   }, []);
 
   const plugin = plugins.find((p) => p.name === name);
