@@ -11,7 +11,8 @@ export interface SanitizeOptions {
   maxDepth?: number;
 }
 
-const SECRET_WORDS = ['apikey', 'token', 'password', 'secret', 'authorization', 'credential'];
+// the seed's words, and the same secrets under their other common names (passwd, passphrase, private_key, cookie)
+const SECRET_WORDS = ['apikey', 'token', 'password', 'secret', 'authorization', 'credential', 'passwd', 'passphrase', 'privatekey', 'cookie'];
 
 /** True when a key names a secret in any case or separator: apiKey, API-KEY, x_api_key, client_secret … */
 export function isSecretKey(key: string): boolean {

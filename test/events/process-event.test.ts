@@ -58,6 +58,15 @@ describe('sanitizeProcessPayload', () => {
     },
   );
 
+  it.each(['passwd', 'DB_PASSPHRASE', 'private_key', 'privateKey', 'Cookie', 'set-cookie'])('removes %s (other names of the same secrets)', (k) => {
+    expect(isSecretKey(k)).toBe(true);
+    expect(sanitizeProcessPayload({ [k]: 'x', keep: 1 })).toEqual({ keep: 1 });
+  });
+
+  it.each(['sessionId', 'cwd', 'PWD', 'public_key', 'author', 'keyCount'])('keeps %s', (k) => {
+    expect(isSecretKey(k)).toBe(false);
+  });
+
   it('scrubs at any depth, inside arrays too, and keeps harmless keys', () => {
     const input = { a: { b: [{ token: 't', ok: true }, { nested: { client_secret: 's', n: 1 } }] }, stage: 'detect' };
     expect(sanitizeProcessPayload(input)).toEqual({ a: { b: [{ ok: true }, { nested: { n: 1 } }] }, stage: 'detect' });
