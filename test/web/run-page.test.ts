@@ -296,4 +296,19 @@ describe('web page', () => {
       await guarded.close();
     }
   }, 60_000);
+  it('a running operation keeps counting its duration between events', async () => {
+    const res = await fetch(`${server.url}/api/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ plugin: 'slowtalk', input: {} }) });
+    const { run_id: runId } = (await res.json()) as { run_id: string };
+    const page = await ctx.newPage();
+    try {
+      await page.goto(`${server.url}/#/runs/${runId}`);
+      const dur = page.locator('.op.status-running > .op-line .dur').first();
+      await dur.waitFor({ timeout: 30_000 });
+      const first = await dur.textContent();
+      await expect.poll(() => dur.textContent(), { timeout: 5000 }).not.toBe(first);
+    } finally {
+      await page.close();
+      await fetch(`${server.url}/api/runs/${runId}/cancel`, { method: 'POST' });
+    }
+  }, 60_000);
 });

@@ -1,3 +1,4 @@
+import { useEffect, useState } from 'react';
 import type { OperationView } from '../run-state.js';
 
 const STATUS_ICON: Record<string, string> = {
@@ -16,7 +17,22 @@ function duration(ms: number): string {
   return `${Math.floor(ms / 60_000)} m ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
-function Row({ op, all, order, depth }: { op: OperationView; all: Record<string, OperationView>; order: string[]; depth: number }) {
+const LIVE = new Set(['queued', 'started', 'running']);
+
+/** A live operation's duration keeps counting between its events (they can be minutes apart). */
+function useNow(live: boolean): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!live) return;
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, [live]);
+  return now;
+}
+
+function Row({ op, all, order, depth, ended }: { op: OperationView; all: Record<string, OperationView>; order: string[]; depth: number; ended: boolean }) {
+  const live = !ended && LIVE.has(op.status);
+  const now = useNow(live);
   const children = order.map((id) => all[id]).filter((o) => o && o.parent === op.id);
   const pct = op.percent ?? (op.total ? ((op.current ?? 0) / op.total) * 100 : undefined);
   return (
@@ -26,7 +42,7 @@ function Row({ op, all, order, depth }: { op: OperationView; all: Record<string,
         <span className="op-id" title={op.id}>{op.targetType}</span>
         {op.stage && <span className="stage">{op.stage}</span>}
         <span className="status">{op.status}</span>
-        <span className="dur">{duration(Math.max(0, op.lastTs - op.firstTs))}</span>
+        <span className="dur">{duration(Math.max(0, (live ? Math.max(now, op.lastTs) : op.lastTs) - op.firstTs))}</span>
       </div>
       {pct !== undefined && (
         <div className="bar" role="progressbar" aria-valuenow={Math.round(pct)} aria-valuemin={0} aria-valuemax={100}>
@@ -40,7 +56,7 @@ function Row({ op, all, order, depth }: { op: OperationView; all: Record<string,
       {children.length > 0 && (
         <ul className="ops">
           {children.map((c) => (
-            <Row key={c.id} op={c} all={all} order={order} depth={depth + 1} />
+            <Row key={c.id} op={c} all={all} order={order} depth={depth + 1} ended={ended} />
           ))}
         </ul>
       )}
@@ -49,13 +65,13 @@ function Row({ op, all, order, depth }: { op: OperationView; all: Record<string,
 }
 
 /** Seed 000's timeline: the operation tree with stage, status, progress and duration. */
-export function ProcessTimeline({ operations, order }: { operations: Record<string, OperationView>; order: string[] }) {
+export function ProcessTimeline({ operations, order, ended = false }: { operations: Record<string, OperationView>; order: string[]; ended?: boolean }) {
   const roots = order.map((id) => operations[id]).filter((o) => o && (!o.parent || !operations[o.parent]));
   if (!roots.length) return <p className="muted">No process events.</p>;
   return (
     <ul className="ops timeline">
       {roots.map((op) => (
-        <Row key={op.id} op={op} all={operations} order={order} depth={0} />
+        <Row key={op.id} op={op} all={operations} order={order} depth={0} ended={ended} />
       ))}
     </ul>
   );

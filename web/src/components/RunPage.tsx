@@ -137,7 +137,7 @@ export function RunPage({ runId }: { runId: string }) {
         </section>
         <section className="card">
           <h3>Process</h3>
-          <ProcessTimeline operations={view.operations} order={view.operationOrder} />
+          <ProcessTimeline operations={view.operations} order={view.operationOrder} ended={view.ended !== null || !live} />
         </section>
         <section className="card">
           <h3>Artifacts</h3>
