@@ -18,7 +18,7 @@ export class EventStore {
   private count = 0;
   private lastSeqWritten = 0;
   /** lines not (fully) written yet, oldest first; `offset` bytes of the first are on disk */
-  private pending: Array<{ buf: Buffer; seq: number }> = [];
+  private pending: Array<{ buf: Buffer; seq: number; event: AgentEvent }> = [];
   private offset = 0;
 
   constructor(readonly file: string) {
@@ -44,9 +44,14 @@ export class EventStore {
       line = JSON.stringify(jsonSafe(event, []));
     }
     if (this.pending.length >= MAX_PENDING_LINES) throw new Error(`events.jsonl: ${MAX_PENDING_LINES} lines wait for disk space; event ${event.seq} dropped`);
-    this.pending.push({ buf: Buffer.from(`${line}\n`), seq: event.seq });
+    this.pending.push({ buf: Buffer.from(`${line}\n`), seq: event.seq, event });
     // throws while the disk refuses (the bus counts it); what was not written is retried by the next append
     this.drain();
+  }
+
+  /** Events after `after` published to this store but not (fully) on disk yet (the disk refused them). */
+  unwritten(after = 0): AgentEvent[] {
+    return this.pending.filter((p) => p.seq > after).map((p) => p.event);
   }
 
   /** Writes the pending lines whole and in order; a short write is continued, never glued to the next line. */

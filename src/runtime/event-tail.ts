@@ -16,6 +16,8 @@ export interface TailOptions {
   /** the run's live bus in this process */
   bus?: AgentEventBus;
   signal?: AbortSignal;
+  /** with a bus: events already published but still waiting for disk space (EventStore#unwritten) */
+  unwritten?: (after: number) => AgentEvent[];
   /** without a bus: whether to keep polling the file (the run is live in another process) */
   follow?: () => Promise<boolean>;
   pollMs?: number;
@@ -65,6 +67,14 @@ export async function* tailRunEvents(opts: TailOptions): AsyncGenerator<AgentEve
     let last = after;
     for (const e of await readEvents(file, after)) {
       if (signal?.aborted) return;
+      last = e.seq;
+      yield e;
+      if (isTerminalRunEvent(e)) return;
+    }
+    // the file is a prefix of the run; what a full disk holds back comes from the store itself
+    for (const e of opts.unwritten?.(last) ?? []) {
+      if (signal?.aborted) return;
+      if (e.seq <= last) continue;
       last = e.seq;
       yield e;
       if (isTerminalRunEvent(e)) return;

@@ -548,7 +548,7 @@ export class RunService implements RunServiceApi {
       const s = await this.readStatusFile(runId);
       return s !== null && !isTerminalRunState(s.status) && (await ownedByLiveProcess(this.runsDir, runId));
     };
-    yield* tailRunEvents({ file: join(this.runsDir, runId, EVENTS_FILE), after, ...(rec ? { bus: rec.bus } : { follow }), ...(signal ? { signal } : {}) });
+    yield* tailRunEvents({ file: join(this.runsDir, runId, EVENTS_FILE), after, ...(rec ? { bus: rec.bus, unwritten: (n: number) => rec.store.unwritten(n) } : { follow }), ...(signal ? { signal } : {}) });
   }
 
   async manifest(runId: string): Promise<unknown | null> {

@@ -23,6 +23,7 @@ vi.mock('node:fs', async (importOriginal) => {
 
 const { AgentEventBus } = await import('../../src/events/agent-event-bus.js');
 const { EventStore, parseEventLines } = await import('../../src/runtime/event-store.js');
+const { tailRunEvents } = await import('../../src/runtime/event-tail.js');
 
 let dir: string | null = null;
 afterEach(() => {
@@ -64,4 +65,46 @@ describe('EventStore on a full disk', () => {
     store.close();
     expect(parseEventLines(readFileSync(file, 'utf8')).map((e) => e.seq)).toEqual([1]);
   });
+
+  it('a live reader that joins while the disk is full gets the held-back events too: no gap, no hang', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'runtrail-enospc-'));
+    const file = join(dir, 'events.jsonl');
+    const bus = new AgentEventBus({ runId: 'r' });
+    const store = new EventStore(file);
+    bus.subscribe((e) => store.append(e));
+    bus.publish('run', { type: 'notice', text: 'one' });
+    disk.mode = 'full';
+    bus.publish('run', { type: 'notice', text: 'two, held back' });
+    const seen: number[] = [];
+    const reading = (async () => {
+      for await (const e of tailRunEvents({ file, after: 0, bus, unwritten: (n) => store.unwritten(n) })) seen.push(e.seq);
+    })();
+    await new Promise((r) => setTimeout(r, 20));
+    bus.publish('run', { type: 'run.completed', status: 'completed', messageId: 'r', conversationId: 'r', content: '', usedSkills: [], usedMcp: [] });
+    const r = await Promise.race([reading.then(() => 'ended'), new Promise((res) => setTimeout(() => res('hung'), 500))]);
+    expect(r).toBe('ended');
+    expect(seen).toEqual([1, 2, 3]);
+    disk.mode = 'ok';
+    store.close();
+  });
+
+  it('a reader that joins after the terminal event was held back does not wait forever', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'runtrail-enospc-'));
+    const file = join(dir, 'events.jsonl');
+    const bus = new AgentEventBus({ runId: 'r' });
+    const store = new EventStore(file);
+    bus.subscribe((e) => store.append(e));
+    disk.mode = 'full';
+    bus.publish('run', { type: 'run.completed', status: 'completed', messageId: 'r', conversationId: 'r', content: '', usedSkills: [], usedMcp: [] });
+    const seen: number[] = [];
+    const reading = (async () => {
+      for await (const e of tailRunEvents({ file, after: 0, bus, unwritten: (n) => store.unwritten(n) })) seen.push(e.seq);
+    })();
+    const r = await Promise.race([reading.then(() => 'ended'), new Promise((res) => setTimeout(() => res('hung'), 500))]);
+    expect(r).toBe('ended');
+    expect(seen).toEqual([1]);
+    disk.mode = 'ok';
+    store.close();
+  });
 });
+
