@@ -32,6 +32,14 @@ export interface StreamOptions {
   maxQueueBytes: number;
   /** how long a client over its queue bound may take to drain before it is dropped. */
   slowClientMs: number;
+  /** SSE and WebSocket clients at once; more are refused with 503 (each may hold maxQueueBytes). */
+  maxClients: number;
+}
+
+/** The 503 a stream client gets when the server already has `maxClients` of them. */
+export function tooManyClients(counters: StreamCounters, maxClients: number): HttpError | null {
+  if (counters.sseClients + counters.wsClients < maxClients) return null;
+  return new HttpError(503, 'too_many_clients', `the server already streams to ${maxClients} clients; retry later`);
 }
 
 export function registerSseRoute(app: FastifyInstance, service: RunServiceApi, counters: StreamCounters, opts: StreamOptions): void {
@@ -45,6 +53,8 @@ export function registerSseRoute(app: FastifyInstance, service: RunServiceApi, c
       return sendError(reply, new HttpError(400, 'invalid_request', `Last-Event-ID / after ${after}`, { issues: [{ path: 'after', message: after }] }));
     }
     if (!isRunId(runId) || !(await service.get(runId))) return sendError(reply, new HttpError(404, 'not_found', `no run ${JSON.stringify(runId)}`));
+    const busy = tooManyClients(counters, opts.maxClients);
+    if (busy) return sendError(reply.header('retry-after', '5'), busy);
 
     reply.hijack();
     const res = reply.raw;

@@ -48,6 +48,8 @@ export interface ServerOptions {
   maxClientQueueBytes?: number;
   /** ... within this many ms, or be dropped with a final error frame (10 s). */
   slowClientMs?: number;
+  /** SSE + WebSocket clients at once (1,000); more get 503. */
+  maxStreamClients?: number;
   wsHelloMs?: number;
   /** Characters per IM message (4,000). */
   imMessageLimit?: number;
@@ -202,7 +204,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   app.get('/api/skills', async () => ({ skills: await listSkills(skillsDir) }));
 
   registerRunRoutes(app, service, { dataDir, plugins, inputRoots, allowScriptModel: opts.allowScriptModel ?? false });
-  const streamOpts = { pingMs: opts.pingMs ?? 15_000, maxQueueBytes: opts.maxClientQueueBytes ?? 1024 * 1024, slowClientMs: opts.slowClientMs ?? 10_000 };
+  const streamOpts = { pingMs: opts.pingMs ?? 15_000, maxQueueBytes: opts.maxClientQueueBytes ?? 1024 * 1024, slowClientMs: opts.slowClientMs ?? 10_000, maxClients: opts.maxStreamClients ?? 1000 };
   registerSseRoute(app, service, counters, streamOpts);
   registerWsRoute(app, service, counters, { ...streamOpts, helloMs: opts.wsHelloMs ?? 300 });
   registerUploadRoute(app, uploadDir, opts.uploadLimitBytes ?? 50 * 1024 * 1024);

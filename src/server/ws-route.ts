@@ -11,7 +11,7 @@ import { frameData, parseAfter, runFrames } from './run-frames.js';
 import { HttpError, sendError } from './http-error.js';
 import { slowClientFrame } from './slow-client-frame.js';
 import type { StreamCounters } from './stream-counters.js';
-import type { StreamOptions } from './sse-route.js';
+import { tooManyClients, type StreamOptions } from './sse-route.js';
 import { isRunId } from './run-id-param.js';
 
 export interface WsOptions extends StreamOptions {
@@ -36,6 +36,11 @@ export function registerWsRoute(app: FastifyInstance, service: RunServiceApi, co
   app.route<{ Params: { id: string }; Querystring: Record<string, unknown> }>({
     method: 'GET',
     url: '/api/runs/:id/ws',
+    // refused before the upgrade, as a plain HTTP answer
+    preHandler: async (_req, reply) => {
+      const busy = tooManyClients(counters, opts.maxClients);
+      if (busy) return sendError(reply.header('retry-after', '5'), busy);
+    },
     // a plain GET (no Upgrade) gets a JSON answer instead of an empty 404
     handler: (_req, reply) => sendError(reply, new HttpError(426, 'upgrade_required', 'this endpoint speaks WebSocket: connect with Upgrade: websocket')),
     wsHandler: (socket: WebSocket, req) => {
