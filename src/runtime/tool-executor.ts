@@ -231,12 +231,24 @@ export class ToolExecutor {
   }
 }
 
+/** A copy as events.jsonl will hold it (model arguments are JSON); flat objects take the cheap path. */
 function snapshot(v: unknown): unknown {
   if (v === null || typeof v !== 'object') return v;
+  if (!Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype) {
+    let flat = true;
+    for (const k in v) {
+      const x = (v as Record<string, unknown>)[k];
+      if (x !== null && typeof x === 'object') {
+        flat = false;
+        break;
+      }
+    }
+    if (flat) return { ...(v as Record<string, unknown>) };
+  }
   try {
-    return structuredClone(v);
+    return JSON.parse(JSON.stringify(v)) as unknown;
   } catch {
-    return v; // not cloneable (functions): the store still writes what JSON makes of it
+    return v; // BigInt or a cycle: the store writes its own safe copy
   }
 }
 
