@@ -64,10 +64,11 @@ export function createExecTool(opts: ExecToolOptions): ToolDefinition<ExecArgs> 
     parameters: execParameters,
     kind: 'tool',
     // The executor's own deadline must outlast ours: the longest yield, or the whole run without the process tool.
+    // (a timer cannot hold more than MAX_TIMER_MS: beyond it the deadline would fire at once)
     timeoutMs: processTool
       ? YIELD_MS_RANGE[1] + 30_000
       : registry.limits.timeoutSec > 0
-        ? registry.limits.timeoutSec * 1000 + 30_000
+        ? Math.min(registry.limits.timeoutSec * 1000 + 30_000, MAX_TIMER_MS)
         : 3 * 60 * 60_000,
     async execute(rawArgs: ExecArgs, ctx?: ToolExecutionContext): Promise<ToolResult> {
       const parsed = execParameters.safeParse(rawArgs);

@@ -280,6 +280,13 @@ describe('exec with the real operation reporter', () => {
 });
 
 describe('executor deadline', () => {
+  it('keeps its own deadline within what a timer can hold, however long RUNTRAIL_EXEC_TIMEOUT_SEC is', () => {
+    registry = new ProcessRegistry({ env: { RUNTRAIL_EXEC_TIMEOUT_SEC: String(60 * 86_400) } });
+    const exec = createExecTool({ registry, scopeKey: 'run_a', cwd: root, processToolEnabled: false });
+    expect(exec.timeoutMs).toBeGreaterThan(1_800_000);
+    expect(exec.timeoutMs).toBeLessThanOrEqual(2_147_483_647);
+  });
+
   it('outlasts the longest yield, or the command timeout without the process tool', () => {
     expect(tools().exec.timeoutMs).toBeGreaterThan(120_000);
     expect(tools({ processToolEnabled: false }).exec.timeoutMs).toBeGreaterThan(1_800_000);
