@@ -6,7 +6,8 @@ import type { RunStatus } from '../events/agent-event.js';
 import { AgentEventBus } from '../events/agent-event-bus.js';
 import { Diagnosis } from '../events/diagnosis.js';
 import type { ArtifactContract } from './business-plugin.js';
-import { EVENTS_FILE, EventStore, repairEventsFile } from './event-store.js';
+import { EVENTS_FILE, EventStore, readEvents, repairEventsFile } from './event-store.js';
+import { isTerminalRunEvent } from './event-tail.js';
 import { writeTrace } from './run-engine.js';
 import { publicDocuments, type RunManifest } from './run-manifest.js';
 import type { RunStatusFile } from './run-service-types.js';
@@ -34,6 +35,22 @@ export async function markInterrupted(runsDir: string, status: RunStatusFile, co
   const ws = new RunWorkspace(runsDir, status.run_id);
   const file = join(ws.root, EVENTS_FILE);
   const { lastSeq } = repairEventsFile(file);
+  // the run did end (its terminal event is on disk) but its final status write was lost: take the
+  // outcome from that event rather than appending a second, contradicting terminal event
+  const last = (await readEvents(file, Math.max(0, lastSeq - 1))).at(-1);
+  if (last && isTerminalRunEvent(last) && last.stream === 'run' && 'status' in last.data) {
+    const d = last.data as { status: RunStatus; content?: string; diagnosis?: RunStatusFile['diagnosis'] };
+    Object.assign(status, {
+      status: d.status,
+      finished_at: status.finished_at ?? new Date(last.ts).toISOString(),
+      final_answer: d.content ?? status.final_answer ?? '',
+      diagnosis: d.diagnosis ?? null,
+      last_seq: last.seq,
+    });
+    if (!status.public_documents?.length) status.public_documents = publicDocuments(await ws.listArtifacts(), contract);
+    await ws.writeRunJson('runtime/run_status.json', status);
+    return;
+  }
   const bus = new AgentEventBus({ runId: status.run_id, startSeq: lastSeq });
   const store = new EventStore(file);
   bus.subscribe((e) => store.append(e));

@@ -352,3 +352,23 @@ describe('RunService: background processes that will not end', () => {
     expect(notices.some((t) => t.includes('background processes'))).toBe(true);
   });
 });
+
+describe('RunService.init: a run whose terminal event is on disk but whose final status is not', () => {
+  it('takes the outcome from the terminal event instead of appending a second (interrupted) one', async () => {
+    const s1 = makeService(env, new FakeProvider(goodTurns()), { processRegistry: null });
+    const { run_id } = await s1.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
+    expect((await s1.wait(run_id)).status).toBe('completed');
+    await s1.close();
+    // the final run_status.json write was lost (disk full then): the file still says validating
+    const statusFile = join(env.dataDir, 'runs', run_id, 'runtime/run_status.json');
+    const final = JSON.parse(readFileSync(statusFile, 'utf8'));
+    writeFileSync(statusFile, JSON.stringify({ ...final, status: 'validating', finished_at: null, final_answer: '' }));
+    svc = makeService(env, new FakeProvider([]), { processRegistry: null });
+    await svc.init();
+    const st = await svc.get(run_id);
+    expect(st?.status).toBe('completed');
+    expect(st?.final_answer).toBe('Done: 3 notes.');
+    expect(terminalTypes(run_id)).toEqual(['run.completed']);
+    expect(JSON.parse(readFileSync(statusFile, 'utf8')).status).toBe('completed');
+  });
+});
