@@ -512,6 +512,10 @@ export class RunService implements RunServiceApi {
     if (!rec) {
       const s = await this.get(runId);
       if (!s) this.fail('not_found', `run ${runId} not found`);
+      if (!isTerminalRunState(s.status)) {
+        // e.g. a CLI run watched through a server on the same data dir: only its own process can stop it
+        this.fail('wrong_state', `run ${runId} is ${s.status} in another runtrail process; cancel it there (Ctrl-C for a CLI run)`, { status: s.status, elsewhere: true });
+      }
       this.fail('wrong_state', `run ${runId} is already ${s.status}`, { status: s.status });
     }
     if (rec.machine.isTerminal) return rec.done;

@@ -632,6 +632,8 @@ describe('RunService: conversations, notices, restart', () => {
     const s3 = makeService(env, new FakeProvider([]));
     await s3.init();
     expect((await s3.get(run_id))?.status).toBe('model_thinking');
+    // ... and this service cannot cancel it: the error says where it can be
+    await expect(s3.cancel(run_id)).rejects.toMatchObject({ code: 'wrong_state', message: expect.stringMatching(/in another runtrail process; cancel it there/) });
     await s3.close();
     expect(readFileSync(runFile(run_id, 'runtime/trace.jsonl'), 'utf8')).toContain('"event":"run.failed"');
     await s2.close();
