@@ -1,8 +1,8 @@
 /** Runs a crash left live (RunService.init): who owns a run, and how an interrupted one is closed. */
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import type { RunStatus } from '../events/agent-event.js';
+import type { AgentEvent, RunStatus } from '../events/agent-event.js';
 import { AgentEventBus } from '../events/agent-event-bus.js';
 import { Diagnosis } from '../events/diagnosis.js';
 import type { ArtifactContract } from './business-plugin.js';
@@ -91,4 +91,60 @@ export async function markInterrupted(runsDir: string, status: RunStatusFile, co
   await ws.writeRunJson('manifest.json', manifest).catch(() => undefined);
   await writeTrace(ws.root, status.run_id).catch(() => undefined);
   await ws.writeRunJson('runtime/run_status.json', status);
+}
+
+/** The last complete event of events.jsonl, read from the file's end only (init does this for every run). */
+async function lastEventOf(file: string): Promise<AgentEvent | null> {
+  let fh;
+  try {
+    fh = await open(file, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const { size } = await fh.stat();
+    const len = Math.min(size, 256 * 1024);
+    const buf = Buffer.alloc(len);
+    await fh.read(buf, 0, len, size - len);
+    const lines = buf.toString('utf8').split('\n');
+    // a torn last line (no newline yet) is not an event: repairEventsFile cuts it
+    const line = lines.length > 1 ? lines[lines.length - 2] : '';
+    return line ? (JSON.parse(line) as AgentEvent) : null;
+  } catch {
+    return null;
+  } finally {
+    await fh.close();
+  }
+}
+
+const TERMINAL_TYPE = { completed: 'run.completed', failed: 'run.failed', cancelled: 'run.cancelled' } as const;
+
+/**
+ * A run whose status says it ended but whose terminal event never reached events.jsonl (the disk was
+ * full when the store closed, or a crash fell between the two writes) gets that event, built from its
+ * status, so every stream and replay of it ends with its done/error frame. Returns whether it wrote one.
+ */
+export async function completeTerminalEvent(runsDir: string, status: RunStatusFile): Promise<boolean> {
+  if (status.status !== 'completed' && status.status !== 'failed' && status.status !== 'cancelled') return false;
+  const file = join(runsDir, status.run_id, EVENTS_FILE);
+  const last = await lastEventOf(file);
+  if (last && isTerminalRunEvent(last)) return false;
+  const { lastSeq } = repairEventsFile(file);
+  const bus = new AgentEventBus({ runId: status.run_id, startSeq: lastSeq });
+  const store = new EventStore(file);
+  bus.subscribe((e) => store.append(e));
+  bus.publish('run', {
+    type: TERMINAL_TYPE[status.status],
+    status: status.status,
+    messageId: status.run_id,
+    conversationId: status.conversation_id,
+    content: status.final_answer ?? '',
+    usedSkills: status.skill ? [status.skill] : [],
+    usedMcp: [],
+    ...(status.diagnosis ? { diagnosis: status.diagnosis } : {}),
+  });
+  store.close();
+  status.last_seq = bus.lastSeq;
+  await new RunWorkspace(runsDir, status.run_id).writeRunJson('runtime/run_status.json', status);
+  return true;
 }

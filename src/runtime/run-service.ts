@@ -28,7 +28,7 @@ import { defaultSkillsDir } from './package-root.js';
 import { PluginRegistry } from './plugin-registry.js';
 import { resolveCapabilities } from './run-capabilities.js';
 import { executeRun, finalise, type NoticeSource } from './run-engine.js';
-import { markInterrupted, ownedByLiveProcess, writeOwner } from './interrupted-runs.js';
+import { completeTerminalEvent, markInterrupted, ownedByLiveProcess, writeOwner } from './interrupted-runs.js';
 import type { RunHooks } from './run-hooks.js';
 import { createRunId, isRunId } from './run-id.js';
 import { RunMetrics } from './run-metrics.js';
@@ -165,6 +165,8 @@ export class RunService implements RunServiceApi {
           });
           await new RunWorkspace(this.runsDir, id).writeRunJson('runtime/run_status.json', status).catch(() => undefined);
         }
+      } else if (isTerminalRunState(status.status)) {
+        await completeTerminalEvent(this.runsDir, status).catch(() => false);
       }
       this.index.set(id, status);
     }

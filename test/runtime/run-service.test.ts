@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -531,6 +531,33 @@ describe('RunService: streamed text', () => {
 });
 
 describe('RunService: list', () => {
+  it('a run whose status says it ended but whose terminal event never reached the disk gets it at init', async () => {
+    svc = makeService(env, new FakeProvider(goodTurns()));
+    const { run_id } = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
+    await svc.wait(run_id);
+    await svc.close();
+    // the disk filled up as the store closed: the terminal line is gone
+    const kept = events(run_id).slice(0, -1);
+    writeFileSync(runFile(run_id, 'runtime/events.jsonl'), kept.map((e) => JSON.stringify(e)).join('\n') + '\n');
+    svc = makeService(env, new FakeProvider([]));
+    await svc.init();
+    const evs = events(run_id);
+    expect(evs.map((e) => e.seq)).toEqual(evs.map((_, i) => i + 1));
+    expect(evs.at(-1)).toMatchObject({ stream: 'run', data: { type: 'run.completed', status: 'completed', content: 'Done: 3 notes.' } });
+    const st = await svc.get(run_id);
+    expect(st?.status).toBe('completed');
+    expect(st?.last_seq).toBe(evs.length);
+    // streams of it end
+    const seen: AgentEvent[] = [];
+    for await (const e of svc.events(run_id, { after: evs.length - 1 })) seen.push(e);
+    expect(seen.map((e) => e.seq)).toEqual([evs.length]);
+    // and a second init adds nothing
+    await svc.close();
+    svc = makeService(env, new FakeProvider([]));
+    await svc.init();
+    expect(events(run_id)).toHaveLength(evs.length);
+  });
+
   it('filters by status and plugin, pages, and sees runs another process created', async () => {
     svc = makeService(env, () => new FakeProvider(goodTurns()));
     const a = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
@@ -608,7 +635,7 @@ describe('RunService: conversations, notices, restart', () => {
     const { run_id } = await s1.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
     for await (const e of s1.events(run_id)) if (e.stream === 'run' && e.data.type === 'run.state' && e.data.to === 'model_thinking') break;
     // simulate the crash: the status file says model_thinking and the log ends mid-line
-    const { appendFileSync, writeFileSync } = await import('node:fs');
+    const { appendFileSync } = await import('node:fs');
     const status = JSON.parse(readFileSync(runFile(run_id, 'runtime/run_status.json'), 'utf8'));
     const s2 = makeService(env, new FakeProvider([]));
     await s1.close();
