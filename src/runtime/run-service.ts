@@ -165,7 +165,8 @@ export class RunService implements RunServiceApi {
           });
           await new RunWorkspace(this.runsDir, id).writeRunJson('runtime/run_status.json', status).catch(() => undefined);
         }
-      } else if (isTerminalRunState(status.status)) {
+      } else if (isTerminalRunState(status.status) && !(await ownedByLiveProcess(this.runsDir, id))) {
+        // a live owner writes its status just before its terminal event: only a dead owner's run is repaired
         await completeTerminalEvent(this.runsDir, status).catch(() => false);
       }
       this.index.set(id, status);
