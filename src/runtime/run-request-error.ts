@@ -1,6 +1,7 @@
 import type { RunErrorCode, RunErrorDetails } from './run-service-types.js';
 
-const STATUS: Record<RunErrorCode, number> = {
+/** HTTP status of each run error code (the server maps errors with it). */
+export const RUN_ERROR_HTTP_STATUS: Readonly<Record<RunErrorCode, number>> = {
   invalid_request: 400,
   input_outside_roots: 400,
   unknown_plugin: 404,
@@ -20,7 +21,7 @@ export class RunRequestError extends Error {
     super(message);
     this.name = 'RunRequestError';
     this.code = code;
-    this.status = STATUS[code];
+    this.status = RUN_ERROR_HTTP_STATUS[code];
     this.details = details;
   }
 

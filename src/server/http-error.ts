@@ -1,5 +1,6 @@
 /** JSON errors of the HTTP API: `{ error: { code, message, details } }` with the status the issue names. */
 import type { FastifyReply } from 'fastify';
+import { RUN_ERROR_HTTP_STATUS } from '../runtime/run-request-error.js';
 
 export interface HttpErrorBody {
   error: { code: string; message: string; details: Record<string, unknown> };
@@ -23,15 +24,7 @@ export function errorBody(code: string, message: string, details: Record<string,
   return { error: { code, message, details } };
 }
 
-const RUN_ERROR_STATUS: Record<string, number> = {
-  invalid_request: 400,
-  input_outside_roots: 400,
-  unknown_plugin: 404,
-  not_found: 404,
-  wrong_state: 409,
-  incompatible: 422,
-  queue_full: 429,
-};
+const RUN_ERROR_STATUS: Readonly<Record<string, number>> = RUN_ERROR_HTTP_STATUS; // one table, owned by the runtime
 
 /** Maps what the runtime throws (RunRequestError, duck-typed so the server needs no runtime class) and
  *  what Fastify throws (bad JSON, body too large) to one status + body. Anything else is a 500. */
