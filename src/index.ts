@@ -25,7 +25,7 @@ export * from './channels/sse-adapter.js';
 export * from './channels/buffer-adapter.js';
 // tools: exec + process (issue 4)
 export { EXEC_DEFAULTS, readExecLimits, minimalBaseEnv, MAX_COMMAND_CHARS, type ExecLimits } from './tools/exec-config.js';
-export * from './tools/tail-buffer.js';
+export * from './tools/byte-tail-buffer.js';
 export * from './tools/process-session.js';
 export * from './tools/process-registry.js';
 export * from './tools/default-process-registry.js';

@@ -10,7 +10,7 @@ import type { OperationReporter } from '../events/operation-reporter-types.js';
 import { minimalBaseEnv } from '../tools/exec-config.js';
 import type { ProcessRegistry } from '../tools/process-registry.js';
 import type { ProcessSession } from '../tools/process-session.js';
-import { TailBuffer } from '../tools/tail-buffer.js';
+import { ByteTailBuffer } from '../tools/byte-tail-buffer.js';
 
 export interface ComputeSkillEntry {
   /** `node` runs this Node; a path with `/` is relative to the skill folder; else looked up in PATH. */
@@ -78,7 +78,7 @@ export async function runComputeSkill(opts: RunComputeSkillOptions): Promise<Com
   const maxOutputBytes = opts.maxOutputBytes ?? 64 * 1024 * 1024;
   const maxLine = opts.maxLineChars ?? 4 * 1024 * 1024;
   const logs: SkillLogLine[] = [];
-  const stderr = new TailBuffer(STDERR_KEEP);
+  const stderr = new ByteTailBuffer(STDERR_KEEP);
   let garbage = 0;
   let progressEvents = 0;
   let result: { data: unknown } | null = null;
@@ -179,7 +179,7 @@ export async function runComputeSkill(opts: RunComputeSkillOptions): Promise<Com
   let skipping = false;
   let flooded = false;
   const unsubscribe = session.onOutput((stream, text) => {
-    if (stream === 'stderr') stderr.append(text);
+    if (stream === 'stderr') stderr.append(Buffer.from(text));
     else {
       let start = 0;
       for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
