@@ -14,7 +14,6 @@ import { fileURLToPath } from 'node:url';
 import { createParser } from 'eventsource-parser';
 import { z } from 'zod';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../src/providers/model-provider.js';
-import type { BusinessPlugin } from '../src/runtime/business-plugin.js';
 
 const RUNS = 100;
 const CLIENTS_PER_RUN = 5;
@@ -41,21 +40,8 @@ class StampedScriptModel implements ModelProvider {
 async function childRuntrail(dataDir: string): Promise<void> {
   const { RunService } = await import('../src/runtime/run-service.js');
   const { startServer } = await import('../src/server/start-server.js');
-  const plugin = {
-    name: 'talk',
-    version: '1.0.0',
-    description: 'streams',
-    inputSchema: z.object({}).passthrough(),
-    fileInputs: [],
-    defaultSkill: null,
-    defaultGoal: 'talk',
-    promptFragments: [],
-    createTools: () => [],
-    plan: [],
-    artifacts: [],
-    validators: [],
-    offlineProcedure: () => ({ text: '' }),
-  } as unknown as BusinessPlugin;
+  const { createTextOnlyPlugin } = await import('../src/plugins/text-only-plugin.js');
+  const plugin = createTextOnlyPlugin({ name: 'talk', description: 'streams', inputSchema: z.object({}).passthrough() });
   const service = new RunService({ dataDir, plugins: [plugin], env: {}, concurrency: RUNS, maxQueue: 1000, providerResolver: () => new StampedScriptModel() });
   const s = await startServer({ service, port: 0, dataDir, env: {}, maxClientQueueBytes: 4 * 1024 * 1024 });
   process.stdout.write(JSON.stringify({ url: s.url }) + '\n');

@@ -110,6 +110,7 @@ export { createFileSummaryPlugin, FILE_SUMMARY_VERSION } from './plugins/file-su
 export { fileSummaryInputSchema, type FileSummaryInput } from './plugins/file-summary/input-schema.js';
 export { createChatPlugin, CHAT_HELP, chatInputSchema, type ChatInput } from './plugins/chat/chat-plugin.js';
 export { contractValidator } from './plugins/shared/contract-validator.js';
+export { createTextOnlyPlugin, type TextOnlyPluginOptions } from './plugins/text-only-plugin.js';
 // plugins: shell_task (issue 4)
 export { createShellTaskPlugin, SHELL_TASK_ARTIFACTS, type ShellTaskPluginOptions } from './plugins/shell-task/shell-task-plugin.js';
 export { shellTaskInputSchema, type ShellTaskInput } from './plugins/shell-task/input-schema.js';

@@ -5,30 +5,13 @@ import {
   PROCESS_STATUSES,
   PROCESS_TARGET_TYPES,
   type ProcessLevel,
-  type ProcessSource,
-  type ProcessStatus,
-  type ProcessTargetType,
   type RuntimeProcessEvent,
 } from './process-event.js';
 import { sanitizeProcessPayload } from './process-payload-sanitizer.js';
 
-export interface ProcessEventFields {
-  operationId: string;
-  parentOperationId?: string;
-  targetType: ProcessTargetType;
-  source: ProcessSource;
-  stage?: string;
-  status: ProcessStatus;
-  /** default 'error' for failed, 'warning' for cancelled, else 'info' */
-  level?: ProcessLevel;
-  current?: number;
-  total?: number;
-  percent?: number;
-  message?: string;
-  payload?: unknown;
-  /** epoch ms; default now() */
-  ts?: number;
-}
+/** What callers give: the event itself, with `level` and `ts` filled in when absent
+ *  (level: 'error' for failed, 'warning' for cancelled, else 'info'; ts: now()). */
+export type ProcessEventFields = Omit<RuntimeProcessEvent, 'level' | 'ts'> & { level?: ProcessLevel; ts?: number };
 
 export class ProcessEventError extends TypeError {
   constructor(

@@ -10,27 +10,12 @@ import { join } from 'node:path';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runtrailPackageRoot } from '../../src/runtime/package-root.js';
+import { SMALL_FEEDBACK_CSV } from '../fixtures/small-feedback-csv.js';
 
 const MAIN = join(runtrailPackageRoot(), 'dist', 'src', 'cli', 'main.js');
 const BUILT = existsSync(MAIN);
 const SKIP_REASON = `skipped: ${MAIN} is missing — run \`npm run build\` (or \`npx tsc -p tsconfig.build.json\`) first; \`npm test\` builds before vitest`;
 if (!BUILT) console.warn(`cli-binary.test.ts ${SKIP_REASON}`);
-
-const CSV = [
-  'id,text,rating',
-  'f01,"The app crashes every time I upload a large file, very frustrating.",1',
-  'f02,"Sync between my phone and laptop is slow and often fails.",2',
-  'f03,"Love the new dashboard, it is clean and fast.",5',
-  'f04,"Crashes on startup after the last update. Please fix!",1',
-  'f05,"Search is broken: it never finds my older tasks.",2',
-  'f06,"Great support team, they answered within an hour.",5',
-  'f07,"Notifications arrive late or not at all.",2',
-  'f08,"Pricing is too high for small teams.",2',
-  'f09,"The calendar view is confusing and cluttered.",3',
-  'f10,"Export to CSV loses the due dates.",2',
-  'f11,"Upload keeps failing with a timeout error on big attachments.",1',
-  'f12,"Dark mode is beautiful, thank you!",5',
-].join('\n');
 
 interface Proc {
   child: ChildProcess;
@@ -100,7 +85,7 @@ type Frame = { type: string; seq?: number; trace_id?: string; [k: string]: unkno
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'runtrail-bin-'));
   csvPath = join(dir, 'feedback.csv');
-  writeFileSync(csvPath, `${CSV}\n`);
+  writeFileSync(csvPath, `${SMALL_FEEDBACK_CSV}\n`);
 });
 
 afterEach(() => {

@@ -18,25 +18,7 @@ import { parseEventLines } from '../../src/runtime/event-store.js';
 import type { RunHooks } from '../../src/runtime/run-hooks.js';
 import { RunService } from '../../src/runtime/run-service.js';
 import type { RunStatusFile } from '../../src/runtime/run-service-types.js';
-
-const CSV = [
-  'id,text,rating',
-  'f01,"The app crashes every time I upload a large file, very frustrating.",1',
-  'f02,"Sync between my phone and laptop is slow and often fails.",2',
-  'f03,"Love the new dashboard, it is clean and fast.",5',
-  'f04,"Crashes on startup after the last update. Please fix!",1',
-  'f05,"Search is broken: it never finds my older tasks.",2',
-  'f06,"Great support team, they answered within an hour.",5',
-  'f07,"Notifications arrive late or not at all.",2',
-  'f08,"Pricing is too high for small teams.",2',
-  'f09,"The calendar view is confusing and cluttered.",3',
-  'f10,"Export to CSV loses the due dates.",2',
-  'f11,"Upload keeps failing with a timeout error on big attachments.",1',
-  'f12,"Dark mode is beautiful, thank you!",5',
-  'f13,"Sync conflicts duplicated half of my tasks.",1',
-  'f14,"The app is slow to load on older phones.",2',
-  'f15,"Search results are irrelevant most of the time.",2',
-].join('\n');
+import { SMALL_FEEDBACK_CSV } from '../fixtures/small-feedback-csv.js';
 
 const ARTIFACTS = ['feedback_analysis.json', 'product_backlog.json', 'insight_report.md'];
 
@@ -140,7 +122,7 @@ function happyTurns(): ModelTurn[] {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'runtrail-flfail-'));
   csvPath = join(dir, 'feedback.csv');
-  writeFileSync(csvPath, `${CSV}\n`);
+  writeFileSync(csvPath, `${SMALL_FEEDBACK_CSV}\n`);
   svc = new RunService({ dataDir: join(dir, 'data'), plugins: builtinPlugins(), inputRoots: 'any', env: {}, cwd: dir });
   services.push(svc);
 

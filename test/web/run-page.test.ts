@@ -6,11 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { RunService, defaultProviderResolver } from '../../src/runtime/run-service.js';
 import { createScriptProvider } from '../../src/providers/script-provider.js';
-import { z } from 'zod';
-import type { BusinessPlugin } from '../../src/runtime/business-plugin.js';
 import { readSse } from '../server/helpers.js';
 import { createFeedbackLensPlugin } from '../../src/plugins/feedbacklens/feedbacklens-plugin.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import { createTextOnlyPlugin } from '../../src/plugins/text-only-plugin.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const out = resolve('test-output');
@@ -20,23 +19,9 @@ let ctx: BrowserContext;
 let dataDir = '';
 let profile = '';
 const WORDS = Array.from({ length: 120 }, (_, i) => `w${i}`).join(' ');
-const talkPlugin = {
-  name: 'talk',
-  version: '1.0.0',
-  description: 'streams a long answer slowly',
-  inputSchema: z.object({}).strict(),
-  fileInputs: [],
-  defaultSkill: null,
-  defaultGoal: 'talk',
-  promptFragments: [],
-  createTools: () => [],
-  plan: [],
-  artifacts: [],
-  validators: [],
-  offlineProcedure: () => ({ text: 'hi' }),
-} as unknown as BusinessPlugin;
+const talkPlugin = createTextOnlyPlugin({ name: 'talk', description: 'streams a long answer slowly', offlineAnswer: 'hi' });
 // `slowtalk` streams for about half a minute: long enough to look at and cancel from the page
-const slowTalkPlugin = { ...talkPlugin, name: 'slowtalk', offlineProcedure: () => ({ text: 'slow' }) } as unknown as BusinessPlugin;
+const slowTalkPlugin = createTextOnlyPlugin({ name: 'slowtalk', description: 'streams a long answer slowly', offlineAnswer: 'slow' });
 
 beforeAll(async () => {
   if (!existsSync('web/dist/index.html')) spawnSync('npx', ['vite', 'build', '--config', 'web/vite.config.ts'], { stdio: 'inherit' });
