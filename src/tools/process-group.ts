@@ -50,11 +50,40 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
-async function waitGone(pgid: number, ms: number): Promise<boolean> {
+/**
+ * A child and the group it leads. Right after spawn the child may not have called setsid() yet:
+ * its group does not exist then, and only a signal to its own pid reaches it. So until its exit
+ * has been seen, the leader counts as alive and is signalled by pid as well as by group.
+ */
+export interface ProcessTree {
+  pgid: number;
+  /** True until the leader's exit has been observed (waitpid); then only the group matters. */
+  leaderRunning(): boolean;
+}
+
+function signalPid(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+/** The signal to the group, and to the leader itself while it may not lead its group yet. */
+export function signalTree(tree: ProcessTree, signal: NodeJS.Signals): void {
+  signalGroup(tree.pgid, signal);
+  if (tree.leaderRunning()) signalPid(tree.pgid, signal);
+}
+
+function treeAlive(tree: ProcessTree): boolean {
+  return tree.leaderRunning() || isGroupAlive(tree.pgid);
+}
+
+async function waitTreeGone(tree: ProcessTree, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   let delay = 2;
   for (;;) {
-    if (!isGroupAlive(pgid)) return true;
+    if (!treeAlive(tree)) return true;
     const left = deadline - Date.now();
     if (left <= 0) return false;
     await sleep(Math.min(delay, left));
@@ -62,12 +91,17 @@ async function waitGone(pgid: number, ms: number): Promise<boolean> {
   }
 }
 
-/** SIGTERM to the group, SIGKILL after `graceMs` if anything is left; resolves when the group is gone. */
-export async function terminateGroup(pgid: number, graceMs: number): Promise<'gone' | 'term' | 'kill'> {
-  if (!isGroupAlive(pgid)) return 'gone';
-  signalGroup(pgid, 'SIGTERM');
-  if (await waitGone(pgid, graceMs)) return 'term';
-  signalGroup(pgid, 'SIGKILL');
-  await waitGone(pgid, 5_000);
+/** SIGTERM to the tree, SIGKILL after `graceMs` if anything is left; resolves when leader and group are gone. */
+export async function terminateTree(tree: ProcessTree, graceMs: number): Promise<'gone' | 'term' | 'kill'> {
+  if (!treeAlive(tree)) return 'gone';
+  signalTree(tree, 'SIGTERM');
+  if (await waitTreeGone(tree, graceMs)) return 'term';
+  signalTree(tree, 'SIGKILL');
+  await waitTreeGone(tree, 5_000);
   return 'kill';
+}
+
+/** SIGTERM to the group, SIGKILL after `graceMs` if anything is left; resolves when the group is gone. */
+export function terminateGroup(pgid: number, graceMs: number): Promise<'gone' | 'term' | 'kill'> {
+  return terminateTree({ pgid, leaderRunning: () => false }, graceMs);
 }

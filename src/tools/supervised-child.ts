@@ -3,7 +3,7 @@
  * leader has exited, what it left in its group has been ended, and its output has been read.
  */
 import { spawn } from 'node:child_process';
-import { isGroupAlive, signalGroup, terminateGroup } from './process-group.js';
+import { isGroupAlive, signalTree, terminateGroup, terminateTree, type ProcessTree } from './process-group.js';
 import { bridgeChild } from './signal-bridge.js';
 
 export type OutputStream = 'stdout' | 'stderr';
@@ -65,6 +65,14 @@ export async function spawnSupervised(spec: SpawnSpec, onOutput: (stream: Output
   return spawnPipes(spec, onOutput);
 }
 
+function bridgeTree(tree: ProcessTree, terminate: () => Promise<void>): () => void {
+  return bridgeChild({
+    signal: (sig) => signalTree(tree, sig),
+    terminate,
+    killNow: () => signalTree(tree, 'SIGKILL'),
+  });
+}
+
 function afterLeaderExit(pgid: number | undefined, graceMs: number): Promise<void> {
   // Background jobs the command left behind would be orphans: end them with the session.
   if (pgid === undefined || !isGroupAlive(pgid)) return Promise.resolve();
@@ -75,20 +83,16 @@ function spawnPipes(spec: SpawnSpec, onOutput: (stream: OutputStream, chunk: Buf
   const child = spawn(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
   const pid = child.pid;
   let stdinOpen = pid !== undefined;
+  let leaderExited = false;
+  child.once('exit', () => (leaderExited = true));
+  const tree: ProcessTree | undefined = pid === undefined ? undefined : { pgid: pid, leaderRunning: () => !leaderExited };
   let terminating: Promise<void> | null = null;
   const terminate = (): Promise<void> => {
-    if (pid === undefined) return Promise.resolve();
-    terminating ??= terminateGroup(pid, spec.killGraceMs).then(() => undefined);
+    if (!tree) return Promise.resolve();
+    terminating ??= terminateTree(tree, spec.killGraceMs).then(() => undefined);
     return terminating;
   };
-  const unbridge =
-    pid === undefined
-      ? () => {}
-      : bridgeChild({
-          signal: (sig) => signalGroup(pid, sig),
-          terminate,
-          killNow: () => signalGroup(pid, 'SIGKILL'),
-        });
+  const unbridge = tree ? bridgeTree(tree, terminate) : () => {};
 
   // Raw Buffers: decoding is deferred to whoever reads the text (most of a flood is never read).
   child.stdout.on('data', (b: Buffer) => onOutput('stdout', b));
@@ -167,19 +171,17 @@ function spawnPty(mod: PtyModule, spec: SpawnSpec, onOutput: (stream: OutputStre
     cwd: spec.cwd,
     env: spec.env,
   });
-  // forkpty makes the child a session (and group) leader: its pid is the group id.
+  // forkpty makes the child a session (and group) leader: its pid is the group id, once it has
+  // called setsid(); a kill that comes before that reaches it through its pid (ProcessTree)
   const pid = term.pid;
   let open = true;
+  const tree: ProcessTree = { pgid: pid, leaderRunning: () => open };
   let terminating: Promise<void> | null = null;
   const terminate = (): Promise<void> => {
-    terminating ??= terminateGroup(pid, spec.killGraceMs).then(() => undefined);
+    terminating ??= terminateTree(tree, spec.killGraceMs).then(() => undefined);
     return terminating;
   };
-  const unbridge = bridgeChild({
-    signal: (sig) => signalGroup(pid, sig),
-    terminate,
-    killNow: () => signalGroup(pid, 'SIGKILL'),
-  });
+  const unbridge = bridgeTree(tree, terminate);
   const dataSub = term.onData((s) => onOutput('stdout', Buffer.from(s, 'utf8')));
   const exited = new Promise<ChildExit>((resolve) => {
     term.onExit(({ exitCode, signal }) => {
