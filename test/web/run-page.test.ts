@@ -11,7 +11,7 @@ import { createFeedbackLensPlugin } from '../../src/plugins/feedbacklens/feedbac
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import { createTextOnlyPlugin } from '../../src/plugins/text-only-plugin.js';
 
-const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = process.env.RUNTRAIL_CHROMIUM || '/usr/bin/chromium';
 const out = resolve('test-output');
 let server: RunningServer;
 let service: RunService;
