@@ -11,6 +11,7 @@ export type * from './runtime/run-service-types.js';
 export * from './events/agent-event-factory.js';
 export * from './events/agent-event-bus.js';
 export * from './events/process-payload-sanitizer.js';
+export { maskSecretValues, SECRET_MASK } from './events/secret-values.js';
 export * from './events/process-event-factory.js';
 export * from './events/process-event-buffer.js';
 export * from './events/runtime-process-log.js';

@@ -8,6 +8,7 @@ import {
   type RuntimeProcessEvent,
 } from './process-event.js';
 import { sanitizeProcessPayload } from './process-payload-sanitizer.js';
+import { maskSecretValues } from './secret-values.js';
 
 /** What callers give: the event itself, with `level` and `ts` filled in when absent
  *  (level: 'error' for failed, 'warning' for cancelled, else 'info'; ts: now()). */
@@ -76,7 +77,8 @@ export function makeProcessEvent(fields: ProcessEventFields, now: () => number =
 
   const parent = optString('parentOperationId', fields.parentOperationId);
   const stage = optString('stage', fields.stage);
-  const message = optString('message', fields.message);
+  const rawMessage = optString('message', fields.message);
+  const message = rawMessage === undefined ? undefined : maskSecretValues(rawMessage);
 
   // Built in the interface's key order so log lines read the same everywhere.
   const ev = { operationId: fields.operationId } as RuntimeProcessEvent;

@@ -1,5 +1,8 @@
+import { maskSecretValues } from './secret-values.js';
+
 /**
- * Scrubs secrets and bounds size of process-event payloads (seed 000) before they are shown,
+ * Scrubs secrets (by key, and credential-looking values inside strings) and bounds size of
+ * process-event payloads (seed 000) before they are shown,
  * logged or sent. Never mutates its input, never throws (cycles, odd types, huge values).
  */
 export interface SanitizeOptions {
@@ -22,6 +25,8 @@ export function isSecretKey(key: string): boolean {
 }
 
 export const TRUNCATED_MARK = '…[truncated';
+/** Text past the cut that is still masked, so a credential crossing it is recognised whole. */
+const SECRET_MARGIN = 1024;
 
 export function sanitizeProcessPayload(value: unknown, opts: SanitizeOptions = {}): unknown {
   const maxStr = opts.maxStringLength ?? 2000;
@@ -31,8 +36,12 @@ export function sanitizeProcessPayload(value: unknown, opts: SanitizeOptions = {
 
   const walk = (v: unknown, depth: number): unknown => {
     switch (typeof v) {
-      case 'string':
-        return v.length > maxStr ? `${v.slice(0, maxStr)}${TRUNCATED_MARK} ${v.length - maxStr} chars]` : v;
+      case 'string': {
+        if (v.length <= maxStr) return maskSecretValues(v);
+        // masked before the cut (with a margin), so a credential the cut would split is never half shown
+        const kept = maskSecretValues(v.slice(0, maxStr + SECRET_MARGIN)).slice(0, maxStr);
+        return `${kept}${TRUNCATED_MARK} ${v.length - maxStr} chars]`;
+      }
       case 'number':
         return Number.isFinite(v) ? v : String(v);
       case 'boolean':

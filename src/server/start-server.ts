@@ -2,6 +2,7 @@
  * `runtrail serve`: the run API, live streams (SSE + WebSocket), the IM endpoint, /metrics and the web page,
  * all over one Fastify 5 instance. `buildServer` returns the instance (tests use it), `startServer` listens.
  */
+import { maskSecretValues } from '../events/secret-values.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -105,9 +106,17 @@ export function localRequestRefusal(host: string | undefined, origin: string | u
   return null;
 }
 
-/** A URL as logs may show it: the value of an `access_token` query parameter is replaced. */
+/** A URL as logs may show it: the value of an `access_token` query parameter is replaced, and any
+ *  other credential-looking value in it masked. */
 export function redactUrl(url: string): string {
-  return url.replace(/([?&](?:access[_-]?token|token)=)[^&#]*/gi, '$1[redacted]');
+  return maskSecretValues(url.replace(/([?&](?:access[_-]?token|token)=)[^&#]*/gi, '$1[redacted]'));
+}
+
+/** An error as logs may show it: credentials inside its message and stack are masked. */
+function errorForLog(err: unknown): Record<string, unknown> {
+  const e = err as { name?: unknown; message?: unknown; stack?: unknown; code?: unknown; statusCode?: unknown };
+  const text = (v: unknown) => (typeof v === 'string' ? maskSecretValues(v) : undefined);
+  return { type: typeof e?.name === 'string' ? e.name : typeof err, message: text(e?.message) ?? maskSecretValues(String(err)), stack: text(e?.stack), code: e?.code, statusCode: e?.statusCode };
 }
 
 /** Fastify's own request log fields, with the URL redacted. */
@@ -149,7 +158,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     forceCloseConnections: true,
     // request logs carry the URL, and GET may carry ?access_token= (EventSource and WebSocket cannot set headers)
     childLoggerFactory: ((parent: FastifyBaseLogger, bindings: Parameters<FastifyBaseLogger['child']>[0], childOpts: NonNullable<Parameters<FastifyBaseLogger['child']>[1]>) =>
-      parent.child(bindings, { ...childOpts, serializers: { ...childOpts.serializers, req: requestForLog } })) satisfies NonNullable<FastifyServerOptions['childLoggerFactory']>,
+      parent.child(bindings, { ...childOpts, serializers: { ...childOpts.serializers, req: requestForLog, err: errorForLog } })) satisfies NonNullable<FastifyServerOptions['childLoggerFactory']>,
   };
   const app: FastifyInstance = (
     typeof logger === 'object' ? Fastify({ loggerInstance: logger, ...common }) : Fastify({ logger, ...common })
