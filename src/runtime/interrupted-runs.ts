@@ -8,7 +8,8 @@ import { Diagnosis } from '../events/diagnosis.js';
 import type { ArtifactContract } from './business-plugin.js';
 import { EVENTS_FILE, EventStore, readEvents, repairEventsFile } from './event-store.js';
 import { isTerminalRunEvent } from './event-tail.js';
-import { writeTrace } from './run-engine.js';
+import { PROCESS_LEDGER_FILE, writeTrace } from './run-engine.js';
+import { endLeftoverProcesses } from '../tools/process-ledger.js';
 import { publicDocuments, type RunManifest } from './run-manifest.js';
 import type { RunStatusFile } from './run-service-types.js';
 import { RunWorkspace } from './run-workspace.js';
@@ -33,6 +34,7 @@ export async function ownedByLiveProcess(runsDir: string, runId: string): Promis
 /** Ends a run a crash left live: failed with an `interrupted` diagnosis, a terminal event, status, manifest, trace. */
 export async function markInterrupted(runsDir: string, status: RunStatusFile, contract: ArtifactContract[]): Promise<void> {
   const ws = new RunWorkspace(runsDir, status.run_id);
+  const leftovers = await endLeftovers(ws.root);
   const file = join(ws.root, EVENTS_FILE);
   const { lastSeq } = repairEventsFile(file);
   // the run did end (its terminal event is on disk) but its final status write was lost: take the
@@ -58,6 +60,7 @@ export async function markInterrupted(runsDir: string, status: RunStatusFile, co
     code: 'interrupted',
     severity: 'error',
     summary: `run was interrupted while ${status.status} (the runtime stopped before it finished)`,
+    ...(leftovers ? { detail: leftovers } : {}),
     hint: 'start the run again',
   }).toDict();
   const now = Date.now();
@@ -91,6 +94,17 @@ export async function markInterrupted(runsDir: string, status: RunStatusFile, co
   await ws.writeRunJson('manifest.json', manifest).catch(() => undefined);
   await writeTrace(ws.root, status.run_id).catch(() => undefined);
   await ws.writeRunJson('runtime/run_status.json', status);
+}
+
+/**
+ * Ends the process groups a dead runtime left running for this run (its runtime/processes.json);
+ * returns the sentence the run's diagnosis carries, or '' when there were none.
+ */
+export async function endLeftovers(runRoot: string): Promise<string> {
+  const { ended, commands } = await endLeftoverProcesses(join(runRoot, PROCESS_LEDGER_FILE)).catch(() => ({ ended: 0, commands: [] as string[] }));
+  if (ended === 0) return '';
+  const what = commands.map((c) => (c.length > 80 ? `${c.slice(0, 79)}…` : c)).join('; ');
+  return `ended ${ended} leftover process${ended === 1 ? '' : 'es'} (${what})`;
 }
 
 /** The last complete event of events.jsonl, read from the file's end only (init does this for every run). */

@@ -24,12 +24,15 @@ import { ToolExecutor } from './tool-executor.js';
 import { isTerminalRunState } from './run-state-machine.js';
 
 export const TRACE_FILE = 'runtime/trace.jsonl';
+export const PROCESS_LEDGER_FILE = 'runtime/processes.json';
 
 /** What the exec engineer's ProcessRegistry offers the loop (duck-typed to keep runtime → tools light). */
 export interface NoticeSource {
   drainNotices(runId: string): string[];
   /** Ends the background sessions a run left behind. */
   killScope?(runId: string): Promise<void>;
+  /** Records the run's live process groups in `file` (runtime/processes.json) while they run. */
+  trackScope?(runId: string, file: string): void;
 }
 
 export interface EngineDeps {
@@ -99,6 +102,8 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
     runReporter = pipeline.reporter({ operationId: rec.runId, targetType: 'runtime', source: 'runtime' });
     runReporter.start(`run ${rec.runId} (${plugin.name})`);
     rec.status.started_at = new Date(startedMs).toISOString();
+    // before any tool can spawn: what this run starts is on disk while it lives (a SIGKILL runs no handler)
+    deps.processRegistry?.trackScope?.(rec.runId, join(workspace.root, PROCESS_LEDGER_FILE));
     toState('created');
     publish('lifecycle', { phase: 'start', startedAt: startedMs });
 

@@ -28,7 +28,7 @@ import { defaultSkillsDir } from './package-root.js';
 import { PluginRegistry } from './plugin-registry.js';
 import { resolveCapabilities } from './run-capabilities.js';
 import { executeRun, finalise, type NoticeSource } from './run-engine.js';
-import { completeTerminalEvent, markInterrupted, ownedByLiveProcess, writeOwner } from './interrupted-runs.js';
+import { completeTerminalEvent, endLeftovers, markInterrupted, ownedByLiveProcess, writeOwner } from './interrupted-runs.js';
 import type { RunHooks } from './run-hooks.js';
 import { createRunId, isRunId } from './run-id.js';
 import { RunMetrics } from './run-metrics.js';
@@ -168,6 +168,8 @@ export class RunService implements RunServiceApi {
       } else if (isTerminalRunState(status.status) && !(await ownedByLiveProcess(this.runsDir, id))) {
         // a live owner writes its status just before its terminal event: only a dead owner's run is repaired
         await completeTerminalEvent(this.runsDir, status).catch(() => false);
+        // killed while it finished: what it still ran is ended too
+        await endLeftovers(join(this.runsDir, id));
       }
       this.index.set(id, status);
     }

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { OperationReporter } from '../events/operation-reporter-types.js';
 import { type ExecLimits, readExecLimits, clamp, JOB_TTL_MS_RANGE } from './exec-config.js';
+import { ProcessLedger } from './process-ledger.js';
 import { ProcessSession } from './process-session.js';
 import { spawnSupervised } from './supervised-child.js';
 
@@ -45,6 +46,8 @@ export class ProcessRegistry {
   readonly limits: ExecLimits;
   private readonly sessions = new Map<string, ProcessSession>();
   private readonly notices = new Map<string, PendingNotice[]>();
+  /** Scopes whose live sessions are recorded on disk (a run's runtime/processes.json). */
+  private readonly ledgers = new Map<string, ProcessLedger>();
   private readonly notifyOnExit: boolean;
   private readonly notifyOnExitEmptySuccess: boolean;
   private readonly sweeper: NodeJS.Timeout;
@@ -75,11 +78,22 @@ export class ProcessRegistry {
     );
     const notify = opts.notifyOnExit ?? this.notifyOnExit;
     const emptyToo = opts.notifyOnExitEmptySuccess ?? this.notifyOnExitEmptySuccess;
+    const ledger = this.ledgers.get(opts.scopeKey);
+    if (ledger && child.pid !== undefined) ledger.add({ session_id: id, pid: child.pid, pgid: child.pid, command: opts.command });
     session.attach(child, opts.timeoutMs ?? 0, (s) => {
+      ledger?.remove(s.id);
       if (notify && s.backgrounded) this.queueNotice(s, emptyToo);
       this.sweep();
     });
     return session;
+  }
+
+  /**
+   * Records the process group of each session this scope starts from now on in `file` (removed
+   * again when the session ends), so a later Runtrail can end what a SIGKILLed one left running.
+   */
+  trackScope(scopeKey: string, file: string): void {
+    this.ledgers.set(scopeKey, new ProcessLedger(file));
   }
 
   /** A background session of this scope (foreground ones are private to their exec call). */
@@ -129,6 +143,7 @@ export class ProcessRegistry {
     await Promise.all(mine.map((s) => s.end('cancel')));
     for (const s of mine) this.forget(s);
     this.notices.delete(scopeKey);
+    this.ledgers.delete(scopeKey);
   }
 
   /** Server shutdown: ends everything; the registry refuses new sessions afterwards. */

@@ -1,0 +1,88 @@
+/**
+ * Issue 8 §3: a Runtrail killed with SIGKILL runs no handler, so its runs' children used to live on
+ * forever (after a restart too). Each live session's group is now in the run's runtime/processes.json;
+ * the next Runtrail on the data dir ends them and says so in the run's diagnosis.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runtrailPackageRoot } from '../../src/runtime/package-root.js';
+import { getJson, postJson } from '../server/helpers.js';
+import { eventually, liveProcesses, marker } from '../tools/helpers.js';
+
+const MAIN = join(runtrailPackageRoot(), 'dist', 'src', 'cli', 'main.js');
+const children: ChildProcess[] = [];
+let dir = '';
+
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function runtrail(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const clean: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('RUNTRAIL_')) clean[k] = v;
+  const child = spawn(process.execPath, [MAIN, ...args], { cwd: dir, env: { ...clean, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let out = '';
+  child.stdout!.setEncoding('utf8').on('data', (s: string) => (out += s));
+  child.stderr!.setEncoding('utf8').on('data', (s: string) => (out += s));
+  const exited = new Promise<number | null>((r) => child.once('close', (code) => r(code)));
+  return { child, out: () => out, exited };
+}
+
+async function killHard(child: ChildProcess): Promise<void> {
+  child.kill('SIGKILL');
+  await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r(null) : child.once('close', r)));
+}
+
+const runsDir = () => join(dir, 'data', 'runs');
+/** The command's processes, not the `runtrail run … command=sleep M` whose arguments name it too. */
+const commandProcesses = (m: string) => liveProcesses(m).filter((l) => !l.includes(MAIN));
+
+describe.runIf(existsSync(MAIN))('children of a Runtrail killed with SIGKILL', () => {
+  it('are ended when the server starts again, and the run says so', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'runtrail-sigkill-'));
+    const m = marker();
+    const serve = () => {
+      const p = runtrail(['serve', '--port', '0', '--data-dir', 'data'], { RUNTRAIL_ENABLE_SHELL_TASK: '1' });
+      return eventually(() => /serving on (http:\S+)/.test(p.out()), 20_000).then(() => ({ ...p, url: /serving on (http:\S+)/.exec(p.out())![1] }));
+    };
+    const first = await serve();
+    const { status, body } = await postJson(`${first.url}/api/runs`, { plugin: 'shell_task', input: { command: `sleep ${m}` } });
+    expect(status).toBe(201);
+    const runId = body.run_id as string;
+    // `/bin/sh -c sleep M` and `sleep M`
+    expect(await eventually(() => liveProcesses(m).length === 2, 20_000)).toBe(true);
+    expect(existsSync(join(runsDir(), runId, 'runtime', 'processes.json'))).toBe(true);
+    await killHard(first.child);
+    expect(liveProcesses(m)).toHaveLength(2); // what the defect was: nothing ends them
+
+    const second = await serve();
+    const run = await getJson(`${second.url}/api/runs/${runId}`);
+    expect(run.body.status).toBe('failed');
+    expect(run.body.diagnosis.code).toBe('interrupted');
+    expect(run.body.diagnosis.detail).toContain('ended 2 leftover processes');
+    expect(liveProcesses(m)).toEqual([]);
+    expect(existsSync(join(runsDir(), runId, 'runtime', 'processes.json'))).toBe(false);
+  }, 60_000);
+
+  it('are ended by the next runtrail command on the data dir after `runtrail run` was killed', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'runtrail-sigkill-'));
+    const m = marker();
+    const run = runtrail(['run', 'shell_task', '--input', `command=sleep ${m}`, '--data-dir', 'data']);
+    expect(await eventually(() => commandProcesses(m).length === 2, 20_000)).toBe(true);
+    const runId = /▶ (run_\d{8}_\d{6}_\d{6})/.exec(run.out())![1];
+    await killHard(run.child);
+    expect(commandProcesses(m)).toHaveLength(2);
+
+    const list = runtrail(['runs', '--data-dir', 'data']);
+    expect(await list.exited).toBe(0);
+    expect(commandProcesses(m)).toEqual([]);
+    const status = JSON.parse(readFileSync(join(runsDir(), runId, 'runtime', 'run_status.json'), 'utf8')) as { status: string; diagnosis: { detail: string } };
+    expect(status.status).toBe('failed');
+    expect(status.diagnosis.detail).toMatch(/^ended 2 leftover processes \(sleep /);
+  }, 60_000);
+});
