@@ -62,6 +62,61 @@ describe('parseFeedbackCsv', () => {
     expect(v.textColumn).toBe('whatever');
     expect(v.warnings[0]).toMatch(/whatever/);
   });
+  it('chooses the text column by content when no header names it: sentences, not the longest column', () => {
+    const v = rows(
+      [
+        'customer,link,remarks',
+        'Alice Johnson,https://example.com/accounts/alice-johnson/settings/export?tab=history,the export keeps failing on large files',
+        'Bob Lee,https://example.com/accounts/bob-lee/settings/notifications?tab=email,notifications arrive a day late',
+        'Chen Wei,https://example.com/accounts/chen-wei/settings/billing?tab=invoices,I was charged twice this month',
+      ].join('\n'),
+    );
+    expect(v.textColumn).toBe('remarks');
+    expect(v.warnings[0]).toMatch(/no known text header; using column "remarks"/);
+  });
+  it('refuses a file where no column holds free text, listing the columns and how to name the text column', () => {
+    const r = parseFeedbackCsv('name,age\nalice,31\nbob,42\n');
+    expect(r.ok).toBe(false);
+    const e = r.ok ? '' : r.error;
+    expect(e).toContain('no column holds free-text feedback');
+    expect(e).toContain('columns found: "name" ("alice"), "age" ("31")');
+    expect(e).toMatch(/Name the column that holds the feedback text one of "text", "feedback", "feedback_text", "comment", "反馈内容", "コメント", "comentario", "commentaire", "kommentar", "comentário"/);
+    // categories repeated down a column are not feedback either
+    const cat = parseFeedbackCsv(['id,kind,status', ...Array.from({ length: 12 }, (_, i) => `${i},Feature request,In progress`)].join('\n'));
+    expect(!cat.ok && cat.error).toMatch(/no column holds free-text feedback/);
+  });
+  it('refuses a file whose text column is empty in every row and no other column holds text', () => {
+    const r = parseFeedbackCsv('id,text,channel\n1,,web\n2,  ,ios\n');
+    expect(!r.ok && r.error).toMatch(/the text column "text" is empty in every row .*columns found: "id" \("1"\), "text" \(empty\), "channel" \("web"\)/);
+  });
+  it('falls back to a column of sentences when the named text column is empty', () => {
+    const v = rows('id,text,notes\n1,,the calendar sync stopped working again\n2,,search never finds my old notes\n');
+    expect(v.textColumn).toBe('notes');
+    expect(v.warnings[0]).toMatch(/"text" is empty in every row; using column "notes"/);
+  });
+  it.each([
+    ['Chinese', '编号,反馈内容,平台,评分,日期', 'FK-1,同步太慢了，改完笔记要等好几分钟才能看到,iOS,2,2026-05-01'],
+    ['Traditional Chinese', '編號,回饋內容,來源,評分,時間', 'FK-1,同步太慢了,iOS,2,2026-05-01'],
+    ['Japanese', '番号,コメント,プラットフォーム,評価,日付', 'FK-1,同期が遅すぎます,iOS,2,2026-05-01'],
+    ['Spanish', 'ID,Comentario,Plataforma,Valoración,Fecha', 'FK-1,La sincronización es muy lenta,iOS,2,2026-05-01'],
+    ['French', 'Identifiant;Commentaire;Canal;Note;Date', 'FK-1;La synchronisation est trop lente;iOS;2;2026-05-01'],
+    ['German', 'Nr;Kommentar;Plattform;Bewertung;Datum', 'FK-1;Die Synchronisierung ist viel zu langsam;iOS;2;2026-05-01'],
+    ['Portuguese', 'Código,Comentário,Plataforma,Nota,Data', 'FK-1,A sincronização é muito lenta,iOS,2,2026-05-01'],
+  ])('recognises %s headers for id, text, rating, channel and date', (_lang, header, row) => {
+    const v = rows(`${header}\n${row}\n`);
+    expect(v.idSource).toBe('column');
+    expect(v.rows[0]).toMatchObject({ feedback_id: 'FK-1', rating: 2, channel: 'iOS', date: '2026-05-01', extra: {} });
+    expect(v.textColumn).toBe(header.split(/[;,]/)[1]);
+    expect(v.warnings).toEqual([]);
+  });
+  it('reads ratings written with units or stars, and ignores a rating header holding text', () => {
+    const v = rows('id,text,评分\n1,好用,4星\n2,不好用,★★☆☆☆\n3,一般,3 分\n4,ok,4/5\n');
+    expect(v.rows.map((r) => r.rating)).toEqual([4, 2, 3, 4]);
+    const t = rows('id,text,rating\n1,slow sync,great product\n2,crashes,meh\n');
+    expect(t.ratingColumn).toBeNull();
+    expect(t.rows[0].extra).toEqual({ rating: 'great product' });
+    expect(t.warnings).toContain('column "rating" does not hold numeric ratings; ratings ignored');
+  });
   it('honours maxRows', () => {
     const r = parseFeedbackCsv('text\na\nb\nc\n', { maxRows: 2 });
     expect(r.ok && r.value.rows.length).toBe(2);

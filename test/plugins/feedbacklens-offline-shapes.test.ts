@@ -110,16 +110,33 @@ describe('feedbacklens offline procedure on any CSV', () => {
     expect(r.toolCalls.some((c) => c.name === 'execute_skill')).toBe(false);
   });
 
-  it('gives up with a clear answer when the CSV cannot be read', async () => {
+  it('ends the run failed, with the read error, when the CSV cannot be read', async () => {
     ws = createTempWorkspace();
     const r = await driveOffline(plugin, { csv_path: 'input/missing.csv' }, ws);
-    expect(r.finalText).toMatch(/could not complete the analysis: reading the CSV failed 2 time\(s\)/);
-    expect(r.issues.map((i) => i.check)).toContain('required_output');
+    expect(r.error?.code).toBe('input_unusable');
+    expect(r.error?.message).toMatch(/could not complete the analysis: reading the CSV failed 1 time\(s\)\. Last error: cannot read "input\/missing\.csv"/);
+    expect(r.finalText).toBe('');
+    expect(r.toolCalls.map((c) => c.name)).toEqual(['read_feedback_csv']);
   });
 
-  it('gives up when the file has no text column', async () => {
+  it('ends the run failed when the file has no text column', async () => {
     const r = await runOn('id,rating\n1,3\n2,4\n');
-    expect(r.finalText).toMatch(/no text column found/);
+    expect(r.error?.message).toMatch(/no text column found/);
+  });
+
+  it('does not analyse a CSV without feedback text (name,age): the run fails, listing the columns and how to name the text column', async () => {
+    const r = await runOn('name,age\nalice,31\nbob,42\n');
+    expect(r.toolCalls.some((c) => c.name === 'feedback_stats')).toBe(false);
+    expect(r.error?.code).toBe('input_unusable');
+    expect(r.error?.message).toContain('no column holds free-text feedback');
+    expect(r.error?.message).toContain('"name" ("alice"), "age" ("31")');
+    expect(r.error?.message).toMatch(/Name the column that holds the feedback text one of "text", "feedback", .*"反馈内容"/);
+  });
+
+  it('fails when the text column is empty in every row', async () => {
+    const r = await runOn('id,text,channel\n1,,web\n2,  ,ios\n');
+    expect(r.error?.message).toContain('the text column "text" is empty in every row');
+    expect(r.error?.message).toContain('"id" ("1"), "text" (empty), "channel" ("web")');
   });
 });
 

@@ -1,6 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+import { builtinPlugins } from '../../src/plugins/builtin-plugins.js';
 import { createFeedbackLensPlugin } from '../../src/plugins/feedbacklens/feedbacklens-plugin.js';
+import { defaultSkillsDir } from '../../src/runtime/package-root.js';
 import { driveOffline } from './helpers/offline-driver.js';
 import { createTempWorkspace, type TempWorkspace } from './helpers/temp-workspace.js';
 
@@ -33,4 +38,44 @@ describe('feedbacklens offline procedure', () => {
     const report = readFileSync(`${ws.root}/artifacts/insight_report.md`, 'utf8');
     expect(report).toMatch(/## Executive Summary/);
   });
+});
+
+class Sink {
+  text = '';
+  isTTY = false;
+  write(s: string) {
+    this.text += s;
+    return true;
+  }
+}
+
+describe('runtrail run feedbacklens on a CSV without feedback text', () => {
+  let dir: string | undefined;
+  afterEach(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  it('exits 1 with the diagnosis naming the columns and how to name the text column (it used to complete)', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'runtrail-fl-notext-'));
+    const csv = join(dir, 'people.csv');
+    writeFileSync(csv, 'name,age\nalice,31\nbob,42\n');
+    const stdout = new Sink();
+    const stderr = new Sink();
+    const code = await runCli(['run', 'feedbacklens', '--input', `csv_path=${csv}`], {
+      plugins: builtinPlugins(),
+      stdout,
+      stderr,
+      env: { RUNTRAIL_DATA_DIR: join(dir, 'data') },
+      cwd: dir,
+      skillsDir: defaultSkillsDir(),
+    });
+    const out = stdout.text + stderr.text;
+    expect(code).toBe(1);
+    expect(out).toMatch(/run run_\S+ failed/);
+    expect(out).toContain('no column holds free-text feedback (columns found: "name" ("alice"), "age" ("31"))');
+    expect(out).toContain('Name the column that holds the feedback text one of "text"');
+    expect(out).not.toContain('mention alice');
+    expect(out).not.toContain('stop validation failed');
+  }, 30_000);
 });

@@ -53,7 +53,8 @@ export class FeedbackDataset {
     }
     const { text, encoding } = decodeText(bytes);
     const parsed = parseFeedbackCsv(text, { maxRows: Math.min(this.maxRows ?? HARD_ROW_LIMIT, HARD_ROW_LIMIT) });
-    if (!parsed.ok) return { ok: false, error: `${path}: ${parsed.error}`, hint: 'the file needs a header row and a text column' };
+    // parse errors name the file's problem and its fix themselves
+    if (!parsed.ok) return { ok: false, error: `${path}: ${parsed.error}`, hint: '' };
     const v = parsed.value;
     await this.ws.writeRuntimeJson(
       EVIDENCE_INDEX_FILE,

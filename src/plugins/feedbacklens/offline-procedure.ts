@@ -21,10 +21,17 @@ export const CSV_PROFILE_SKILL = 'csv_profile';
 const MAX_FAILURES = 2;
 
 
-function giveUp(what: string, r: SeenToolResult[]): ModelTurn {
+/**
+ * Ends the run as failed, with the tool's own diagnosis as the run's: no final answer is given,
+ * since one would read as a completed analysis of data that could not be analysed.
+ */
+function giveUp(what: string, r: SeenToolResult[], code = 'analysis_failed'): ModelTurn {
   const last = r[r.length - 1];
-  const why = last ? ((last.data?.error as string | undefined) ?? last.content).slice(0, 500) : 'unknown error';
-  return { text: `I could not complete the analysis: ${what} failed ${r.length} time(s). Last error: ${why}` };
+  const why = last ? ((last.data?.error as string | undefined) ?? last.content).slice(0, 1500) : 'unknown error';
+  const hint = typeof last?.data?.hint === 'string' ? ` (${last.data.hint})` : '';
+  return {
+    error: { code, message: `I could not complete the analysis: ${what} failed ${r.length} time(s). Last error: ${why}${hint}`, retryable: false },
+  };
 }
 
 /** "(12000 rows, 5 columns; artifacts/csv_profile.json)" from execute_skill's content, which ends in the skill's JSON result. */
@@ -55,7 +62,8 @@ export const feedbackLensOfflineProcedure: OfflineProcedure = (state): ModelTurn
   const read = lastOk(results, 'read_feedback_csv');
   if (!read) {
     const f = failures(results, 'read_feedback_csv');
-    if (f.length >= MAX_FAILURES) return giveUp('reading the CSV', f);
+    // the file itself is the problem (missing, no text column, ...): reading it again cannot help
+    if (f.length >= 1) return giveUp('reading the CSV', f, 'input_unusable');
     return { reasoning: 'Step 1: read the feedback CSV and build the evidence index.', toolCalls: [call('read_feedback_csv', { offset: 0, limit: 20 })] };
   }
   const readData = read.data ?? {};

@@ -4,9 +4,12 @@ import type { BusinessPlugin, ValidationIssue, WorkspaceAccess } from '../../../
 import type { ChatMessage, ToolSpec } from '../../../src/providers/model-provider.js';
 import type { AnyToolDefinition } from '../../../src/tools/tool.js';
 import { contractValidator } from '../../../src/plugins/shared/contract-validator.js';
+import { checkSchema, issuesText, jsonSchemaOf, parseSchema } from '../../../src/tools/schema.js';
 
 export interface DriveResult {
   finalText: string;
+  /** the error turn the procedure ended the run with, if it did */
+  error?: { code: string; message: string };
   messages: ChatMessage[];
   toolCalls: Array<{ name: string; ok: boolean; content: string }>;
   issues: ValidationIssue[];
@@ -18,18 +21,23 @@ export async function driveOffline<I>(
   workspace: WorkspaceAccess,
   opts: { goal?: string; maxIterations?: number; extraTools?: AnyToolDefinition[] } = {},
 ): Promise<DriveResult> {
-  const parsed = plugin.inputSchema.parse(input);
+  const parsed = parseSchema(plugin.inputSchema, input);
   const goal = opts.goal ?? plugin.defaultGoal;
   const tools = [
     ...plugin.createTools({ runId: workspace.runId, input: parsed, goal, workspace, notice: () => {} }),
     ...(opts.extraTools ?? []),
   ];
-  const specs: ToolSpec[] = tools.map((t) => ({ name: t.name, description: t.description, inputSchema: z.toJSONSchema(t.parameters) as Record<string, unknown> }));
+  const specs: ToolSpec[] = tools.map((t) => ({ name: t.name, description: t.description, inputSchema: jsonSchemaOf(t.parameters) }));
   const messages: ChatMessage[] = [{ role: 'user', content: goal }];
   const toolCalls: DriveResult['toolCalls'] = [];
   let finalText = '';
+  let error: DriveResult['error'];
   for (let i = 0; i < (opts.maxIterations ?? 20); i++) {
     const turn = await plugin.offlineProcedure({ system: plugin.promptFragments.join('\n'), messages, tools: specs });
+    if (turn.error) {
+      error = { code: turn.error.code, message: turn.error.message };
+      break;
+    }
     const calls = (turn.toolCalls ?? []).map((c, k) => ({ id: `call_${i}_${k}`, name: c.name, args: c.args }));
     messages.push({ role: 'assistant', content: turn.text ?? '', ...(calls.length ? { toolCalls: calls } : {}) });
     if (calls.length === 0) {
@@ -42,10 +50,10 @@ export async function driveOffline<I>(
       let content: string;
       if (!tool) content = `unknown tool ${c.name}`;
       else {
-        const a = tool.parameters.safeParse(c.args);
-        if (!a.success) content = `invalid arguments: ${a.error.message}`;
+        const a = checkSchema(tool.parameters, c.args);
+        if (!a.ok) content = `invalid arguments: ${issuesText(a.issues)}`;
         else {
-          const r = await tool.execute(a.data);
+          const r = await tool.execute(a.value);
           ok = r.ok;
           content = r.content;
         }
@@ -57,5 +65,5 @@ export async function driveOffline<I>(
   const ctx = { runId: workspace.runId, input: parsed, workspace };
   const issues: ValidationIssue[] = [];
   for (const v of [contractValidator(plugin.artifacts), ...plugin.validators]) issues.push(...(await v.validate(ctx as never)));
-  return { finalText, messages, toolCalls, issues };
+  return { finalText, ...(error ? { error } : {}), messages, toolCalls, issues };
 }

@@ -1,18 +1,14 @@
 /**
  * CSV text → normalised feedback rows. Handles quoted commas/newlines (csv-parse), a BOM,
- * `;`/tab/`|` delimiters, header aliases, missing or duplicate ids and blank rows.
+ * `;`/tab/`|` delimiters, header aliases in several languages (header-aliases.ts), a text column
+ * found by content when no header names it, missing or duplicate ids and blank rows.
  */
 import { parse } from 'csv-parse/sync';
 import type { FeedbackRow, IdSource } from './feedback-row.js';
+import { CHANNEL_ALIASES, DATE_ALIASES, headerKey, ID_ALIASES, RATING_ALIASES } from './header-aliases.js';
+import { chooseTextColumn } from './text-column.js';
 
-export const ID_ALIASES = ['feedback_id', 'id', 'feedbackid', 'review_id', 'response_id', 'ticket_id', 'comment_id', 'uid'];
-export const TEXT_ALIASES = [
-  'text', 'feedback', 'feedback_text', 'comment', 'comments', 'content', 'review', 'review_text',
-  'message', 'body', 'response', 'verbatim', 'description',
-];
-export const RATING_ALIASES = ['rating', 'score', 'stars', 'star_rating', 'csat', 'nps', 'nps_score'];
-export const CHANNEL_ALIASES = ['channel', 'source', 'platform', 'origin'];
-export const DATE_ALIASES = ['date', 'created_at', 'created', 'submitted_at', 'timestamp', 'time', 'submitted'];
+export { ID_ALIASES, TEXT_ALIASES, RATING_ALIASES, CHANNEL_ALIASES, DATE_ALIASES } from './header-aliases.js';
 
 export interface ParsedFeedback {
   rows: FeedbackRow[];
@@ -30,10 +26,6 @@ export interface ParsedFeedback {
 }
 
 export type ParseResult = { ok: true; value: ParsedFeedback } | { ok: false; error: string };
-
-function normaliseHeader(h: string): string {
-  return h.replace(/^\uFEFF/, '').trim().toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '_').replace(/^_|_$/g, '');
-}
 
 /** The delimiter that appears most often outside quotes in the header line. */
 export function detectDelimiter(text: string): string {
@@ -64,12 +56,30 @@ function findColumn(norm: string[], aliases: string[]): number {
   return -1;
 }
 
-function parseRating(v: string | undefined): number | null {
+// "4/5", "4 stars", "4星", "4分", "4点", "4 estrellas", "4 étoiles", "4 Sterne", "4 estrelas"
+const RATING_SUFFIX_RE = /\s*(?:\/\s*\d+(?:\.\d+)?|星|颗星|分|点|つ星|stars?|estrellas?|[ée]toiles?|sterne?|estrelas?)$/iu;
+
+export function parseRating(v: string | undefined): number | null {
   if (v === undefined) return null;
-  const s = v.trim().replace(',', '.');
+  const s = v.trim().normalize('NFKC').replace(',', '.');
   if (s === '') return null;
-  const n = Number(s.replace(/\s*\/\s*\d+$/, '')); // "4/5" → 4
+  // "★★★★☆" counts the filled stars
+  if (/^[★☆]+$/u.test(s)) return [...s].filter((c) => c === '★').length;
+  const n = Number(s.replace(RATING_SUFFIX_RE, ''));
   return Number.isFinite(n) ? n : null;
+}
+
+/** A rating header whose values are mostly not ratings (free text, say) is not the rating column. */
+function mostlyRatings(data: string[][], c: number): boolean {
+  let filled = 0;
+  let numeric = 0;
+  for (const r of data.slice(0, 200)) {
+    const v = r[c];
+    if (v === undefined || v.trim() === '') continue;
+    filled++;
+    if (parseRating(v) !== null) numeric++;
+  }
+  return filled === 0 || numeric / filled >= 0.8;
 }
 
 export function parseFeedbackCsv(text: string, opts: { maxRows?: number } = {}): ParseResult {
@@ -89,36 +99,22 @@ export function parseFeedbackCsv(text: string, opts: { maxRows?: number } = {}):
   }
   if (records.length === 0) return { ok: false, error: 'the CSV file has no rows' };
   const columns = records[0].map((h) => h.replace(/^\uFEFF/, '').trim());
-  const norm = columns.map(normaliseHeader);
+  const norm = columns.map(headerKey);
   const data = records.slice(1);
   if (data.length === 0) return { ok: false, error: `the CSV has a header (${columns.join(', ')}) but no data rows` };
   const warnings: string[] = [];
 
   const idCol = findColumn(norm, ID_ALIASES);
-  let textCol = findColumn(norm, TEXT_ALIASES);
-  if (textCol < 0) {
-    // No known text header: take the column with the longest non-numeric values.
-    let bestLen = -1;
-    for (let c = 0; c < columns.length; c++) {
-      if (c === idCol) continue;
-      let len = 0;
-      for (const r of data.slice(0, 200)) {
-        const v = r[c] ?? '';
-        if (v.trim() !== '' && !Number.isFinite(Number(v))) len += v.length;
-      }
-      if (len > bestLen) {
-        bestLen = len;
-        textCol = c;
-      }
-    }
-    if (textCol < 0 || bestLen <= 0) {
-      return { ok: false, error: `no text column found; expected a header such as ${TEXT_ALIASES.slice(0, 5).join(', ')} (got: ${columns.join(', ')})` };
-    }
-    warnings.push(`no known text header; using column "${columns[textCol]}" as the feedback text`);
-  }
-  const ratingCol = findColumn(norm, RATING_ALIASES);
-  const channelCol = findColumn(norm, CHANNEL_ALIASES);
-  const dateCol = findColumn(norm, DATE_ALIASES);
+  const choice = chooseTextColumn(columns, norm, data, idCol >= 0 ? [idCol] : []);
+  if (!choice.ok) return { ok: false, error: choice.error };
+  const textCol = choice.column;
+  if (choice.warning) warnings.push(choice.warning);
+  const ratingAlias = findColumn(norm, RATING_ALIASES);
+  const ratingCol = ratingAlias >= 0 && ratingAlias !== textCol && mostlyRatings(data, ratingAlias) ? ratingAlias : -1;
+  if (ratingAlias >= 0 && ratingCol < 0 && ratingAlias !== textCol) warnings.push(`column "${columns[ratingAlias]}" does not hold numeric ratings; ratings ignored`);
+  const notText = (c: number): number => (c === textCol ? -1 : c);
+  const channelCol = notText(findColumn(norm, CHANNEL_ALIASES));
+  const dateCol = notText(findColumn(norm, DATE_ALIASES));
   const known = new Set([idCol, textCol, ratingCol, channelCol, dateCol]);
 
   const limit = opts.maxRows ?? Number.POSITIVE_INFINITY;
@@ -163,7 +159,9 @@ export function parseFeedbackCsv(text: string, opts: { maxRows?: number } = {}):
       extra,
     });
   }
-  if (rows.length === 0) return { ok: false, error: `every row's text column "${columns[textCol]}" is empty` };
+  if (rows.length === 0) {
+    return { ok: false, error: `every row's text column "${columns[textCol]}" is empty (columns found: ${columns.map((c) => JSON.stringify(c)).join(', ')})` };
+  }
   if (skippedBlank > 0) warnings.push(`${skippedBlank} row(s) with empty text skipped`);
   if (idCol >= 0 && generated > 0) warnings.push(`${generated} row(s) had no id; generated row-<n> ids`);
   return {

@@ -19,7 +19,9 @@ export function createReadFeedbackCsvTool(data: FeedbackDataset, productName: st
   return {
     name: 'read_feedback_csv',
     description:
-      'Read the feedback CSV (header aliases: id/feedback_id, text/feedback/comment/content; rating, channel, date optional). ' +
+      'Read the feedback CSV (header aliases in English, Chinese, Japanese, Spanish, French, German and Portuguese: ' +
+      'id/feedback_id/编号/番号, text/feedback/comment/反馈内容/コメント/comentario…; without a known text header the column of sentences is the text; ' +
+      'rating, channel, date optional). Fails, listing the columns found, when no column holds feedback text. ' +
       'Writes runtime/evidence_index.json and returns normalised rows one page at a time (offset/limit; next_offset is null on the last page).',
     parameters: readFeedbackCsvArgs,
     async execute(args) {
