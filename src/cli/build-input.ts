@@ -1,7 +1,6 @@
 /** `--input key=value`… and `--input-json JSON|@file` → the run's input object. */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { z } from 'zod';
 import { UsageError } from './cli-io.js';
 
 export function parseInputJson(value: string, cwd: string): Record<string, unknown> {
@@ -37,11 +36,12 @@ export function parseInputPairs(pairs: string[]): Record<string, string> {
  * Strings from `--input` stay strings unless the plugin's schema rejects them and their JSON reading
  * (a number, boolean or null) fits: `--input max_rows=500` then becomes 500.
  */
-export function coerceInput(input: Record<string, unknown>, fromPairs: Set<string>, schema: z.ZodType): Record<string, unknown> {
-  const r = schema.safeParse(input);
-  if (r.success) return input;
+/** `issues` is the plugin's input check: the fields it names that came from key=value text are tried as JSON. */
+export function coerceInput(input: Record<string, unknown>, fromPairs: Set<string>, issues: (v: unknown) => Array<{ path: Array<string | number> }>): Record<string, unknown> {
+  const found = issues(input);
+  if (found.length === 0) return input;
   const out = { ...input };
-  for (const issue of r.error.issues) {
+  for (const issue of found) {
     const key = String(issue.path[0] ?? '');
     if (!fromPairs.has(key) || typeof out[key] !== 'string') continue;
     try {

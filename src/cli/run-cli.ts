@@ -13,6 +13,7 @@ import { RunService } from '../runtime/run-service.js';
 import type { CreateRunRequest, RunLimits, RunStatusFile } from '../runtime/run-service-types.js';
 import type { RunStatus } from '../events/agent-event.js';
 import { listSkills } from '../runtime/compute-skills.js';
+import { checkPluginInput, pluginInputJsonSchema } from '../runtime/plugin-input.js';
 import { coerceInput, parseInputJson, parseInputPairs } from './build-input.js';
 import { EXIT, UsageError, type CliDeps } from './cli-io.js';
 import { WIRE_FORMATS, createWireWriter, type WireFormat } from './wire-output.js';
@@ -149,7 +150,10 @@ async function runCommand(args: string[], deps: CliDeps): Promise<number> {
   let input: Record<string, unknown> = typeof values['input-json'] === 'string' ? parseInputJson(values['input-json'], deps.cwd) : {};
   const pairs = parseInputPairs((values.input as string[] | undefined) ?? []);
   input = { ...input, ...pairs };
-  if (plugin) input = coerceInput(input, new Set(Object.keys(pairs)), plugin.inputSchema);
+  if (plugin) input = coerceInput(input, new Set(Object.keys(pairs)), (v) => {
+    const r = checkPluginInput(plugin, v);
+    return r.ok ? [] : r.issues;
+  });
   const limits: Partial<RunLimits> = {};
   const mi = intOpt(values, 'max-iterations', 1);
   if (mi !== undefined) limits.max_iterations = mi;
@@ -302,12 +306,7 @@ async function replayCommand(args: string[], deps: CliDeps): Promise<number> {
 function pluginsCommand(args: string[], deps: CliDeps): number {
   const { values } = parse(args, { json: { type: 'boolean' } });
   const rows = [...deps.plugins].sort((a, b) => a.name.localeCompare(b.name)).map((p) => {
-    let schema: { properties?: Record<string, unknown>; required?: string[] } = {};
-    try {
-      schema = z.toJSONSchema(p.inputSchema, { io: 'input', unrepresentable: 'any' }) as typeof schema;
-    } catch {
-      schema = {};
-    }
+    const schema = pluginInputJsonSchema(p) as { properties?: Record<string, unknown>; required?: string[] };
     const required = new Set(schema.required ?? []);
     const inputs = Object.keys(schema.properties ?? {}).map((k) => (required.has(k) ? k : `${k}?`));
     return { name: p.name, version: p.version, description: p.description, inputs, fileInputs: p.fileInputs, defaultSkill: p.defaultSkill, artifacts: p.artifacts.map((a) => a.path) };

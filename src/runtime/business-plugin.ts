@@ -2,8 +2,9 @@
  * What a plugin declares (seed 003): inputs, tools, prompt, plan, artifact contract, validators,
  * and a reference procedure the offline model follows. The runtime owns everything else.
  */
-import type { z } from 'zod';
 import type { AnyToolDefinition } from '../tools/tool.js';
+import type { Schema } from '../tools/schema.js';
+import type { RunLimits } from './run-service-types.js';
 
 /** File-system view a plugin's tools get: every path is resolved and confined by the runtime. */
 export interface WorkspaceAccess {
@@ -48,8 +49,8 @@ export interface ArtifactContract {
   sensitivity: 'public' | 'internal' | 'confidential';
   description: string;
   required: boolean;
-  /** JSON artifacts: the schema the content must satisfy. */
-  schema?: z.ZodType;
+  /** JSON artifacts: the schema the content must satisfy (zod, or JSON Schema checked with ajv). */
+  schema?: Schema;
   /** Markdown artifacts: headings (without #) that must appear. */
   requiredHeadings?: string[];
 }
@@ -76,11 +77,19 @@ export interface StopValidator<Input> {
 export type { ModelTurn, OfflineProcedure } from '../providers/model-turn.js';
 import type { OfflineProcedure } from '../providers/model-turn.js';
 
+/** Where a definition came from: shown by `runtrail agents`, /api/plugins and clash warnings. */
+export interface DefinitionSource {
+  kind: 'builtin' | 'user' | 'project' | 'package';
+  /** The file (or package) it was loaded from; absent for builtins. */
+  file?: string;
+}
+
 export interface BusinessPlugin<Input = Record<string, unknown>> {
   name: string;
   version: string;
   description: string;
-  inputSchema: z.ZodType<Input>;
+  /** The run input's schema: zod (the builtins) or JSON Schema (Markdown agents), strict either way. */
+  inputSchema: Schema<Input>;
   /** Input keys whose values are file paths; the runtime copies them into input/ at creation. */
   fileInputs: string[];
   defaultSkill: string | null;
@@ -90,5 +99,18 @@ export interface BusinessPlugin<Input = Record<string, unknown>> {
   plan: PlanStep[];
   artifacts: ArtifactContract[];
   validators: StopValidator<Input>[];
-  offlineProcedure: OfflineProcedure;
+  /** The reference procedure the offline model follows; without one the offline model refuses the run
+   *  at once (diagnosis `offline_unsupported`) instead of pretending. */
+  offlineProcedure?: OfflineProcedure;
+  /** The agent's own instructions (a Markdown agent's body): the system prompt's Agent Instructions. */
+  instructions?: string;
+  /** Agent Skills granted to the run: listed by name and description, read with `load_skill`. */
+  skills?: string[];
+  /** Model spec used when the request names none (before config.json's and RUNTRAIL_MODEL). */
+  model?: string;
+  /** Folder a relative `script:<file>` model of the definition resolves against. */
+  modelBaseDir?: string;
+  /** Limits of the definition, between config.json's and the request's. */
+  limits?: Partial<RunLimits>;
+  source?: DefinitionSource;
 }

@@ -16,6 +16,7 @@ import type { OfflineProcedure } from '../providers/model-turn.js';
 import { resolveModelProvider, type ModelSpec } from '../providers/resolve-model-provider.js';
 import { loadSkill, skillIncompatibilities, type LoadedSkill } from '../skills/skill-loader.js';
 import type { AnyToolDefinition } from '../tools/tool.js';
+import { checkSchema } from '../tools/schema.js';
 import { defaultProcessRegistry } from '../tools/default-process-registry.js';
 import type { TextFilter } from './agent-loop.js';
 import { DEFAULT_LIMITS } from './agent-loop.js';
@@ -206,12 +207,12 @@ export class RunService implements RunServiceApi {
       });
     }
     // 3. plugin input schema
-    const inputParsed = plugin.inputSchema.safeParse(req.input);
-    if (!inputParsed.success) {
-      const issues = zodIssues(inputParsed.error, 'input');
+    const inputParsed = checkSchema(plugin.inputSchema, req.input);
+    if (!inputParsed.ok) {
+      const issues = inputParsed.issues.map((i) => ({ path: i.path.length ? `input.${i.path.join('.')}` : 'input', message: i.message }));
       this.fail('invalid_request', `invalid input for ${plugin.name}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
     }
-    const input: Record<string, unknown> = { ...(inputParsed.data as Record<string, unknown>) };
+    const input: Record<string, unknown> = { ...(inputParsed.value as Record<string, unknown>) };
     // 4. file inputs: inside the input roots, existing files
     const sources: Record<string, string> = {};
     for (const key of plugin.fileInputs) {

@@ -3,7 +3,7 @@
  * (timeout, AbortSignal, OperationReporter) → validate output → PostToolUse → ToolResult.
  * Every failure becomes an error result with a Diagnosis for the model; nothing here throws.
  */
-import { z } from 'zod';
+import { checkSchema, issuesText, jsonSchemaOf } from '../tools/schema.js';
 import type { DiagnosisInit } from '../events/diagnosis.js';
 import type { OperationReporter } from '../events/operation-reporter-types.js';
 import type { ToolStepKind } from '../events/agent-event.js';
@@ -34,24 +34,13 @@ export interface ExecutedToolCall {
   durationMs: number;
 }
 
-function issuesText(err: z.ZodError): string {
-  return err.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`).join('; ');
-}
-
 function fail(code: string, summary: string, detail = '', hint = '', retryable = false): ToolResult {
   const diagnosis: DiagnosisInit = { code, severity: 'error', summary, detail, hint, retryable };
   return { ok: false, content: `Error: ${summary}${detail ? ` — ${detail}` : ''}${hint ? ` (hint: ${hint})` : ''}`, diagnosis };
 }
 
 export function toolSpecOf(tool: AnyToolDefinition): ToolSpec {
-  let inputSchema: Record<string, unknown>;
-  try {
-    inputSchema = z.toJSONSchema(tool.parameters, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  } catch {
-    inputSchema = { type: 'object' };
-  }
-  delete inputSchema.$schema;
-  return { name: tool.name, description: tool.description, inputSchema };
+  return { name: tool.name, description: tool.description, inputSchema: jsonSchemaOf(tool.parameters) };
 }
 
 export class ToolExecutor {
@@ -112,11 +101,11 @@ export class ToolExecutor {
       return fail('tool_not_found', `unknown tool "${call.name}"`, '', known.length ? `available tools: ${known.join(', ')}` : '');
     }
     // 2. validate args
-    const parsed = tool.parameters.safeParse(call.args);
-    if (!parsed.success) {
-      return fail('invalid_args', `invalid arguments for ${tool.name}`, issuesText(parsed.error), 'fix the arguments to match the tool schema and call it again');
+    const parsed = checkSchema(tool.parameters, call.args);
+    if (!parsed.ok) {
+      return fail('invalid_args', `invalid arguments for ${tool.name}`, issuesText(parsed.issues), 'fix the arguments to match the tool schema and call it again');
     }
-    let args: unknown = parsed.data;
+    let args: unknown = parsed.value;
     // 3. permission
     if (!this.allowed.has(tool.name)) {
       return fail('permission_denied', `tool "${tool.name}" is not allowed in this run`, 'it is outside the capability snapshot');
@@ -131,17 +120,17 @@ export class ToolExecutor {
       }
       if (!d || d.action === 'allow') continue;
       if (d.action === 'deny') return fail('hook_denied', `${h.name} denied ${tool.name}`, d.reason);
-      const again = tool.parameters.safeParse(d.args);
-      if (!again.success) return fail('hook_error', `PreToolUse hook ${h.name} rewrote invalid arguments`, issuesText(again.error));
-      args = again.data;
+      const again = checkSchema(tool.parameters, d.args);
+      if (!again.ok) return fail('hook_error', `PreToolUse hook ${h.name} rewrote invalid arguments`, issuesText(again.issues));
+      args = again.value;
     }
     const finalCall: ToolCallInfo = { ...call, args };
     // 5. handler
     let result = await this.invoke(tool, finalCall);
     // 6. validate output
     if (result.ok && tool.output) {
-      const out = tool.output.safeParse(result.details);
-      if (!out.success) result = fail('invalid_output', `${tool.name} returned output that does not match its schema`, issuesText(out.error));
+      const out = checkSchema(tool.output, result.details);
+      if (!out.ok) result = fail('invalid_output', `${tool.name} returned output that does not match its schema`, issuesText(out.issues));
     }
     // 7. PostToolUse
     for (const h of this.hooks.postToolUse) {

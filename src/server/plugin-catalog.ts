@@ -1,5 +1,5 @@
 /** GET /api/plugins: what the web form is generated from (each plugin's input as JSON Schema). */
-import { z } from 'zod';
+import { pluginInputJsonSchema } from '../runtime/plugin-input.js';
 import type { BusinessPlugin } from '../runtime/business-plugin.js';
 
 export interface PluginInfo {
@@ -13,13 +13,6 @@ export interface PluginInfo {
   artifacts: Array<{ path: string; type: string; description: string; required: boolean }>;
 }
 
-function jsonSchemaOf(schema: unknown): Record<string, unknown> {
-  try {
-    return z.toJSONSchema(schema as z.ZodType, { unrepresentable: 'any', io: 'input' }) as Record<string, unknown>;
-  } catch {
-    return { type: 'object' };
-  }
-}
 
 export function pluginInfo(p: BusinessPlugin): PluginInfo {
   return {
@@ -29,7 +22,7 @@ export function pluginInfo(p: BusinessPlugin): PluginInfo {
     defaultGoal: p.defaultGoal,
     defaultSkill: p.defaultSkill,
     fileInputs: [...p.fileInputs],
-    inputSchema: jsonSchemaOf(p.inputSchema),
+    inputSchema: pluginInputJsonSchema(p),
     artifacts: p.artifacts.map((a) => ({ path: a.path, type: a.type, description: a.description, required: a.required })),
   };
 }

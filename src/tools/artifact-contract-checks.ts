@@ -3,13 +3,13 @@
  * its headings. Shared by the write tools (before they write) and the runtime's stop hooks (after the
  * run), so both say the same thing. Messages name the file, the field path and the offending value.
  */
-import type { z } from 'zod';
+import { checkSchema, formatSchemaPath, type Schema } from './schema.js';
 
 /** The part of an artifact contract the content checks read (structurally the runtime's ArtifactContract). */
 export interface ArtifactContentContract {
   path: string;
   type: string;
-  schema?: z.ZodType;
+  schema?: Schema;
   requiredHeadings?: string[];
 }
 
@@ -20,12 +20,8 @@ export interface ContentIssue {
   message: string;
 }
 
-/** Render a zod issue path the way people write it: themes[0].evidence[1].feedback_id */
-export function formatPath(path: ReadonlyArray<PropertyKey>): string {
-  let out = '';
-  for (const p of path) out += typeof p === 'number' ? `[${p}]` : out === '' ? String(p) : `.${String(p)}`;
-  return out || '(root)';
-}
+/** Render an issue path the way people write it: themes[0].evidence[1].feedback_id */
+export const formatPath = formatSchemaPath;
 
 /** The value at a path, for messages; undefined when absent. */
 export function valueAt(root: unknown, path: ReadonlyArray<PropertyKey>): unknown {
@@ -64,9 +60,9 @@ export function parseJsonArtifact(path: string, textValue: string): { ok: true; 
 
 export function checkJsonValue(contract: ArtifactContentContract, value: unknown, limit = 20): ContentIssue[] {
   if (!contract.schema) return [];
-  const r = contract.schema.safeParse(value);
-  if (r.success) return [];
-  return r.error.issues.slice(0, limit).map((i) => ({
+  const r = checkSchema(contract.schema, value);
+  if (r.ok) return [];
+  return r.issues.slice(0, limit).map((i) => ({
     check: 'json_schema',
     path: contract.path,
     message: `${contract.path}: ${formatPath(i.path)}: ${i.message}${

@@ -1,5 +1,5 @@
 /** The one shape every tool has: the executor, the model specs and the plugins all speak it. */
-import type { z } from 'zod';
+import type { Schema } from './schema.js';
 import type { DiagnosisInit } from '../events/diagnosis.js';
 import type { OperationReporter } from '../events/operation-reporter-types.js';
 
@@ -22,10 +22,10 @@ export interface ToolExecutionContext {
 export interface ToolDefinition<Args = unknown> {
   name: string;
   description: string;
-  /** zod schema of the arguments; also turned into the model's JSON Schema. */
-  parameters: z.ZodType<Args>;
+  /** Schema of the arguments (zod, or JSON Schema checked with ajv); also what the model is shown. */
+  parameters: Schema<Args>;
   /** Optional schema that `details` must satisfy (output validation). */
-  output?: z.ZodType;
+  output?: Schema;
   /** Executor-enforced timeout; default set by the executor. */
   timeoutMs?: number;
   /** Step kind on the wire; `skill` for compute skills. */

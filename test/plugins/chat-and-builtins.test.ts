@@ -3,9 +3,10 @@ import { z } from 'zod';
 import { builtinPlugins } from '../../src/plugins/builtin-plugins.js';
 import { CHAT_HELP, chatInputSchema, createChatPlugin } from '../../src/plugins/chat/chat-plugin.js';
 import { createTempWorkspace } from './helpers/temp-workspace.js';
+import { jsonSchemaOf, parseSchema } from '../../src/tools/schema.js';
 
 const chat = createChatPlugin();
-const reply = async (text: string) => (await chat.offlineProcedure({ system: '', messages: [{ role: 'user', content: text }], tools: [] })).text;
+const reply = async (text: string) => (await chat.offlineProcedure!({ system: '', messages: [{ role: 'user', content: text }], tools: [] })).text;
 
 describe('chat plugin', () => {
   it('explains the commands when asked for help', async () => {
@@ -18,7 +19,7 @@ describe('chat plugin', () => {
     const t = await reply('what is the weather in Hanoi');
     expect(t).toContain('"what is the weather in Hanoi"');
     expect(t).toContain('/run');
-    const turn = await chat.offlineProcedure({ system: '', messages: [{ role: 'user', content: 'x' }], tools: [] });
+    const turn = await chat.offlineProcedure!({ system: '', messages: [{ role: 'user', content: 'x' }], tools: [] });
     expect(turn.toolCalls).toBeUndefined();
   });
   it('has no tools, artifacts or validators and a strict input', () => {
@@ -45,8 +46,8 @@ describe('builtinPlugins', () => {
     const ws = createTempWorkspace();
     const inputs: Record<string, unknown> = { feedbacklens: { csv_path: 'input/a.csv' }, file_summary: { path: 'input/a.md' }, chat: {} };
     for (const p of plugins) {
-      const tools = p.createTools({ runId: 'r', input: p.inputSchema.parse(inputs[p.name]), goal: '', workspace: ws, notice: () => {} });
-      for (const t of tools) expect(z.toJSONSchema(t.parameters)).toMatchObject({ type: 'object' });
+      const tools = p.createTools({ runId: 'r', input: parseSchema(p.inputSchema, inputs[p.name]), goal: '', workspace: ws, notice: () => {} });
+      for (const t of tools) expect(jsonSchemaOf(t.parameters)).toMatchObject({ type: 'object' });
       const names = new Set(tools.map((t) => t.name));
       for (const step of p.plan) for (const tool of step.tools) expect(names.has(tool)).toBe(true);
       for (const a of p.artifacts) expect(a.path).not.toMatch(/\//);

@@ -4,6 +4,7 @@ import { createFeedbackLensPlugin } from '../../src/plugins/feedbacklens/feedbac
 import { feedbackLensInputSchema } from '../../src/plugins/feedbacklens/input-schema.js';
 import type { AnyToolDefinition } from '../../src/tools/tool.js';
 import { createTempWorkspace, type TempWorkspace } from './helpers/temp-workspace.js';
+import { checkSchema, parseSchema } from '../../src/tools/schema.js';
 
 let ws: TempWorkspace;
 let tools: Map<string, AnyToolDefinition>;
@@ -19,13 +20,13 @@ function setup(csv: string | Uint8Array = CSV, input: Record<string, unknown> = 
   ws = createTempWorkspace();
   const csvPath = ws.addInput('fb.csv', csv);
   const plugin = createFeedbackLensPlugin();
-  const parsed = plugin.inputSchema.parse({ csv_path: csvPath, product_name: 'Acme', ...input });
+  const parsed = parseSchema(plugin.inputSchema, { csv_path: csvPath, product_name: 'Acme', ...input });
   tools = new Map(plugin.createTools({ runId: 'r', input: parsed, goal: 'g', workspace: ws, notice: () => {} }).map((t) => [t.name, t]));
 }
 
 async function run(name: string, args: unknown) {
   const tool = tools.get(name)!;
-  const parsed = tool.parameters.parse(args);
+  const parsed = parseSchema(tool.parameters, args);
   const r = await tool.execute(parsed);
   return { ...r, data: JSON.parse(r.content) };
 }
@@ -74,7 +75,7 @@ describe('read_feedback_csv', () => {
     expect(r.data.error).toMatch(/offset 9 is past the last row \(3 rows\)/);
   });
   it('rejects a limit above 500 at argument validation', () => {
-    expect(tools.get('read_feedback_csv')!.parameters.safeParse({ limit: 501 }).success).toBe(false);
+    expect(checkSchema(tools.get('read_feedback_csv')!.parameters, { limit: 501 }).ok).toBe(false);
   });
   it('reports an unreadable path as an error result, not a throw', async () => {
     const r = await run('read_feedback_csv', { path: '../../etc/passwd' });
@@ -130,7 +131,7 @@ describe('feedback_stats and extract_evidence', () => {
     const r = await run('extract_evidence', { feedback_ids: ['x'] });
     expect(r.ok).toBe(false);
     expect(r.data.error).toMatch(/none of the feedback_ids exist: x/);
-    expect(tools.get('extract_evidence')!.parameters.safeParse({}).success).toBe(false);
+    expect(checkSchema(tools.get('extract_evidence')!.parameters, {}).ok).toBe(false);
   });
 });
 

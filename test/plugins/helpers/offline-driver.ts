@@ -33,7 +33,7 @@ export async function driveOffline<I>(
   let finalText = '';
   let error: DriveResult['error'];
   for (let i = 0; i < (opts.maxIterations ?? 20); i++) {
-    const turn = await plugin.offlineProcedure({ system: plugin.promptFragments.join('\n'), messages, tools: specs });
+    const turn = await plugin.offlineProcedure!({ system: plugin.promptFragments.join('\n'), messages, tools: specs });
     if (turn.error) {
       error = { code: turn.error.code, message: turn.error.message };
       break;
