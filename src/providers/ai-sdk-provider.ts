@@ -7,8 +7,11 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createDeepSeek } from '@ai-sdk/deepseek';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import type { ModelProvider, ModelRequest, ModelStreamPart } from './model-provider.js';
-import { toModelMessages, toToolSet } from './message-mapping.js';
+import type { ModelProvider, ModelRequest, ModelStreamPart, ProviderMetadata, ReasoningBlock, TokenUsage } from './model-provider.js';
+import { toModelMessages, toSystem, toToolSet, type MappingOptions, type ModelApi } from './message-mapping.js';
+import { fitRequest } from './context-fit.js';
+import { modelInfo, type ModelInfo } from './model-catalog.js';
+import { callOptions } from './provider-call-options.js';
 import { diagnoseProviderError, redactSecrets } from './provider-errors.js';
 import { PROVIDER_ENV, checkBaseURL, envValue, type AiSdkProviderName, type Env } from './provider-env.js';
 import { abortedDiagnosis } from './turn-stream.js';
@@ -25,10 +28,42 @@ export interface LanguageModelProviderOptions {
   keyEnvVar?: string;
   /** Values scrubbed from every message (the API key). */
   secrets?: string[];
+  /** Overrides the output limit the catalog and the context window give. */
   maxOutputTokens?: number;
   temperature?: number;
   /** Receives the SDK's call warnings (unsupported settings and the like). */
   onWarning?: (text: string) => void;
+  /** The API's dialect (reasoning, caching, images); default from the model's SDK provider id. */
+  api?: ModelApi;
+  /** Catalog facts (window, output limit, vision, prices); default modelInfo(provider, model). */
+  info?: ModelInfo | null;
+}
+
+/** 'anthropic.messages' → anthropic, 'openai.chat' → openai, …; anything else speaks no dialect we tune. */
+function apiOf(model: LanguageModel): ModelApi {
+  const id = typeof model === 'string' ? '' : model.provider;
+  const head = id.split('.')[0] ?? '';
+  if (head === 'anthropic' || head === 'openai' || head === 'deepseek') return head;
+  return 'generic';
+}
+
+type FinishPart = { totalUsage: { inputTokens?: number; outputTokens?: number; inputTokenDetails?: { cacheReadTokens?: number; cacheWriteTokens?: number }; outputTokenDetails?: { reasoningTokens?: number } } };
+
+/** The SDK's usage with its cache and reasoning details; absent details are left out, not zero. */
+export function usageOf(u: FinishPart['totalUsage']): TokenUsage {
+  const usage: TokenUsage = { inputTokens: u.inputTokens ?? 0, outputTokens: u.outputTokens ?? 0 };
+  const cacheRead = u.inputTokenDetails?.cacheReadTokens;
+  const cacheWrite = u.inputTokenDetails?.cacheWriteTokens;
+  const reasoning = u.outputTokenDetails?.reasoningTokens;
+  if (typeof cacheRead === 'number') usage.cachedInputTokens = cacheRead;
+  if (typeof cacheWrite === 'number') usage.cacheWriteTokens = cacheWrite;
+  if (typeof reasoning === 'number') usage.reasoningTokens = reasoning;
+  return usage;
+}
+
+/** Later metadata wins, as in the SDK's own step content (Anthropic sends the signature last). */
+function mergeMetadata(block: ReasoningBlock, meta: unknown): void {
+  if (meta && typeof meta === 'object' && Object.keys(meta).length) block.providerMetadata = meta as ProviderMetadata;
 }
 
 /**
@@ -45,6 +80,9 @@ export class LanguageModelProvider implements ModelProvider {
   readonly provider: string;
   readonly model: string;
   readonly baseURL: string | undefined;
+  readonly api: ModelApi;
+  /** What the catalog knows about this model; null when it is not listed. */
+  readonly info: ModelInfo | null;
   // ES private fields: JSON.stringify or a logger dumping the provider never sees the key.
   readonly #languageModel: LanguageModel;
   readonly #opts: LanguageModelProviderOptions;
@@ -54,6 +92,8 @@ export class LanguageModelProvider implements ModelProvider {
     this.provider = opts.provider;
     this.model = opts.model;
     this.baseURL = opts.baseURL;
+    this.api = opts.api ?? apiOf(languageModel);
+    this.info = opts.info !== undefined ? opts.info : modelInfo(opts.provider, opts.model);
     this.#opts = opts;
     silenceGlobalWarningLog();
   }
@@ -69,17 +109,35 @@ export class LanguageModelProvider implements ModelProvider {
       yield { type: 'error', diagnosis: abortedDiagnosis(label) };
       return;
     }
+    const calls = callOptions({
+      api: this.api,
+      reasoning: request.reasoning ?? 'off',
+      cacheKey: request.cacheKey,
+      info: this.info,
+      label,
+      compatibleName: this.api === 'openai-compatible' ? this.provider : undefined,
+    });
+    for (const text of calls.notices) yield { type: 'notice', text };
+    const fit = fitRequest(request, { label, info: this.info, maxOutputTokens: this.#opts.maxOutputTokens, reasoningBudget: calls.reasoningBudget });
+    if (!fit.ok) {
+      yield { type: 'error', diagnosis: fit.diagnosis };
+      return;
+    }
+    // Anthropic: breakpoints after the tools, the system prompt and the newest message
+    const mapping: MappingOptions = { api: this.api, vision: this.info?.vision === true, cache: true, modelLabel: label };
+    const reasoning = new Map<string, ReasoningBlock>();
     try {
       const result = streamText({
         model: this.#languageModel,
-        system: request.system || undefined,
-        messages: toModelMessages(request.messages),
-        tools: request.tools.length ? toToolSet(request.tools) : undefined,
+        system: toSystem(request.system, mapping),
+        messages: toModelMessages(request.messages, mapping),
+        tools: request.tools.length ? toToolSet(request.tools, mapping) : undefined,
         // The agent loop owns recovery (backoff, limits); a hidden SDK retry would double it.
         maxRetries: 0,
         abortSignal: request.signal,
-        maxOutputTokens: this.#opts.maxOutputTokens,
+        maxOutputTokens: fit.maxOutputTokens,
         temperature: this.#opts.temperature,
+        ...(calls.providerOptions ? { providerOptions: calls.providerOptions } : {}),
         // Errors arrive as 'error' parts below; the default handler would print them to stderr.
         onError: () => {},
       });
@@ -88,19 +146,36 @@ export class LanguageModelProvider implements ModelProvider {
           case 'text-delta':
             if (part.text) yield { type: 'text-delta', text: part.text };
             break;
-          case 'reasoning-delta':
+          case 'reasoning-start': {
+            const block: ReasoningBlock = { text: '' };
+            mergeMetadata(block, part.providerMetadata);
+            reasoning.set(part.id, block);
+            break;
+          }
+          case 'reasoning-delta': {
+            const block = reasoning.get(part.id);
+            if (block) {
+              block.text += part.text;
+              mergeMetadata(block, part.providerMetadata);
+            }
             if (part.text) yield { type: 'reasoning-delta', text: part.text };
             break;
+          }
+          case 'reasoning-end': {
+            const block = reasoning.get(part.id);
+            if (block) {
+              mergeMetadata(block, part.providerMetadata);
+              reasoning.delete(part.id);
+              yield { type: 'reasoning-block', block };
+            }
+            break;
+          }
           case 'tool-call':
             yield { type: 'tool-call', id: part.toolCallId, name: part.toolName, args: part.input };
             break;
           case 'finish': {
             const reason: FinishReason = FINISH_REASONS.includes(part.finishReason) ? (part.finishReason as FinishReason) : 'other';
-            yield {
-              type: 'finish',
-              reason,
-              usage: { inputTokens: part.totalUsage.inputTokens ?? 0, outputTokens: part.totalUsage.outputTokens ?? 0 },
-            };
+            yield { type: 'finish', reason, usage: usageOf(part.totalUsage) };
             return;
           }
           case 'start-step':
@@ -113,7 +188,7 @@ export class LanguageModelProvider implements ModelProvider {
             yield { type: 'error', diagnosis: request.signal?.aborted ? abortedDiagnosis(label) : diagnoseProviderError(part.error, ctx) };
             return;
           default:
-            // start/step markers, tool-input streaming, sources: nothing the loop needs.
+            // step markers, text start/end, tool-input streaming, sources: nothing the loop needs.
             break;
         }
       }
@@ -176,6 +251,9 @@ export function createAiSdkProvider(opts: AiSdkProviderOptions): LanguageModelPr
       break;
   }
   return new LanguageModelProvider(languageModel, {
+    api: opts.provider,
+    // an OpenAI-compatible server's models are not in the catalogs under its label (ollama)
+    ...(opts.provider === 'openai-compatible' ? { info: null } : {}),
     provider: label,
     model: opts.model,
     baseURL,

@@ -7,10 +7,43 @@ export interface ToolCallRequest {
   args: unknown;
 }
 
+/** How hard the model thinks before answering; each provider maps it to its own option. */
+export const REASONING_EFFORTS = ['off', 'low', 'medium', 'high'] as const;
+export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
+
+/**
+ * Provider data carried with a part, in the AI SDK's ProviderMetadata shape (provider name →
+ * JSON object), e.g. `{ anthropic: { signature } }` on a thinking block. Sent back untouched.
+ */
+export type ProviderMetadata = Record<string, Record<string, unknown>>;
+
+/** One reasoning block of an assistant turn, as the provider produced it. */
+export interface ReasoningBlock {
+  /** The visible thinking text ('' for Anthropic's redacted thinking). */
+  text: string;
+  /** Anthropic: `{ anthropic: { signature } }` or `{ anthropic: { redactedData } }`. */
+  providerMetadata?: ProviderMetadata;
+}
+
+export const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
+export type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[number];
+
+/**
+ * An image that reaches the model (a tool result, an uploaded input). The same shape as
+ * `ToolImage` in tools/tool.ts (tools may not import providers), so either fits the other.
+ */
+export interface ImageAttachment {
+  mediaType: string;
+  /** base64, without a `data:` prefix */
+  data: string;
+  /** What it is, for the text that replaces it when a model cannot see images (e.g. a file name). */
+  label?: string;
+}
+
 export type ChatMessage =
-  | { role: 'user'; content: string }
-  | { role: 'assistant'; content: string; toolCalls?: ToolCallRequest[] }
-  | { role: 'tool'; toolCallId: string; toolName: string; content: string; isError: boolean };
+  | { role: 'user'; content: string; images?: ImageAttachment[] }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCallRequest[]; reasoning?: ReasoningBlock[] }
+  | { role: 'tool'; toolCallId: string; toolName: string; content: string; isError: boolean; images?: ImageAttachment[] };
 
 export interface ToolSpec {
   name: string;
@@ -24,18 +57,36 @@ export interface ModelRequest {
   messages: ChatMessage[];
   tools: ToolSpec[];
   signal?: AbortSignal;
+  /** Reasoning effort for this call; 'off' (or absent) asks for none. */
+  reasoning?: ReasoningEffort;
+  /** Stable for the whole run: providers that route prompt caches by key (OpenAI) get it. */
+  cacheKey?: string;
+  /** Overrides the catalog's context window (`limits.context_tokens`). */
+  contextTokens?: number;
 }
 
 export interface TokenUsage {
+  /** All input tokens, cached ones included. */
   inputTokens: number;
+  /** All output tokens, reasoning included. */
   outputTokens: number;
+  /** Input tokens read from the provider's prompt cache. */
+  cachedInputTokens?: number;
+  /** Input tokens written to the prompt cache (Anthropic charges them at a premium). */
+  cacheWriteTokens?: number;
+  /** Output tokens spent on reasoning. */
+  reasoningTokens?: number;
 }
 
 export type ModelStreamPart =
   | { type: 'text-delta'; text: string }
   | { type: 'reasoning-delta'; text: string }
+  /** A finished reasoning block with its provider metadata, after its deltas: kept in the conversation. */
+  | { type: 'reasoning-block'; block: ReasoningBlock }
   | { type: 'tool-call'; id: string; name: string; args: unknown }
   | { type: 'finish'; reason: 'stop' | 'tool-calls' | 'length' | 'content-filter' | 'other'; usage?: TokenUsage }
+  /** Something the run should be told that does not stop the call (a setting the model ignores). */
+  | { type: 'notice'; text: string }
   /** A failed call; `diagnosis.retryable` tells the loop whether to try again. */
   | { type: 'error'; diagnosis: DiagnosisInit };
 

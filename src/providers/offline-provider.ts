@@ -4,7 +4,8 @@
  */
 import type { ModelProvider, ModelRequest, ModelStreamPart } from './model-provider.js';
 import { modelTurnSchema, type ModelTurn, type OfflineProcedure } from './model-turn.js';
-import { abortedDiagnosis, estimateRequestTokens, streamTurn } from './turn-stream.js';
+import { fitRequest } from './context-fit.js';
+import { abortedDiagnosis, streamTurn } from './turn-stream.js';
 
 export const OFFLINE_MODEL = 'reference-v1';
 
@@ -24,6 +25,12 @@ export class OfflineProvider implements ModelProvider {
     const label = `offline:${this.model}`;
     if (request.signal?.aborted) {
       yield { type: 'error', diagnosis: abortedDiagnosis(label) };
+      return;
+    }
+    // a local model has no window of its own; limits.context_tokens still applies
+    const fit = fitRequest(request, { label, info: null });
+    if (!fit.ok) {
+      yield { type: 'error', diagnosis: fit.diagnosis };
       return;
     }
     let turn: ModelTurn;
@@ -51,7 +58,7 @@ export class OfflineProvider implements ModelProvider {
     yield* streamTurn(turn, {
       signal: request.signal,
       label,
-      inputTokens: estimateRequestTokens(request),
+      inputTokens: fit.estimatedInputTokens,
       nextToolCallId: () => `call_offline_${++this.callIds}`,
     });
   }

@@ -40,7 +40,7 @@ const NETWORK_CODES = new Set([
 ]);
 
 const CONTEXT_LENGTH_RE =
-  /context[_ ]length|maximum context|context window|prompt is too long|too many tokens|reduce the length of the messages|input is too long/i;
+  /context[_ ]length|maximum context|context window|context limit|prompt is too long|too many tokens|reduce the length of the messages|input is too long/i;
 
 export interface ProviderErrorContext {
   provider: string;

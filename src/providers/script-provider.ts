@@ -7,7 +7,8 @@ import { basename, resolve } from 'node:path';
 import type { DiagnosisInit } from '../events/diagnosis.js';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from './model-provider.js';
 import { parseModelTurns, type ModelTurn } from './model-turn.js';
-import { estimateRequestTokens, streamTurn } from './turn-stream.js';
+import { fitRequest } from './context-fit.js';
+import { streamTurn } from './turn-stream.js';
 
 export type LoadScriptResult =
   | { ok: true; turns: ModelTurn[]; file: string | null }
@@ -98,10 +99,16 @@ export class ScriptProvider implements ModelProvider {
       };
       return;
     }
+    // a local model has no window of its own; limits.context_tokens still applies
+    const fit = fitRequest(request, { label, info: null });
+    if (!fit.ok) {
+      yield { type: 'error', diagnosis: fit.diagnosis };
+      return;
+    }
     yield* streamTurn(turn, {
       signal: request.signal,
       label,
-      inputTokens: estimateRequestTokens(request),
+      inputTokens: fit.estimatedInputTokens,
       nextToolCallId: () => `call_script_${index}_${this.callIds++}`,
     });
   }

@@ -1,9 +1,12 @@
 /** Streams one ModelTurn as model parts: what the script and offline models share. */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DiagnosisInit } from '../events/diagnosis.js';
-import type { ModelRequest, ModelStreamPart, TokenUsage } from './model-provider.js';
+import type { ModelStreamPart, TokenUsage } from './model-provider.js';
 import type { ModelTurn } from './model-turn.js';
 import { isRetryableCode } from './provider-errors.js';
+import { estimateTokens } from './token-estimate.js';
+
+export { estimateRequestTokens, estimateTokens } from './token-estimate.js';
 
 export interface TurnStreamOptions {
   signal?: AbortSignal;
@@ -23,21 +26,6 @@ export function chunkText(text: string): string[] {
     for (let i = 0; i < piece.length; i += MAX_CHUNK) out.push(piece.slice(i, i + MAX_CHUNK));
   }
   return out;
-}
-
-/** Rough token count (4 characters a token), used where no tokenizer answers. */
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
-}
-
-export function estimateRequestTokens(request: ModelRequest): number {
-  let chars = request.system.length;
-  for (const m of request.messages) {
-    chars += m.content.length;
-    if (m.role === 'assistant' && m.toolCalls) chars += JSON.stringify(m.toolCalls).length;
-  }
-  for (const t of request.tools) chars += t.name.length + t.description.length + JSON.stringify(t.inputSchema).length;
-  return Math.ceil(chars / 4);
 }
 
 export function abortedDiagnosis(label: string): DiagnosisInit {
@@ -75,7 +63,7 @@ export async function* streamTurn(turn: ModelTurn, opts: TurnStreamOptions): Asy
     return;
   }
 
-  let outputChars = 0;
+  let outputText = '';
   for (const [type, text] of [
     ['reasoning-delta', turn.reasoning ?? ''],
     ['text-delta', turn.text ?? ''],
@@ -85,7 +73,7 @@ export async function* streamTurn(turn: ModelTurn, opts: TurnStreamOptions): Asy
         yield { type: 'error', diagnosis: abortedDiagnosis(opts.label) };
         return;
       }
-      outputChars += chunk.length;
+      outputText += chunk;
       yield { type, text: chunk };
     }
   }
@@ -96,9 +84,9 @@ export async function* streamTurn(turn: ModelTurn, opts: TurnStreamOptions): Asy
       return;
     }
     const args = call.args ?? {};
-    outputChars += call.name.length + (JSON.stringify(args)?.length ?? 0);
+    outputText += call.name + (JSON.stringify(args) ?? '');
     yield { type: 'tool-call', id: opts.nextToolCallId(), name: call.name, args };
   }
-  const usage: TokenUsage = { inputTokens: opts.inputTokens, outputTokens: Math.ceil(outputChars / 4) };
+  const usage: TokenUsage = { inputTokens: opts.inputTokens, outputTokens: estimateTokens(outputText) };
   yield { type: 'finish', reason: calls.length ? 'tool-calls' : 'stop', usage };
 }

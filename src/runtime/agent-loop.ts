@@ -3,7 +3,8 @@
  * feed the observations back, until a final answer or a limit. Errors end the loop as data.
  */
 import { Diagnosis, type DiagnosisDict, type DiagnosisInit } from '../events/diagnosis.js';
-import type { ChatMessage, ModelProvider, ModelStreamPart, ToolCallRequest, TokenUsage } from '../providers/model-provider.js';
+import { modelCost } from '../providers/model-catalog.js';
+import type { ChatMessage, ModelProvider, ModelStreamPart, ReasoningBlock, ReasoningEffort, ToolCallRequest, TokenUsage } from '../providers/model-provider.js';
 import type { RunLimits } from './run-service-types.js';
 import type { ToolExecutor } from './tool-executor.js';
 import type { PublishFn } from './run-publisher.js';
@@ -40,6 +41,10 @@ export interface AgentLoopOptions {
   signal: AbortSignal;
   /** Called on model_thinking ⇄ tool_executing. */
   setState(state: 'model_thinking' | 'tool_executing'): void;
+  /** Reasoning effort asked of the model each turn; default off. */
+  reasoning?: ReasoningEffort;
+  /** Stable for the run: the prompt-cache key of providers that route caches by key (OpenAI). */
+  cacheKey?: string;
   /** Messages to append before each model turn (e.g. background-process notices). */
   drainNotices?: () => string[];
   createTextFilter?: () => TextFilter;
@@ -68,6 +73,8 @@ export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
 interface TurnResult {
   text: string;
   toolCalls: ToolCallRequest[];
+  /** the provider's reasoning blocks (with signatures), kept in the conversation */
+  reasoning: ReasoningBlock[];
   error?: DiagnosisInit;
   usage?: TokenUsage;
   /** the provider stopped at its output-token limit */
@@ -91,6 +98,8 @@ export class AgentLoop {
   /** text of earlier turns that were cut off at the output limit, prepended to the final answer */
   private answerPrefix = '';
   private continuations = 0;
+  /** provider notices already published (a setting the model ignores is said once) */
+  private readonly noticed = new Set<string>();
 
   constructor(private readonly o: AgentLoopOptions) {
     this.messages = [...o.messages];
@@ -136,7 +145,12 @@ export class AgentLoop {
       if (stopAfter) return stopAfter;
       if (turn.error) return { kind: 'failed', text: this.lastText, diagnosis: diag(turn.error) };
       if (turn.text) this.lastText = turn.text;
-      this.messages.push({ role: 'assistant', content: turn.text, ...(turn.toolCalls.length ? { toolCalls: turn.toolCalls } : {}) });
+      this.messages.push({
+        role: 'assistant',
+        content: turn.text,
+        ...(turn.toolCalls.length ? { toolCalls: turn.toolCalls } : {}),
+        ...(turn.reasoning.length ? { reasoning: turn.reasoning } : {}),
+      });
       if (turn.toolCalls.length === 0) {
         if (turn.truncated && this.continuations < MAX_CONTINUATIONS) {
           this.continuations++;
@@ -184,7 +198,7 @@ export class AgentLoop {
     const sleep = this.o.sleep ?? abortableSleep;
     const backoff = this.o.backoffMs ?? ((n: number) => 500 * 2 ** n);
     for (let attempt = 0; ; attempt++) {
-      const turn = await this.turn();
+      const turn = await this.turn(attempt);
       if (!turn.error || !turn.error.retryable || attempt >= PROVIDER_RETRIES || this.signal.aborted) return turn;
       this.o.metrics.providerRetries++;
       this.o.publish('run', { type: 'notice', text: `model provider error (${turn.error.code}): retrying (${attempt + 1}/${PROVIDER_RETRIES})` });
@@ -192,16 +206,19 @@ export class AgentLoop {
     }
   }
 
-  private async turn(): Promise<TurnResult> {
+  private async turn(attempt: number): Promise<TurnResult> {
     const { provider, publish } = this.o;
     const filter = (this.o.createTextFilter ?? passThroughFilter)();
     let text = '';
     let reasoning = '';
     const toolCalls: ToolCallRequest[] = [];
+    const reasoningBlocks: ReasoningBlock[] = [];
     let usage: TokenUsage | undefined;
+    let finishReason = 'none';
     let truncated = false;
     let error: DiagnosisInit | undefined;
     const started = performance.now();
+    const startedAt = new Date();
     let firstToken: number | null = null;
     const emitReasoning = (delta: string) => {
       if (!delta) return;
@@ -225,7 +242,15 @@ export class AgentLoop {
     let iterator: AsyncIterator<ModelStreamPart> | undefined;
     let ended = false;
     try {
-      const stream = provider.stream({ system: this.o.system, messages: this.messages, tools: this.o.executor.specs(), signal: this.signal });
+      const stream = provider.stream({
+        system: this.o.system,
+        messages: this.messages,
+        tools: this.o.executor.specs(),
+        signal: this.signal,
+        reasoning: this.o.reasoning ?? 'off',
+        ...(this.o.cacheKey ? { cacheKey: this.o.cacheKey } : {}),
+        ...(this.o.limits.context_tokens !== undefined ? { contextTokens: this.o.limits.context_tokens } : {}),
+      });
       iterator = stream[Symbol.asyncIterator]();
       for (;;) {
         const next = await Promise.race([iterator.next(), aborted]);
@@ -235,7 +260,8 @@ export class AgentLoop {
           break;
         }
         const part = next.value;
-        if (firstToken === null && part.type !== 'finish') firstToken = performance.now() - started;
+        // a notice is said before the call is sent: it is not the model's first token
+        if (firstToken === null && part.type !== 'finish' && part.type !== 'notice') firstToken = performance.now() - started;
         switch (part.type) {
           case 'text-delta':
             emitText(filter.push(part.text));
@@ -243,11 +269,21 @@ export class AgentLoop {
           case 'reasoning-delta':
             emitReasoning(part.text);
             break;
+          case 'reasoning-block':
+            reasoningBlocks.push(part.block);
+            break;
+          case 'notice':
+            if (!this.noticed.has(part.text)) {
+              this.noticed.add(part.text);
+              publish('run', { type: 'notice', text: part.text });
+            }
+            break;
           case 'tool-call':
             toolCalls.push({ id: part.id || `call_${++this.callCounter}`, name: part.name, args: part.args });
             break;
           case 'finish':
             usage = part.usage;
+            finishReason = part.reason;
             truncated = part.reason === 'length';
             break;
           case 'error':
@@ -271,7 +307,18 @@ export class AgentLoop {
     emitText(filter.flush());
     if (reasoning) publish('reasoning', { phase: 'end', text: reasoning, delta: '' });
     if (text) publish('assistant', { phase: 'end', text, delta: '' });
-    this.o.metrics.recordTurn(performance.now() - started, firstToken, usage);
-    return { text, toolCalls, ...(error ? { error } : {}), ...(usage ? { usage } : {}), ...(truncated ? { truncated } : {}) };
+    this.o.metrics.recordTurn({
+      latencyMs: performance.now() - started,
+      firstTokenMs: firstToken,
+      ...(usage ? { usage } : {}),
+      costUsd: usage ? modelCost(provider.provider, provider.model, usage, startedAt) : null,
+      model: `${provider.provider}:${provider.model}`,
+      turn: this.o.metrics.iterations,
+      attempt,
+      startedAt,
+      finishReason: error ? 'error' : finishReason,
+      ...(error ? { errorCode: error.code } : {}),
+    });
+    return { text, toolCalls, reasoning: reasoningBlocks, ...(error ? { error } : {}), ...(usage ? { usage } : {}), ...(truncated ? { truncated } : {}) };
   }
 }

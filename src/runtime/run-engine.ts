@@ -10,12 +10,14 @@ import { Diagnosis, type DiagnosisDict } from '../events/diagnosis.js';
 import { createProcessPipeline, type ProcessPipeline } from '../events/process-pipeline.js';
 import type { OperationReporter } from '../events/operation-reporter-types.js';
 import { describeProvider } from '../providers/resolve-model-provider.js';
+import { modelInfo } from '../providers/model-catalog.js';
 import { AgentLoop, type LoopOutcome, type TextFilter } from './agent-loop.js';
 import { parseEventLines } from './event-store.js';
 import { PlanProgress } from './plan-progress.js';
 import type { RunHooks } from './run-hooks.js';
 import { publicDocuments, type RunManifest } from './run-manifest.js';
-import { RunMetrics } from './run-metrics.js';
+import { MODEL_TURNS_FILE, RunMetrics } from './run-metrics.js';
+import type { ModelUsageTotals } from './model-usage-totals.js';
 import type { PublishFn } from './run-publisher.js';
 import type { RunRecord } from './run-record.js';
 import { buildSystemPrompt } from './system-prompt.js';
@@ -46,6 +48,8 @@ export interface EngineDeps {
   onFinished?(rec: RunRecord): void;
   /** How long finishing waits for the run's background processes to end; default 10 s. */
   killScopeTimeoutMs?: number;
+  /** Service-wide token and cost counters (/metrics); each model call is added. */
+  usageTotals?: ModelUsageTotals;
 }
 
 export const DEFAULT_KILL_SCOPE_TIMEOUT_MS = 10_000;
@@ -64,7 +68,7 @@ function safeOpId(id: string): string {
 export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void> {
   const { bus, workspace, plugin, machine } = rec;
   const publish: PublishFn = (stream, data) => void bus.publish(stream, data);
-  const metrics = new RunMetrics();
+  const metrics = new RunMetrics(deps.usageTotals);
   const startedMs = Date.now();
   let pipeline: ProcessPipeline | null = null;
   let runReporter: OperationReporter | null = null;
@@ -127,6 +131,9 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
       run_id: rec.runId,
       capabilities: rec.capabilities,
       model: describeProvider(rec.provider),
+      // what the catalog knows: the window and output limit the context check uses, the prices
+      model_info: modelInfo(rec.provider.provider, rec.provider.model),
+      reasoning: rec.reasoning ?? 'off',
       limits: rec.limits,
       conversation_id: rec.conversationId,
       declared_tools: rec.tools.map((t) => t.name),
@@ -184,6 +191,9 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
       publish,
       limits: rec.limits,
       metrics,
+      reasoning: rec.reasoning ?? 'off',
+      // one key per run: every turn of the loop shares the stable prefix (system prompt + tools)
+      cacheKey: `runtrail-${rec.runId}`,
       signal: rec.abort.signal,
       setState: (s) => {
         if (machine.state !== s) toState(s);
@@ -362,6 +372,11 @@ async function finaliseRun(rec: RunRecord, deps: EngineDeps, f: FinaliseInput): 
     );
   } catch (e) {
     late.push(`could not finish metrics.json: ${(e as Error).message}`);
+  }
+  try {
+    await workspace.writeRunFile(MODEL_TURNS_FILE, f.metrics.turnLines());
+  } catch (e) {
+    late.push(`could not finish model_turns.jsonl: ${(e as Error).message}`);
   }
   await deps.persistStatus(rec).catch((e: Error) => void late.push(`could not finish run_status.json: ${e.message}`));
   if (late.length) {

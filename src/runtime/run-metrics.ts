@@ -1,5 +1,43 @@
-/** Aggregates what runtime/metrics.json reports (seed 003 step 9). */
+/** Aggregates what runtime/metrics.json (and runtime/model_turns.jsonl) report (seed 003 step 9). */
 import type { RunStatus } from '../events/agent-event.js';
+import type { TokenUsage } from '../providers/model-provider.js';
+import type { ModelUsageTotals } from './model-usage-totals.js';
+
+export const MODEL_TURNS_FILE = 'runtime/model_turns.jsonl';
+
+export interface TokenCounts {
+  /** All input tokens, cached ones included. */
+  input: number;
+  /** All output tokens, reasoning included. */
+  output: number;
+  /** Input tokens read from the prompt cache. */
+  cached_input: number;
+  /** Input tokens written to the prompt cache. */
+  cache_write: number;
+  /** Output tokens spent on reasoning. */
+  reasoning: number;
+}
+
+/** One line of runtime/model_turns.jsonl: one model call (a retry is a call of its own). */
+export interface ModelTurnLine {
+  /** The loop iteration (1-based); retries of a turn share it. */
+  turn: number;
+  /** 0 for the first try of a turn, then 1, 2, … for provider retries. */
+  attempt: number;
+  /** provider:model */
+  model: string;
+  started_at: string;
+  /** null when the provider reported no usage (a call that failed). */
+  tokens: TokenCounts | null;
+  /** null when the model has no known price or no usage was reported. */
+  cost_usd: number | null;
+  latency_ms: number;
+  first_token_ms: number | null;
+  /** stop, tool-calls, length, content-filter, other; `error` for a failed call. */
+  finish_reason: string;
+  /** The diagnosis code of a failed call. */
+  error?: string;
+}
 
 export interface RunMetricsFile {
   run_id: string;
@@ -10,11 +48,39 @@ export interface RunMetricsFile {
   iterations: number;
   tool_calls: { total: number; failed: number; by_name: Record<string, number> };
   tool_duration_ms: Record<string, number>;
-  tokens: { input: number; output: number };
+  tokens: TokenCounts;
+  /** USD of all model calls; null when a call used a model without a known price. */
+  cost_usd: number | null;
   model_latency_ms: { turns: number; total: number; mean: number; max: number; first_token_mean: number };
   provider_retries: number;
   events: number;
 }
+
+export interface ModelTurnRecord {
+  latencyMs: number;
+  firstTokenMs: number | null;
+  usage?: TokenUsage;
+  costUsd: number | null;
+  /** provider:model */
+  model: string;
+  turn: number;
+  attempt: number;
+  startedAt: Date;
+  finishReason: string;
+  errorCode?: string;
+}
+
+export function tokenCounts(u: TokenUsage): TokenCounts {
+  return {
+    input: u.inputTokens || 0,
+    output: u.outputTokens || 0,
+    cached_input: u.cachedInputTokens || 0,
+    cache_write: u.cacheWriteTokens || 0,
+    reasoning: u.reasoningTokens || 0,
+  };
+}
+
+const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
 export class RunMetrics {
   iterations = 0;
@@ -22,10 +88,16 @@ export class RunMetrics {
   private toolsByName: Record<string, number> = {};
   private toolMs: Record<string, number> = {};
   private toolFailed = 0;
-  private inTokens = 0;
-  private outTokens = 0;
+  private tokens: TokenCounts = { input: 0, output: 0, cached_input: 0, cache_write: 0, reasoning: 0 };
+  private costUsd = 0;
+  /** a call that reported usage had no price: the run's cost is unknown */
+  private unpriced = false;
   private latencies: number[] = [];
   private firstTokens: number[] = [];
+  private readonly lines: ModelTurnLine[] = [];
+
+  /** `totals`: the service-wide counters /metrics reads, fed turn by turn. */
+  constructor(private readonly totals?: ModelUsageTotals) {}
 
   recordTool(name: string, ok: boolean, durationMs: number): void {
     this.toolsByName[name] = (this.toolsByName[name] ?? 0) + 1;
@@ -33,38 +105,58 @@ export class RunMetrics {
     if (!ok) this.toolFailed++;
   }
 
-  recordTurn(latencyMs: number, firstTokenMs: number | null, usage?: { inputTokens: number; outputTokens: number }): void {
-    this.latencies.push(latencyMs);
-    if (firstTokenMs !== null) this.firstTokens.push(firstTokenMs);
-    if (usage) {
-      this.inTokens += usage.inputTokens || 0;
-      this.outTokens += usage.outputTokens || 0;
+  recordTurn(t: ModelTurnRecord): void {
+    this.latencies.push(t.latencyMs);
+    if (t.firstTokenMs !== null) this.firstTokens.push(t.firstTokenMs);
+    const counts = t.usage ? tokenCounts(t.usage) : null;
+    if (counts && t.usage) {
+      for (const k of Object.keys(counts) as Array<keyof TokenCounts>) this.tokens[k] += counts[k];
+      if (t.costUsd === null) this.unpriced = true;
+      else this.costUsd += t.costUsd;
+      this.totals?.add(t.usage, t.costUsd);
     }
+    this.lines.push({
+      turn: t.turn,
+      attempt: t.attempt,
+      model: t.model,
+      started_at: t.startedAt.toISOString(),
+      tokens: counts,
+      cost_usd: counts ? t.costUsd : null,
+      latency_ms: round3(t.latencyMs),
+      first_token_ms: t.firstTokenMs === null ? null : round3(t.firstTokenMs),
+      finish_reason: t.finishReason,
+      ...(t.errorCode ? { error: t.errorCode } : {}),
+    });
   }
 
   get toolCalls(): number {
     return Object.values(this.toolsByName).reduce((a, b) => a + b, 0);
   }
 
+  /** runtime/model_turns.jsonl: one JSON line per model call, in order. */
+  turnLines(): string {
+    return this.lines.map((l) => `${JSON.stringify(l)}\n`).join('');
+  }
+
   toFile(opts: { runId: string; status: RunStatus; durationMs: number; stages: Partial<Record<RunStatus, number>>; events: number }): RunMetricsFile {
-    const round = (n: number) => Math.round(n * 1000) / 1000;
     const sum = this.latencies.reduce((a, b) => a + b, 0);
     const ftSum = this.firstTokens.reduce((a, b) => a + b, 0);
     return {
       run_id: opts.runId,
       status: opts.status,
-      duration_ms: round(opts.durationMs),
-      stage_durations_ms: Object.fromEntries(Object.entries(opts.stages).map(([k, v]) => [k, round(v ?? 0)])),
+      duration_ms: round3(opts.durationMs),
+      stage_durations_ms: Object.fromEntries(Object.entries(opts.stages).map(([k, v]) => [k, round3(v ?? 0)])),
       iterations: this.iterations,
       tool_calls: { total: this.toolCalls, failed: this.toolFailed, by_name: { ...this.toolsByName } },
-      tool_duration_ms: Object.fromEntries(Object.entries(this.toolMs).map(([k, v]) => [k, round(v)])),
-      tokens: { input: this.inTokens, output: this.outTokens },
+      tool_duration_ms: Object.fromEntries(Object.entries(this.toolMs).map(([k, v]) => [k, round3(v)])),
+      tokens: { ...this.tokens },
+      cost_usd: this.unpriced ? null : Math.round(this.costUsd * 1e6) / 1e6,
       model_latency_ms: {
         turns: this.latencies.length,
-        total: round(sum),
-        mean: this.latencies.length ? round(sum / this.latencies.length) : 0,
-        max: this.latencies.length ? round(Math.max(...this.latencies)) : 0,
-        first_token_mean: this.firstTokens.length ? round(ftSum / this.firstTokens.length) : 0,
+        total: round3(sum),
+        mean: this.latencies.length ? round3(sum / this.latencies.length) : 0,
+        max: this.latencies.length ? round3(Math.max(...this.latencies)) : 0,
+        first_token_mean: this.firstTokens.length ? round3(ftSum / this.firstTokens.length) : 0,
       },
       provider_retries: this.providerRetries,
       events: opts.events,

@@ -1,6 +1,6 @@
 /** Everything the service and engine hold for one live run. */
 import type { AgentEventBus } from '../events/agent-event-bus.js';
-import type { ChatMessage, ModelProvider } from '../providers/model-provider.js';
+import type { ChatMessage, ModelProvider, ReasoningEffort } from '../providers/model-provider.js';
 import type { LoadedSkill } from '../skills/skill-loader.js';
 import type { AnyToolDefinition } from '../tools/tool.js';
 import type { BusinessPlugin } from './business-plugin.js';
@@ -21,6 +21,8 @@ export interface RunRecord {
   skill: LoadedSkill | null;
   provider: ModelProvider;
   limits: RunLimits;
+  /** The request's reasoning effort, handed to the provider each turn; absent: off. */
+  reasoning?: ReasoningEffort;
   workspace: RunWorkspace;
   bus: AgentEventBus;
   store: EventStore;

@@ -4,12 +4,16 @@
  */
 import type { AgentEvent, RunStatus } from '../events/agent-event.js';
 import type { DiagnosisDict } from '../events/diagnosis.js';
+import type { ReasoningEffort } from '../providers/model-provider.js';
+import type { ModelUsageSnapshot } from './model-usage-totals.js';
 
 export interface RunLimits {
   max_iterations: number; // 20
   max_tool_calls: number; // 60
   timeout_s: number; // 600
   stop_repair_turns: number; // 0
+  /** Overrides the model's context window from the catalog (tokens); absent: the catalog's. */
+  context_tokens?: number;
 }
 
 /** The body of POST /api/runs and of `runtrail run` (seed 003). */
@@ -19,6 +23,8 @@ export interface CreateRunRequest {
   input: Record<string, unknown>;
   model?: string | { provider: string; model?: string };
   limits?: Partial<RunLimits>;
+  /** Reasoning effort of the model (off, low, medium, high); default off. */
+  reasoning?: ReasoningEffort;
   skill?: string;
   conversation_id?: string;
   tenant_id?: string;
@@ -81,6 +87,8 @@ export interface RunServiceStats {
   queueDepth: number;
   running: number;
   eventsPublished: number;
+  /** Tokens and cost of every model call since the service started. */
+  models?: ModelUsageSnapshot;
 }
 
 export interface RunServiceApi {

@@ -40,11 +40,12 @@ describe('LanguageModelProvider stream mapping (MockLanguageModelV3)', () => {
     const p = new LanguageModelProvider(model, { provider: 'mock', model: 'm1' });
     expect(await collect(p.stream(baseRequest))).toEqual([
       { type: 'reasoning-delta', text: 'think' },
+      { type: 'reasoning-block', block: { text: 'think' } },
       { type: 'text-delta', text: 'Hel' },
       { type: 'text-delta', text: 'lo' },
       { type: 'tool-call', id: 'c1', name: 'list_artifacts', args: {} },
       { type: 'tool-call', id: 'c2', name: 'list_artifacts', args: { dir: 'a' } },
-      { type: 'finish', reason: 'tool-calls', usage: { inputTokens: 10, outputTokens: 5 } },
+      { type: 'finish', reason: 'tool-calls', usage: { inputTokens: 10, outputTokens: 5, cachedInputTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 } },
     ]);
   });
 

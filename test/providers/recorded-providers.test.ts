@@ -53,7 +53,7 @@ describe('openai (chat completions) against recorded streams', () => {
     expect(ofType(parts, 'tool-call')).toEqual([
       { type: 'tool-call', id: 'call_Qm2Xb7RkP0aLs9TzVw3Nc1Ue', name: 'read_feedback_csv', args: { path: 'input/feedback.csv', max_rows: 200 } },
     ]);
-    expect(parts[parts.length - 1]).toEqual({ type: 'finish', reason: 'tool-calls', usage: { inputTokens: 412, outputTokens: 31 } });
+    expect(parts[parts.length - 1]).toEqual({ type: 'finish', reason: 'tool-calls', usage: { inputTokens: 412, outputTokens: 31, cachedInputTokens: 0, reasoningTokens: 0 } });
   });
 
   it('sends the system prompt, mapped messages, tools as functions, streaming, and the key only as a header', async () => {
@@ -155,7 +155,7 @@ describe('anthropic (messages) against recorded streams', () => {
     expect(ofType(parts, 'tool-call')).toEqual([
       { type: 'tool-call', id: 'toolu_01A09q90qw90lq917835lq9', name: 'read_feedback_csv', args: { path: 'input/feedback.csv', max_rows: 200 } },
     ]);
-    expect(parts[parts.length - 1]).toEqual({ type: 'finish', reason: 'tool-calls', usage: { inputTokens: 623, outputTokens: 87 } });
+    expect(parts[parts.length - 1]).toEqual({ type: 'finish', reason: 'tool-calls', usage: { inputTokens: 623, outputTokens: 87, cachedInputTokens: 0, cacheWriteTokens: 0 } });
     // reasoning arrives before the text, as it streamed
     expect(parts.findIndex((p) => p.type === 'reasoning-delta')).toBeLessThan(parts.findIndex((p) => p.type === 'text-delta'));
   });
@@ -167,16 +167,16 @@ describe('anthropic (messages) against recorded streams', () => {
     expect(sent.url).toBe('/v1/messages');
     expect(sent.headers['x-api-key']).toBe(KEY);
     expect(sent.body.model).toBe('claude-haiku-4-5');
-    expect(sent.body.system).toEqual([{ type: 'text', text: 'You are FeedbackLens.' }]);
+    expect(sent.body.system).toEqual([{ type: 'text', text: 'You are FeedbackLens.', cache_control: { type: 'ephemeral' } }]);
     const messages = sent.body.messages as Array<{ role: string; content: Array<Record<string, unknown>> }>;
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
     expect(messages[1]!.content).toEqual([
       { type: 'text', text: 'Reading.' },
       { type: 'tool_use', id: 'call_1', name: 'read_feedback_csv', input: { path: 'input/a.csv' } },
     ]);
-    expect(messages[2]!.content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'call_1', content: '{"rows":3}' });
+    expect(messages[2]!.content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'call_1', content: '{"rows":3}', cache_control: { type: 'ephemeral' } });
     expect(sent.body.tools).toEqual([
-      expect.objectContaining({ name: 'read_feedback_csv', description: 'Read the feedback CSV', input_schema: request.tools[0]!.inputSchema }),
+      expect.objectContaining({ name: 'read_feedback_csv', description: 'Read the feedback CSV', input_schema: request.tools[0]!.inputSchema, cache_control: { type: 'ephemeral' } }),
     ]);
   });
 
@@ -227,7 +227,7 @@ describe('deepseek against recorded streams', () => {
     const parts = await collect(deepseek().stream({ system: 'Be brief.', messages: [{ role: 'user', content: 'Top issue?' }], tools: [] }));
     expect(ofType(parts, 'reasoning-delta').map((p) => p.text).join('')).toBe('The user asks for the top issue. Sync failures dominate.');
     expect(ofType(parts, 'text-delta').map((p) => p.text).join('')).toBe('Sync failures are the top issue.');
-    expect(parts[parts.length - 1]).toEqual({ type: 'finish', reason: 'stop', usage: { inputTokens: 57, outputTokens: 64 } });
+    expect(parts[parts.length - 1]).toEqual({ type: 'finish', reason: 'stop', usage: { inputTokens: 57, outputTokens: 64, cachedInputTokens: 0, reasoningTokens: 48 } });
     const sent = server.requests[0]!;
     expect(sent.url).toBe('/v1/chat/completions');
     expect(sent.body.tools).toBeUndefined();

@@ -107,7 +107,14 @@ describe('RunService: a good run', () => {
     const m = JSON.parse(readFileSync(runFile(run_id, 'runtime/metrics.json'), 'utf8'));
     expect(m.iterations).toBe(3);
     expect(m.tool_calls.by_name).toEqual({ read_notes: 1, write_json: 1, write_md: 1 });
-    expect(m.tokens).toEqual({ input: 30, output: 15 });
+    expect(m.tokens).toEqual({ input: 30, output: 15, cached_input: 0, cache_write: 0, reasoning: 0 });
+    expect(m.cost_usd).toBeNull(); // fake:fake-1 is in no catalog: unknown, never 0
+    const turns = readFileSync(runFile(run_id, 'runtime/model_turns.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(turns.map((t) => [t.turn, t.attempt, t.model, t.finish_reason, t.tokens.input, t.cost_usd])).toEqual([
+      [1, 0, 'fake:fake-1', 'tool-calls', 10, null],
+      [2, 0, 'fake:fake-1', 'tool-calls', 10, null],
+      [3, 0, 'fake:fake-1', 'stop', 10, null],
+    ]);
     expect(m.model_latency_ms.turns).toBe(3);
     expect(Object.keys(m.stage_durations_ms)).toEqual(expect.arrayContaining(['queued', 'planning', 'model_thinking', 'tool_executing', 'validating']));
     const cfg = readFileSync(runFile(run_id, 'runtime/resolved_config.json'), 'utf8');

@@ -1,0 +1,50 @@
+/**
+ * Token counts estimated without a tokenizer: what the context check (and later compaction)
+ * weighs a request with before it is sent. Rough on purpose and on the high side for scripts
+ * where a token holds fewer characters than in English.
+ */
+import type { ChatMessage, ModelRequest } from './model-provider.js';
+
+/** What one image costs at most: Anthropic bills (w×h)/750 and scales images down to ~1.15 MP, ~1,600 tokens. */
+export const IMAGE_TOKENS = 1_600;
+/** Role markers and separators around each message. */
+const MESSAGE_OVERHEAD = 4;
+
+/** CJK ideographs, kana, Hangul and full-width forms: about one token a character. */
+function isWide(c: number): boolean {
+  return (c >= 0x2e80 && c <= 0x9fff) || (c >= 0xac00 && c <= 0xd7af) || (c >= 0xf900 && c <= 0xfaff) || (c >= 0xff00 && c <= 0xffef);
+}
+
+/** ~4 ASCII characters a token, one token per CJK character, two per other non-ASCII character. */
+export function estimateTokens(text: string): number {
+  let ascii = 0;
+  let wide = 0;
+  let other = 0;
+  // UTF-16 code units: a character outside the BMP counts as two "other" halves, one token
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) ascii++;
+    else if (isWide(c)) wide++;
+    else other++;
+  }
+  return Math.ceil(ascii / 4 + wide + other / 2);
+}
+
+export function estimateMessageTokens(m: ChatMessage): number {
+  let n = MESSAGE_OVERHEAD + estimateTokens(m.content);
+  if (m.role === 'assistant') {
+    if (m.toolCalls?.length) n += estimateTokens(JSON.stringify(m.toolCalls));
+    for (const r of m.reasoning ?? []) n += estimateTokens(r.text);
+  } else {
+    n += (m.images?.length ?? 0) * IMAGE_TOKENS;
+  }
+  return n;
+}
+
+/** The whole request: system prompt, tool definitions and every message. */
+export function estimateRequestTokens(request: Pick<ModelRequest, 'system' | 'messages' | 'tools'>): number {
+  let n = estimateTokens(request.system);
+  for (const t of request.tools) n += estimateTokens(t.name) + estimateTokens(t.description) + estimateTokens(JSON.stringify(t.inputSchema));
+  for (const m of request.messages) n += estimateMessageTokens(m);
+  return n;
+}
