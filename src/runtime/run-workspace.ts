@@ -2,17 +2,13 @@
  * The per-run folder (seed 003): input/, runtime/, artifacts/. Every path a tool names is resolved
  * (NUL bytes, `..`, absolute paths, symlinks via realpath) and refused outside the allowed roots.
  */
-import { constants as fsc, lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { constants as fsc } from 'node:fs';
 import { copyFile, mkdir, readFile, readdir, stat, writeFile, rename } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { isInside, realpathLoose, WorkspacePathError } from '../tools/confine-path.js';
 import type { WorkspaceAccess } from './business-plugin.js';
 
-export class WorkspacePathError extends Error {
-  constructor(readonly path: string, readonly reason: string) {
-    super(`path ${JSON.stringify(path)} refused: ${reason}`);
-    this.name = 'WorkspacePathError';
-  }
-}
+export { WorkspacePathError };
 
 export interface RunWorkspaceOptions {
   /** Extra absolute read roots granted by the capabilities (besides the run's own scopes). */
@@ -24,43 +20,6 @@ export interface RunWorkspaceOptions {
 }
 
 export const WORKSPACE_DIRS = ['input', 'runtime', 'artifacts'] as const;
-
-function isInside(child: string, parent: string): boolean {
-  const rel = relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel) && rel !== '..' && !rel.startsWith(`..${sep}`));
-}
-
-/**
- * realpath of the longest existing prefix, with the missing tail re-attached (for files not yet written).
- * A dangling symlink on the way is followed by hand: a write through it lands where it points, so that
- * is the path to check.
- */
-function realpathLoose(p: string, hops = 0): string {
-  let head = p;
-  const tail: string[] = [];
-  for (;;) {
-    try {
-      const real = realpathSync(head);
-      return tail.length ? join(real, ...tail.reverse()) : real;
-    } catch {
-      let link: string | null = null;
-      try {
-        if (lstatSync(head).isSymbolicLink()) link = readlinkSync(head);
-      } catch {
-        /* nothing there: go up */
-      }
-      if (link !== null) {
-        if (hops >= 40) throw new WorkspacePathError(p, 'too many levels of symbolic links');
-        const target = resolve(dirname(head), link);
-        return realpathLoose(tail.length ? join(target, ...tail.reverse()) : target, hops + 1);
-      }
-      const parent = dirname(head);
-      if (parent === head) return p;
-      tail.push(basename(head));
-      head = parent;
-    }
-  }
-}
 
 // unique temp names: two writers of one file in one process must not share a temp file
 let tmpCounter = 0;

@@ -10,11 +10,14 @@ const scope = z
     message: 'must be a folder relative to the run folder (no "..", not absolute)',
   });
 
+/** `compatible_plugins: ["*"]`: any plugin may use the skill (Agent Skills are such skills). */
+export const ANY_PLUGIN = '*';
+
 export const skillManifestSchema = z.strictObject({
   name,
   version: z.string().min(1).max(50),
   description: z.string().max(2000).optional(),
-  compatible_plugins: z.array(name).min(1),
+  compatible_plugins: z.array(z.union([name, z.literal(ANY_PLUGIN)])).min(1),
   required_tools: z.array(name).default([]),
   required_inputs: z.array(z.string().min(1)).default([]),
   output_artifacts: z.array(z.string().min(1)).default([]),

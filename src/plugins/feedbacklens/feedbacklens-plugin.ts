@@ -1,7 +1,7 @@
 /** The feedbacklens business plugin (seed 003): feedback CSV → analysis, backlog and report. */
 import type { BusinessPlugin, PluginRunContext } from '../../runtime/business-plugin.js';
 import type { AnyToolDefinition } from '../../tools/tool.js';
-import { createListArtifactsTool } from '../shared/list-artifacts-tool.js';
+import { createListArtifactsTool } from '../../tools/list-artifacts-tool.js';
 import { createWriteJsonArtifactTool } from '../shared/write-json-artifact-tool.js';
 import { createWriteMarkdownArtifactTool } from '../shared/write-markdown-artifact-tool.js';
 import { feedbackLensArtifacts } from './artifact-contract.js';

@@ -1,12 +1,12 @@
 /** `list_artifacts`: what exists under artifacts/, and which required artifacts are still missing. */
 import { z } from 'zod';
-import type { ArtifactContract, WorkspaceAccess } from '../../runtime/business-plugin.js';
-import type { ToolDefinition } from '../../tools/tool.js';
+import type { ArtifactRequirement, FileAccess } from './file-access.js';
+import type { ToolDefinition } from './tool.js';
 import { errorResult, okResult } from './tool-result.js';
 
 export const listArtifactsArgs = z.object({}).strict();
 
-export function createListArtifactsTool(o: { workspace: WorkspaceAccess; contracts: ArtifactContract[] }): ToolDefinition<Record<string, never>> {
+export function createListArtifactsTool(o: { workspace: Pick<FileAccess, 'listArtifacts'>; contracts: ArtifactRequirement[] }): ToolDefinition<Record<string, never>> {
   return {
     name: 'list_artifacts',
     description: 'List the files written under artifacts/ with their sizes, and the required artifacts still missing.',

@@ -1,0 +1,21 @@
+/**
+ * What the file tools need of a run's folder (structurally the runtime's WorkspaceAccess): every path
+ * resolved and confined by its owner; relative paths are relative to the run folder.
+ */
+export interface FileAccess {
+  /** Absolute path of the run folder. */
+  readonly root: string;
+  /** Throws when `p` is outside the read roots. */
+  resolveRead(p: string): string;
+  /** Throws when `p` is outside the write roots. */
+  resolveWrite(p: string): string;
+  /** `relPath` is relative to artifacts/. */
+  writeArtifact(relPath: string, content: string | Uint8Array): Promise<{ path: string; bytes: number }>;
+  listArtifacts(): Promise<Array<{ path: string; bytes: number }>>;
+}
+
+/** The part of an artifact contract the file tools read. */
+export interface ArtifactRequirement {
+  path: string;
+  required: boolean;
+}
