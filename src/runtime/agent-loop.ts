@@ -4,7 +4,7 @@
  */
 import { Diagnosis, type DiagnosisDict, type DiagnosisInit } from '../events/diagnosis.js';
 import { modelCost } from '../providers/model-catalog.js';
-import type { ChatMessage, ModelProvider, ModelStreamPart, ReasoningBlock, ReasoningEffort, ToolCallRequest, TokenUsage } from '../providers/model-provider.js';
+import type { ChatMessage, ImageAttachment, ModelProvider, ModelStreamPart, ReasoningBlock, ReasoningEffort, ToolCallRequest, TokenUsage } from '../providers/model-provider.js';
 import type { RunLimits } from './run-service-types.js';
 import type { ToolExecutor } from './tool-executor.js';
 import type { PublishFn } from './run-publisher.js';
@@ -82,6 +82,13 @@ interface TurnResult {
 }
 
 const MAX_CONTINUATIONS = 2;
+
+/** A tool's images as the conversation keeps them; malformed entries (a plugin bug) are dropped. */
+function imagesOf(images: unknown): { images?: ImageAttachment[] } {
+  if (!Array.isArray(images)) return {};
+  const ok = images.filter((i): i is ImageAttachment => !!i && typeof i === 'object' && typeof (i as ImageAttachment).mediaType === 'string' && typeof (i as ImageAttachment).data === 'string');
+  return ok.length ? { images: ok.map((i) => ({ mediaType: i.mediaType, data: i.data, ...(typeof i.label === 'string' ? { label: i.label } : {}) })) } : {};
+}
 
 export class AgentLoop {
   readonly messages: ChatMessage[];
@@ -178,7 +185,14 @@ export class AgentLoop {
         this.toolCalls++;
         const done = await this.o.executor.execute(call);
         metrics.recordTool(call.name, done.result.ok, done.durationMs);
-        this.messages.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: done.result.content, isError: !done.result.ok });
+        this.messages.push({
+          role: 'tool',
+          toolCallId: call.id,
+          toolName: call.name,
+          content: done.result.content,
+          isError: !done.result.ok,
+          ...imagesOf(done.result.images),
+        });
         if (!done.result.ok) {
           const failSig = `${call.name}\u0000${done.result.content}`;
           this.sameFailStreak = failSig === this.lastFailSig ? this.sameFailStreak + 1 : 1;

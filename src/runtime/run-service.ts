@@ -33,6 +33,7 @@ import { completeTerminalEvent, endLeftovers, markInterrupted, ownedByLiveProces
 import type { RunHooks } from './run-hooks.js';
 import { createRunId, isRunId } from './run-id.js';
 import { RunMetrics } from './run-metrics.js';
+import { ModelUsageTotals } from './model-usage-totals.js';
 import type { RunRecord } from './run-record.js';
 import { RunRequestError } from './run-request-error.js';
 import type { RunListQuery, RunServiceApi, RunServiceStats, RunStatusFile } from './run-service-types.js';
@@ -110,6 +111,7 @@ export class RunService implements RunServiceApi {
   /** Accepted creates not yet queued (between the capacity check and the enqueue there are awaits). */
   private reserving = 0;
   private eventsPublished = 0;
+  private readonly usageTotals = new ModelUsageTotals();
   private initPromise: Promise<void> | null = null;
   private closed = false;
 
@@ -357,6 +359,7 @@ export class RunService implements RunServiceApi {
       input_sources: sources,
       model: req.model ?? null,
       limits: req.limits ?? {},
+      reasoning: req.reasoning ?? 'off',
       skill: req.skill ?? null,
       conversation_id: conversationId,
       tenant_id: req.tenant_id ?? null,
@@ -382,6 +385,7 @@ export class RunService implements RunServiceApi {
       skill,
       provider,
       limits: { ...DEFAULT_LIMITS, ...(req.limits ?? {}) },
+      reasoning: req.reasoning ?? 'off',
       workspace,
       bus,
       store,
@@ -457,6 +461,7 @@ export class RunService implements RunServiceApi {
       sleep: this.opts.sleep,
       backoffMs: this.opts.backoffMs,
       killScopeTimeoutMs: this.opts.killScopeTimeoutMs,
+      usageTotals: this.usageTotals,
       persistStatus: (r: RunRecord) => this.persistStatus(r),
       onFinished: (r: RunRecord) => {
         this.index.set(r.runId, r.status);
@@ -592,7 +597,7 @@ export class RunService implements RunServiceApi {
   stats(): RunServiceStats {
     const byState: Partial<Record<RunStatus, number>> = {};
     for (const s of this.index.values()) byState[s.status] = (byState[s.status] ?? 0) + 1;
-    return { byState, queueDepth: this.queue.length, running: this.runningIds.size, eventsPublished: this.eventsPublished };
+    return { byState, queueDepth: this.queue.length, running: this.runningIds.size, eventsPublished: this.eventsPublished, models: this.usageTotals.snapshot() };
   }
 
   /** Cancels queued and live runs and waits until each has written its files. */

@@ -3,10 +3,25 @@ import type { Schema } from './schema.js';
 import type { DiagnosisInit } from '../events/diagnosis.js';
 import type { OperationReporter } from '../events/operation-reporter-types.js';
 
+/**
+ * An image a tool hands the model (a screenshot, a PNG it read). The same shape as
+ * `ImageAttachment` in providers/model-provider.ts (tools may not import providers).
+ */
+export interface ToolImage {
+  /** image/png, image/jpeg, image/gif or image/webp */
+  mediaType: string;
+  /** base64, without a `data:` prefix */
+  data: string;
+  /** What it is (e.g. the file name), for the text that replaces it when a model cannot see images. */
+  label?: string;
+}
+
 export interface ToolResult {
   ok: boolean;
   /** What the model reads as the observation. */
   content: string;
+  /** Images that go with the observation: image parts for vision models, a "withheld" line for others. */
+  images?: ToolImage[];
   /** Structured data for hooks, validators and UIs. */
   details?: Record<string, unknown>;
   diagnosis?: DiagnosisInit;
