@@ -1,28 +1,24 @@
-/** Word-level text processing shared by theme clustering, evidence selection and summaries. */
+/**
+ * Word-level text processing shared by theme clustering, evidence selection and summaries.
+ * Scripts written with spaces are split on letters; scripts written without them (Chinese,
+ * Japanese, Thai, …) are segmented into words by `Intl.Segmenter` (ICU's dictionaries, built
+ * into Node). Stop words per language come from stop-words.ts; `lang` is the corpus language
+ * (text-language.ts), which decides the stop words and stemmer of Latin-script words.
+ */
+import { createRequire } from 'node:module';
+import { negationFor } from './negators.js';
+import { stopWordsFor } from './stop-words.js';
 
-// English function words plus filler common in feedback; corpus-specific common words
-// (e.g. the product's name) are removed by document frequency instead, not listed here.
-const STOP_WORDS = new Set(
-  `a about above after again against all almost also although always am an and any anyone anything are aren around as at
-  back be became because been before being below between both but by can cannot could couldn did didn do does doesn doing
-  don done down during each either else even ever every everything few for from further get gets getting give given go goes
-  going gone got had hadn has hasn have haven having he her here hers herself him himself his how however i if im in into is
-  isn it its itself ive just keep know last least less let like lot lots made make makes many may me might more most much
-  must my myself need needs never new no nor not nothing now of off often ok okay on once one only or other others our ours
-  ourselves out over own pretty quite rather really same see seem seems she should shouldn since so some someone something
-  sometimes still such sure than that thats the their theirs them themselves then there these they thing things think this
-  those though through thus to too took try trying two under until up upon us use used uses using very via want wants was
-  wasn way we well went were weren what whatever when where whether which while who whom whose why will with within without
-  won would wouldn yes yet you your yours yourself yourselves youre ve ll re d s t m also etc app please thanks thank
-  take takes took taking time times day days week weeks today yesterday month months year ago every since anymore
-  open opens opened opening click clicks clicked clicking tap taps tapped tried tries start starts started show shows
-  showed shown tell told say says said find found put seeing looks look looking`
-    .split(/\s+/)
-    .filter(Boolean),
-);
+const ENGLISH_STOP = stopWordsFor('en');
+const NO_WORDS: ReadonlySet<string> = new Set();
 
-export function isStopWord(w: string): boolean {
-  return STOP_WORDS.has(w);
+/** Negators are grammar too ("没有", "nunca"): they flip sentiment, they name no theme. */
+function negators(lang: string): ReadonlySet<string> {
+  return negationFor(lang)?.words ?? NO_WORDS;
+}
+
+export function isStopWord(w: string, lang = 'en'): boolean {
+  return ENGLISH_STOP.has(w) || (lang !== 'en' && (stopWordsFor(lang).has(w) || negators(lang).has(w)));
 }
 
 const stemCache = new Map<string, string>();
@@ -52,58 +48,198 @@ function computeStem(word: string): string {
   return w;
 }
 
+interface NlpStemmer {
+  stemWord(word: string): string;
+}
+interface NlpNormalizer {
+  normalize(text: string): string;
+}
+type NlpLang = Record<string, new () => NlpStemmer & NlpNormalizer>;
+
+// Snowball-family stemmers of nlp.js (the same ones its sentiment lexicons are keyed by)
+const NLP_STEMMERS: Record<string, { pkg: string; name: string }> = {
+  es: { pkg: '@nlpjs/lang-es', name: 'Es' },
+  fr: { pkg: '@nlpjs/lang-fr', name: 'Fr' },
+  de: { pkg: '@nlpjs/lang-de', name: 'De' },
+  pt: { pkg: '@nlpjs/lang-pt', name: 'Pt' },
+};
+const load = createRequire(import.meta.url);
+const langStemmers = new Map<string, ((w: string) => string) | null>();
+
+/** The stemmer of a language (ISO 639-1): nlp.js's for es/fr/de/pt, the English one otherwise. */
+export function stemmerFor(lang: string): (w: string) => string {
+  if (!NLP_STEMMERS[lang]) return stem;
+  let s = langStemmers.get(lang);
+  if (s === undefined) {
+    const { pkg, name } = NLP_STEMMERS[lang];
+    const mod = load(pkg) as NlpLang;
+    const stemmer = new mod[`Stemmer${name}`]();
+    const normalizer = new mod[`Normalizer${name}`]();
+    const memo = new Map<string, string>();
+    s = (w: string): string => {
+      let r = memo.get(w);
+      if (r === undefined) {
+        r = stemmer.stemWord(normalizer.normalize(w));
+        if (memo.size >= STEM_CACHE_MAX) memo.clear();
+        memo.set(w, r);
+      }
+      return r;
+    };
+    langStemmers.set(lang, s);
+  }
+  return s ?? stem;
+}
+
 export interface Token {
   /** lower-cased surface form */
   word: string;
   stem: string;
   /** index in the full token stream, stop words included (for adjacency) */
   pos: number;
+  /** written in a script without spaces: joins its neighbours without a space in labels */
+  spaceless?: boolean;
 }
 
 /** Longer "words" are ids, hashes or URLs, not vocabulary. */
 const MAX_WORD = 30;
-const CJK_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 const WORD_RE = /[\p{L}\p{N}]+(?:['’][\p{L}]+)*/gu;
+const SPACELESS_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+const KANA_RE = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const HAN_ONE_RE = /^\p{Script=Han}$/u;
+const HIRAGANA_ONLY_RE = /^\p{Script=Hiragana}+$/u;
+const KATAKANA_RE = /^[\p{Script=Katakana}ー]+$/u;
+const KANJI_OKURIGANA_RE = /^(\p{Script=Han}+)\p{Script=Hiragana}+$/u;
+const CLAUSE_RE = /[,.;:!?，。、；：！？…\n]/u;
 
-/** Content tokens of a text: lower-cased, stop words, pure numbers and 1–2 letter words dropped. */
-export function contentTokens(text: string): Token[] {
-  const out: Token[] = [];
-  let pos = 0;
+const segmenters = new Map<string, Intl.Segmenter>();
+function segmenter(locale: string): Intl.Segmenter {
+  let s = segmenters.get(locale);
+  if (!s) segmenters.set(locale, (s = new Intl.Segmenter(locale, { granularity: 'word' })));
+  return s;
+}
+
+/** Lower-cased, NFKC-normalised (NFKC only matters outside ASCII; skipping it keeps 10,000-row files fast). */
+function prepare(text: string): string {
   const lower = text.toLowerCase();
-  // NFKC only matters outside ASCII; skipping it keeps 10,000-row files fast
-  const src = /[^\x00-\x7f]/.test(lower) ? lower.normalize('NFKC') : lower;
-  for (const m of src.matchAll(WORD_RE)) {
-    const word = m[0].replace(/['’].*$/, '');
-    if (CJK_RE.test(word)) {
-      // scripts without spaces: overlapping character bigrams are the usual unit
-      const chars = [...word];
-      if (chars.length === 1) out.push({ word, stem: word, pos: pos++ });
-      for (let i = 0; i + 1 < chars.length; i++) {
-        const bi = chars[i] + chars[i + 1];
-        out.push({ word: bi, stem: bi, pos: pos++ });
-      }
+  return /[^\x00-\x7f]/.test(lower) ? lower.normalize('NFKC') : lower;
+}
+
+/** The language a spaceless-script text is segmented and filtered as: Japanese when it has kana. */
+function spacelessLang(src: string): string {
+  if (KANA_RE.test(src)) return 'ja';
+  if (/\p{Script=Thai}/u.test(src)) return 'th';
+  return 'zh';
+}
+
+interface Segment {
+  word: string;
+  /** a clause boundary (punctuation) precedes it */
+  breakBefore: boolean;
+}
+
+/**
+ * Word segments of a text in a spaceless script. ICU splits words missing from its dictionary
+ * into single characters (闪|退, スマ|ホ): runs of katakana, and runs of single Han characters that
+ * are not stop words, are joined back, the usual unknown-word rule of CJK tokenizers.
+ */
+function segmentWords(src: string, lang: string): Segment[] {
+  const stop = stopWordsFor(lang);
+  const raw: Segment[] = [];
+  let pendingBreak = false;
+  for (const s of segmenter(lang).segment(src)) {
+    if (!s.isWordLike) {
+      if (CLAUSE_RE.test(s.segment)) pendingBreak = true;
       continue;
     }
-    const p = pos++;
-    if (word.length < 3 || word.length > MAX_WORD || /^\p{N}+$/u.test(word) || STOP_WORDS.has(word)) continue;
-    out.push({ word, stem: stem(word), pos: p });
+    raw.push({ word: s.segment, breakBefore: pendingBreak });
+    pendingBreak = false;
+  }
+  const out: Segment[] = [];
+  for (const seg of raw) {
+    const prev = out[out.length - 1];
+    const joinable = (w: string): boolean => (HAN_ONE_RE.test(w) && !stop.has(w)) || KATAKANA_RE.test(w);
+    if (prev && !seg.breakBefore && joinable(seg.word) && joinable(prev.word) && KATAKANA_RE.test(seg.word) === KATAKANA_RE.test(prev.word)) {
+      // only single Han characters join Han characters (a dictionary word stays whole)
+      if (KATAKANA_RE.test(seg.word) || [...prev.word].every((c) => HAN_ONE_RE.test(c) && !stop.has(c))) {
+        prev.word += seg.word;
+        continue;
+      }
+    }
+    out.push({ ...seg });
   }
   return out;
 }
 
-/** Unigram stems plus bigrams of adjacent content words ("calendar sync"), keyed by stem. */
-export function termsOf(text: string): { terms: string[]; surfaces: Array<[string, string]> } {
-  const toks = contentTokens(text);
+function spacelessStem(word: string, lang: string): string {
+  // 落ちる/落ちます/落ち → 落: okurigana inflect, the kanji carry the word
+  if (lang === 'ja') return KANJI_OKURIGANA_RE.exec(word)?.[1] ?? word;
+  return word;
+}
+
+/**
+ * Content tokens of a text: lower-cased; stop words, pure numbers and 1–2 letter words (in
+ * spaced scripts) dropped. `lang` is the corpus language (ISO 639-1), default English.
+ */
+export function contentTokens(text: string, lang = 'en'): Token[] {
+  const src = prepare(text);
+  if (SPACELESS_RE.test(src)) return spacelessTokens(src, lang);
+  const out: Token[] = [];
+  let pos = 0;
+  const stemOf = lang === 'en' ? stem : stemmerFor(lang);
+  for (const m of src.matchAll(WORD_RE)) {
+    const word = m[0].replace(/['’].*$/, '');
+    const p = pos++;
+    if (word.length < 3 || word.length > MAX_WORD || /^\p{N}+$/u.test(word) || isStopWord(word, lang)) continue;
+    out.push({ word, stem: stemOf(word), pos: p });
+  }
+  return out;
+}
+
+function spacelessTokens(src: string, lang: string): Token[] {
+  const segLang = spacelessLang(src);
+  const stop = stopWordsFor(segLang);
+  const neg = negators(segLang);
+  const stemOf = lang === 'en' ? stem : stemmerFor(lang);
+  const out: Token[] = [];
+  let pos = 0;
+  for (const { word, breakBefore } of segmentWords(src, segLang)) {
+    // a clause boundary breaks adjacency, so no two-word term spans "，"
+    if (breakBefore) pos++;
+    const p = pos++;
+    if (SPACELESS_RE.test(word)) {
+      if (stop.has(word) || neg.has(word) || (segLang === 'ja' && HIRAGANA_ONLY_RE.test(word) && word.length <= 2)) continue;
+      out.push({ word, stem: spacelessStem(word, segLang), pos: p, spaceless: true });
+      continue;
+    }
+    // Latin words and digits inside CJK text ("PDF", "iPad")
+    if (word.length < 3 || word.length > MAX_WORD || /^\p{N}+$/u.test(word) || isStopWord(word, lang)) continue;
+    out.push({ word, stem: stemOf(word), pos: p });
+  }
+  return out;
+}
+
+/** A single character of a spaceless script is a word piece, not a term of its own. */
+function isTerm(t: Token): boolean {
+  return !t.spaceless || [...t.word].length > 1;
+}
+
+/** Unigram stems plus bigrams of adjacent content words ("calendar sync", "闪退"), keyed by stem. */
+export function termsOf(text: string, lang = 'en'): { terms: string[]; surfaces: Array<[string, string]> } {
+  const toks = contentTokens(text, lang);
   const terms: string[] = [];
   const surfaces: Array<[string, string]> = [];
   for (let i = 0; i < toks.length; i++) {
-    terms.push(toks[i].stem);
-    surfaces.push([toks[i].stem, toks[i].word]);
+    const t = toks[i];
+    if (isTerm(t)) {
+      terms.push(t.stem);
+      surfaces.push([t.stem, t.word]);
+    }
     const next = toks[i + 1];
-    if (next && next.pos === toks[i].pos + 1 && next.stem !== toks[i].stem) {
-      const key = `${toks[i].stem} ${next.stem}`;
+    if (next && next.pos === t.pos + 1 && next.stem !== t.stem) {
+      const key = `${t.stem} ${next.stem}`;
       terms.push(key);
-      surfaces.push([key, `${toks[i].word} ${next.word}`]);
+      // Chinese and Japanese write words together: "同步失败", not "同步 失败"
+      surfaces.push([key, t.spaceless && next.spaceless ? `${t.word}${next.word}` : `${t.word} ${next.word}`]);
     }
   }
   return { terms, surfaces };

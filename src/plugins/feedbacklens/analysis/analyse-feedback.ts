@@ -2,8 +2,9 @@
  * The whole analysis over normalised rows: sentiment per row, themes by clustering, severity from
  * negative sentiment and low ratings, priority from frequency × severity. Pure and deterministic.
  */
+import { detectCorpusLanguage, type CorpusLanguage } from '../../shared/text-language.js';
 import type { FeedbackRow } from './feedback-row.js';
-import { isPraiseWord, normaliseRating, ratingScale, scoreSentiment, type RowSentiment } from './sentiment-score.js';
+import { isPraiseWord, normaliseRating, ratingScale, scoreSentiment, sentimentSource, type RowSentiment } from './sentiment-score.js';
 import { clusterThemes } from './theme-clustering.js';
 
 export type Severity = 'low' | 'medium' | 'high' | 'critical';
@@ -35,6 +36,8 @@ export interface ThemeSummary {
 
 export interface FeedbackStats {
   analysed_rows: number;
+  /** the language most rows are written in (ISO 639-1), and what scored their sentiment */
+  language: { code: string; share: number; sentiment_lexicon: string | null };
   rating_scale: { min: number; max: number } | null;
   average_rating: number | null;
   rating_distribution: Record<string, number>;
@@ -66,19 +69,22 @@ function capitalise(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
-export function themeTitle(labels: string[]): string {
+/** `keys` are the labels' stems ("calendar sync", "价格 太贵"): a two-word key is a title of its own. */
+export function themeTitle(labels: string[], lang = 'en', keys: string[] = labels): string {
   // name the theme by its subject: skip labels made only of praise words when others exist
-  const topical = labels.filter((l) => !l.split(' ').every(isPraiseWord));
-  const use = topical.length > 0 ? topical : labels;
+  const topical = labels.map((l, i) => [l, keys[i] ?? l] as const).filter(([l, k]) => !(k.includes(' ') ? l.split(' ') : [l]).every((w) => isPraiseWord(w, lang)));
+  const use = topical.length > 0 ? topical : labels.map((l, i) => [l, keys[i] ?? l] as const);
   if (use.length === 0) return 'General feedback';
-  if (use[0].includes(' ') || use.length === 1) return capitalise(use[0]);
-  return capitalise(`${use[0]} & ${use[1]}`);
+  if (use[0][1].includes(' ') || use.length === 1) return capitalise(use[0][0]);
+  return capitalise(`${use[0][0]} & ${use[1][0]}`);
 }
 
-export function analyseFeedback(rows: FeedbackRow[], opts: { productName?: string } = {}): FeedbackStats {
+export function analyseFeedback(rows: FeedbackRow[], opts: { productName?: string; language?: CorpusLanguage } = {}): FeedbackStats {
+  const language = opts.language ?? detectCorpusLanguage(rows.map((r) => r.text));
+  const lang = language.code;
   const scale = ratingScale(rows.map((r) => r.rating));
   const norms = rows.map((r) => normaliseRating(r.rating, scale));
-  const sentiments: RowSentiment[] = rows.map((r, i) => scoreSentiment(r.text, norms[i]));
+  const sentiments: RowSentiment[] = rows.map((r, i) => scoreSentiment(r.text, norms[i], lang));
 
   const ratingDist: Record<string, number> = {};
   let ratingSum = 0;
@@ -107,7 +113,7 @@ export function analyseFeedback(rows: FeedbackRow[], opts: { productName?: strin
 
   const { clusters, unclustered, topTerms } = clusterThemes(
     rows.map((r) => r.text),
-    { ignoreWords: opts.productName ? [opts.productName] : [] },
+    { ignoreWords: opts.productName ? [opts.productName] : [], lang },
   );
   const largest = Math.max(...clusters.map((c) => c.members.length));
   const themes: ThemeSummary[] = clusters.map((c, i) => {
@@ -149,7 +155,7 @@ export function analyseFeedback(rows: FeedbackRow[], opts: { productName?: strin
     const reps = (sentiment === 'positive' ? central : problemFirst.filter((d) => centralSet.has(d))).slice(0, 5);
     return {
       theme_id: `T${i + 1}`,
-      title: themeTitle(c.keyTermLabels),
+      title: themeTitle(c.keyTermLabels, lang, c.keyTerms),
       key_terms: c.keyTermLabels,
       key_stems: c.keyTerms,
       mention_count: size,
@@ -176,6 +182,7 @@ export function analyseFeedback(rows: FeedbackRow[], opts: { productName?: strin
     .slice(0, 12);
   return {
     analysed_rows: rows.length,
+    language: { code: lang, share: round(language.share), sentiment_lexicon: sentimentSource(lang) },
     rating_scale: scale,
     average_rating: ratingN > 0 ? round(ratingSum / ratingN, 2) : null,
     rating_distribution: ratingDist,

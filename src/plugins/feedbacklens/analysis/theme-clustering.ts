@@ -49,16 +49,19 @@ export interface ClusterOptions {
   maxThemes?: number;
   /** words that name the subject itself (e.g. the product name): true of every theme, so no theme's label */
   ignoreWords?: string[];
+  /** corpus language (ISO 639-1): stop words and stemmer of its words */
+  lang?: string;
 }
 
 export function clusterThemes(texts: string[], opts: ClusterOptions = {}): ClusteringResult {
   const n = texts.length;
-  const ignore = new Set((opts.ignoreWords ?? []).flatMap((w) => contentTokens(w).map((t) => t.stem)));
+  const lang = opts.lang ?? 'en';
+  const ignore = new Set((opts.ignoreWords ?? []).flatMap((w) => contentTokens(w, lang).map((t) => t.stem)));
   const docTerms: Array<Map<string, number>> = [];
   const surfaceCounts = new Map<string, Map<string, number>>();
   const df = new Map<string, number>();
   for (const t of texts) {
-    const { terms, surfaces } = termsOf(t);
+    const { terms, surfaces } = termsOf(t, lang);
     const tf = new Map<string, number>();
     for (const term of terms) tf.set(term, (tf.get(term) ?? 0) + 1);
     for (const term of tf.keys()) df.set(term, (df.get(term) ?? 0) + 1);
@@ -170,8 +173,8 @@ export function clusterThemes(texts: string[], opts: ClusterOptions = {}): Clust
   }
 
   const minSize = n >= 20 ? Math.max(2, Math.ceil(n * 0.01)) : 1;
-  const clusters: ThemeCluster[] = [];
   const unclustered: number[] = [];
+  let groupsOut: Array<{ members: number[]; centroid: Float64Array; keyTerms: string[] }> = [];
   const byCluster: number[][] = centroids.map(() => []);
   assign.forEach((c, d) => (c >= 0 ? byCluster[c].push(d) : unclustered.push(d)));
   byCluster.forEach((members, c) => {
@@ -179,10 +182,16 @@ export function clusterThemes(texts: string[], opts: ClusterOptions = {}): Clust
       unclustered.push(...members);
       return;
     }
-    const sim = new Map(members.map((d) => [d, cosine(vectors[d], centroids[c])]));
+    groupsOut.push({ members, centroid: centroids[c], keyTerms: distinctiveTerms(members, postings, vocabTerms, n) });
+  });
+  groupsOut = mergeNearDuplicates(groupsOut, (members) => {
+    const centroid = centroidOf(members, vectors, vocabTerms.length);
+    return { members, centroid, keyTerms: distinctiveTerms(members, postings, vocabTerms, n) };
+  });
+  const clusters: ThemeCluster[] = groupsOut.map(({ members, centroid, keyTerms }) => {
+    const sim = new Map(members.map((d) => [d, cosine(vectors[d], centroid)]));
     members.sort((a, b) => (sim.get(b) as number) - (sim.get(a) as number) || a - b);
-    const keyTerms = distinctiveTerms(members, postings, vocabTerms, n);
-    clusters.push({ members, keyTerms, keyTermLabels: keyTerms.map(label) });
+    return { members, keyTerms, keyTermLabels: keyTerms.map(label) };
   });
   if (clusters.length === 0) {
     // Nothing shared (tiny or very heterogeneous input): one general theme over everything.
@@ -193,6 +202,48 @@ export function clusterThemes(texts: string[], opts: ClusterOptions = {}): Clust
   clusters.sort((a, b) => b.members.length - a.members.length);
   unclustered.sort((a, b) => a - b);
   return { clusters, unclustered, topTerms };
+}
+
+/** Cosine of two unit centroids. */
+function centroidCosine(a: Float64Array, b: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}
+
+/** Words of a theme's leading terms ("calendar sync" → calendar, sync). */
+function leadWords(keyTerms: string[], k: number): Set<string> {
+  return new Set(keyTerms.slice(0, k).flatMap((t) => t.split(' ')));
+}
+
+/** Two themes sharing a centroid this alike and a leading word are one problem said two ways. */
+export const MERGE_MIN_COSINE = 0.2;
+
+/**
+ * Near-duplicate themes become one: a pair whose leading term shares a word with the other's two
+ * leading terms ("calendar sync" / "outlook sync", 同步 / 同步失败) and whose centroids overlap.
+ * The smaller joins the larger; the merged theme's terms are recomputed.
+ */
+function mergeNearDuplicates<G extends { members: number[]; centroid: Float64Array; keyTerms: string[] }>(groups: G[], rebuild: (members: number[]) => G): G[] {
+  let out = [...groups].sort((a, b) => b.members.length - a.members.length);
+  for (let changed = true; changed; ) {
+    changed = false;
+    search: for (let i = 0; i < out.length; i++) {
+      for (let j = i + 1; j < out.length; j++) {
+        const a = out[i];
+        const b = out[j];
+        const shared =
+          [...leadWords(a.keyTerms, 1)].some((w) => leadWords(b.keyTerms, 2).has(w)) ||
+          [...leadWords(b.keyTerms, 1)].some((w) => leadWords(a.keyTerms, 2).has(w));
+        if (!shared || centroidCosine(a.centroid, b.centroid) < MERGE_MIN_COSINE) continue;
+        const merged = rebuild([...a.members, ...b.members]);
+        out = [...out.slice(0, i), merged, ...out.slice(i + 1, j), ...out.slice(j + 1)].sort((x, y) => y.members.length - x.members.length);
+        changed = true;
+        break search;
+      }
+    }
+  }
+  return out;
 }
 
 function centroidOf(members: number[], vectors: SparseVec[], dim: number): Float64Array {
@@ -209,7 +260,8 @@ function centroidOf(members: number[], vectors: SparseVec[], dim: number): Float
 function distinctiveTerms(members: number[], postings: number[][], vocabTerms: string[], n: number): string[] {
   const inCluster = new Set(members);
   const size = members.length;
-  const scored: Array<{ term: string; score: number }> = [];
+  const scored: Array<{ term: string; score: number; dc: number }> = [];
+  const inCount = new Map<string, number>();
   postings.forEach((docs, id) => {
     let dc = 0;
     for (const d of docs) if (inCluster.has(d)) dc++;
@@ -217,17 +269,26 @@ function distinctiveTerms(members: number[], postings: number[][], vocabTerms: s
     const pc = dc / size;
     const p = docs.length / n;
     const score = pc * Math.log(pc / p);
-    if (score > 0 || size === n) scored.push({ term: vocabTerms[id], score: size === n ? pc : score });
+    if (score > 0 || size === n) {
+      scored.push({ term: vocabTerms[id], score: size === n ? pc : score, dc });
+      inCount.set(vocabTerms[id], dc);
+    }
   });
   scored.sort((a, b) => b.score - a.score || a.term.localeCompare(b.term));
   const chosen: string[] = [];
-  for (const { term } of scored) {
+  for (const { term, dc } of scored) {
     if (chosen.length >= 5) break;
     const words = term.split(' ');
     if (chosen.some((c) => c === term || (words.length === 1 && c.split(' ').includes(term)))) continue;
     if (words.length === 2) {
-      // a bigram replaces its already chosen words
-      for (let i = chosen.length - 1; i >= 0; i--) if (words.includes(chosen[i])) chosen.splice(i, 1);
+      // a bigram replaces its already chosen words ("calendar sync" for "calendar"), in the first one's place
+      const replaced = chosen.map((c, i) => [c, i] as const).filter(([c]) => words.includes(c));
+      if (replaced.length > 0) {
+        const at = replaced[0][1];
+        for (let i = replaced.length - 1; i >= 0; i--) chosen.splice(replaced[i][1], 1);
+        chosen.splice(at, 0, term);
+        continue;
+      }
     }
     chosen.push(term);
   }
