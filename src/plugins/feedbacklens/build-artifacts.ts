@@ -20,6 +20,16 @@ export interface ArtifactInputs {
 
 const pct = (x: number): string => `${Math.round(x * 100)}%`;
 
+/** "Chinese (zh)" for the Method section; the bare code when Intl has no name for it. */
+function languageName(code: string): string {
+  try {
+    const name = new Intl.DisplayNames(['en'], { type: 'language' }).of(code);
+    return name && name !== code ? `${name} (${code})` : code;
+  } catch {
+    return code;
+  }
+}
+
 function ratingText(t: ThemeSummary, scaleMax: number | undefined): string {
   return t.average_rating === null ? '' : `, average rating ${t.average_rating}${scaleMax ? `/${scaleMax}` : ''}`;
 }
@@ -147,6 +157,8 @@ const cell = (s: string): string => oneLine(s).replace(/\|/g, '\\|');
 
 export function buildInsightReport(i: ArtifactInputs, analysis: FeedbackAnalysisDoc, backlog: ProductBacklogDoc): string {
   const lines: string[] = [];
+  // stats a model passed on without the language field read as English
+  const lang = i.stats.language ?? { code: 'en', share: 1, sentiment_lexicon: 'AFINN-165 lexicon (`sentiment` package)' };
   lines.push(`# ${i.productName}: feedback insight report`, '');
   if (i.goal) lines.push(`_Goal: ${oneLine(i.goal)}_`, '');
   lines.push('## Executive Summary', '', analysis.summary, '');
@@ -168,8 +180,11 @@ export function buildInsightReport(i: ArtifactInputs, analysis: FeedbackAnalysis
     '## Method',
     '',
     `- Source: \`${i.csvPath}\`, ${i.totalRows} data rows, ${i.stats.analysed_rows} analysed; ids ${i.idSource === 'column' ? 'from the file' : 'generated from row numbers (row-<n>)'}.`,
-    '- Sentiment: AFINN-165 lexicon (`sentiment` package), blended with the rating when present.',
-    '- Themes: TF-IDF over word and two-word terms, seeded by salient co-occurring terms, refined by spherical k-means; labels are each cluster\'s most distinctive terms.',
+    `- Language: ${languageName(lang.code)}${lang.share < 1 ? ` (${pct(lang.share)} of rows)` : ''}; words ${['zh', 'ja', 'th'].includes(lang.code) ? 'segmented by Intl.Segmenter (ICU)' : 'split on spaces'}, stop words of that language removed.`,
+    lang.sentiment_lexicon
+      ? `- Sentiment: ${lang.sentiment_lexicon}${lang.code === 'en' ? '' : ', with negation'}, blended with the rating when present.`
+      : `- Sentiment: no lexicon is packaged for ${languageName(lang.code)}; from the ratings alone (rows without a rating are neutral).`,
+    '- Themes: TF-IDF over word and two-word terms, seeded by salient co-occurring terms, refined by spherical k-means, near-duplicate themes merged; labels are each cluster\'s most distinctive terms.',
     '- Priority: frequency (rows in the theme ÷ largest theme) × severity (negative share, low-rating share, sentiment intensity).',
     `- Every quote is a verbatim part of the cited row, checked against \`runtime/evidence_index.json\`.`,
   );

@@ -6,6 +6,7 @@ import type { WorkspaceAccess } from '../../runtime/business-plugin.js';
 import { readInputBytes } from '../shared/read-input-file.js';
 import { analyseFeedback, type FeedbackStats } from './analysis/analyse-feedback.js';
 import { decodeText, type DetectedEncoding } from '../shared/decode-text.js';
+import { detectCorpusLanguage, type CorpusLanguage } from '../shared/text-language.js';
 import type { FeedbackRow } from './analysis/feedback-row.js';
 import { parseFeedbackCsv, type ParsedFeedback } from './analysis/parse-feedback-csv.js';
 import { buildEvidenceIndex, EVIDENCE_INDEX_FILE } from './evidence-index.js';
@@ -16,6 +17,8 @@ export interface LoadedFeedback {
   encoding: DetectedEncoding;
   parsed: ParsedFeedback;
   byId: Map<string, FeedbackRow>;
+  /** the language the rows are written in: stop words, stemmer and sentiment lexicon follow it */
+  language: CorpusLanguage;
 }
 
 export type LoadOutcome = { ok: true; value: LoadedFeedback } | { ok: false; error: string; hint: string };
@@ -63,13 +66,14 @@ export class FeedbackDataset {
         v.rows,
       ),
     );
-    return { ok: true, value: { csvPath: path, encoding, parsed: v, byId: new Map(v.rows.map((r) => [r.feedback_id, r])) } };
+    const language = detectCorpusLanguage(v.rows.map((r) => r.text));
+    return { ok: true, value: { csvPath: path, encoding, parsed: v, byId: new Map(v.rows.map((r) => [r.feedback_id, r])), language } };
   }
 
   analyse(loaded: LoadedFeedback): FeedbackStats {
     let s = this.stats.get(loaded.csvPath);
     if (!s) {
-      s = analyseFeedback(loaded.parsed.rows, { productName: this.productName });
+      s = analyseFeedback(loaded.parsed.rows, { productName: this.productName, language: loaded.language });
       this.stats.set(loaded.csvPath, s);
     }
     return s;

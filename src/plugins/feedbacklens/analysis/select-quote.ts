@@ -26,7 +26,7 @@ function clip(s: string, max: number): string {
 }
 
 /** Short rows are quoted whole; longer ones by the sentence carrying most of `stems`, widened to the next sentence when very short. */
-export function selectQuote(text: string, stems: string[] = []): string {
+export function selectQuote(text: string, stems: string[] = [], lang = 'en'): string {
   const trimmed = text.trim();
   if (trimmed.length <= WHOLE_ROW_CHARS) return trimmed;
   const want = new Set(stems.flatMap((s) => s.split(' ')));
@@ -35,7 +35,7 @@ export function selectQuote(text: string, stems: string[] = []): string {
   let bestScore = -1;
   spans.forEach(([a, b], k) => {
     let hits = 0;
-    for (const t of contentTokens(trimmed.slice(a, b))) if (want.has(t.stem)) hits++;
+    for (const t of contentTokens(trimmed.slice(a, b), lang)) if (want.has(t.stem)) hits++;
     const score = hits * 1000 + Math.min(b - a, 200);
     if (score > bestScore) [best, bestScore] = [k, score];
   });

@@ -17,8 +17,8 @@ export const extractEvidenceArgs = z
   .refine((a) => (a.feedback_ids?.length ?? 0) > 0 || (a.terms?.length ?? 0) > 0, { message: 'give feedback_ids or terms (or both)' });
 export type ExtractEvidenceArgs = z.infer<typeof extractEvidenceArgs>;
 
-function stemsOf(terms: string[]): string[] {
-  return terms.flatMap((t) => contentTokens(t).map((x) => x.stem));
+function stemsOf(terms: string[], lang: string): string[] {
+  return terms.flatMap((t) => contentTokens(t, lang).map((x) => x.stem));
 }
 
 export function createExtractEvidenceTool(data: FeedbackDataset): ToolDefinition<ExtractEvidenceArgs> {
@@ -31,7 +31,8 @@ export function createExtractEvidenceTool(data: FeedbackDataset): ToolDefinition
     async execute(args) {
       const loaded = await data.load();
       if (!loaded.ok) return errorResult('csv_unreadable', loaded.error, '', loaded.hint);
-      const stems = stemsOf(args.terms ?? []);
+      const lang = loaded.value.language.code;
+      const stems = stemsOf(args.terms ?? [], lang);
       const unknown: string[] = [];
       let rows: FeedbackRow[] = [];
       if (args.feedback_ids?.length) {
@@ -43,7 +44,7 @@ export function createExtractEvidenceTool(data: FeedbackDataset): ToolDefinition
       } else {
         const want = new Set(stems);
         rows = loaded.value.parsed.rows
-          .map((r) => ({ r, hits: contentTokens(r.text).filter((t) => want.has(t.stem)).length }))
+          .map((r) => ({ r, hits: contentTokens(r.text, lang).filter((t) => want.has(t.stem)).length }))
           .filter((x) => x.hits > 0)
           .sort((a, b) => b.hits - a.hits || a.r.row - b.r.row)
           .slice(0, args.limit ?? 10)
@@ -56,10 +57,10 @@ export function createExtractEvidenceTool(data: FeedbackDataset): ToolDefinition
       }
       const evidence = rows.map((r) => ({
         feedback_id: r.feedback_id,
-        evidence_text: selectQuote(r.text, stems),
+        evidence_text: selectQuote(r.text, stems, lang),
         row: r.row,
         rating: r.rating,
-        sentiment: scoreSentiment(r.text, null).label,
+        sentiment: scoreSentiment(r.text, null, lang).label,
       }));
       return okResult({ evidence, unknown_ids: unknown });
     },

@@ -13,7 +13,8 @@ export function createFeedbackStatsTool(data: FeedbackDataset): ToolDefinition<F
   return {
     name: 'feedback_stats',
     description:
-      'Statistics over every analysed row: rating distribution, channels, date range, AFINN sentiment counts, top terms, ' +
+      'Statistics over every analysed row: the language of the rows, rating distribution, channels, date range, sentiment counts ' +
+      '(AFINN for English, a packaged lexicon with negation for other languages, blended with ratings), top terms, ' +
       'and themes found by term clustering, each with mention_count, sentiment, severity (from negative sentiment and low ratings), ' +
       'priority (frequency × severity) and representative feedback_ids.',
     parameters: feedbackStatsArgs,
