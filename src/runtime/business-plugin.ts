@@ -5,6 +5,7 @@
 import type { AnyToolDefinition } from '../tools/tool.js';
 import type { Schema } from '../tools/schema.js';
 import type { RunLimits } from './run-service-types.js';
+import type { LoadedSkill } from '../skills/skill-loader.js';
 
 /** File-system view a plugin's tools get: every path is resolved and confined by the runtime. */
 export interface WorkspaceAccess {
@@ -28,6 +29,8 @@ export interface PluginRunContext<Input> {
   workspace: WorkspaceAccess;
   /** Set by the runtime: emits a notice on the bus (e.g. "using csv_profile for 12,000 rows"). */
   notice(text: string): void;
+  /** The plugin's granted Agent Skills (`skills`), loaded by the runtime. */
+  skills?: LoadedSkill[];
 }
 
 export interface PlanStep {

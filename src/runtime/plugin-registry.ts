@@ -5,7 +5,35 @@ import type { BusinessPlugin } from './business-plugin.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyBusinessPlugin = BusinessPlugin<any>; // any: see above
 
-export class PluginRegistry {
+/** Where a RunService finds plugins by name: a fixed registry, or one the extension registry refreshes. */
+export interface PluginSource {
+  get(name: string): AnyBusinessPlugin | undefined;
+  names(): string[];
+  list(): AnyBusinessPlugin[];
+}
+
+/** A source whose plugins can be replaced while the service runs (`serve --watch`): the next run sees them. */
+export class LivePluginSource implements PluginSource {
+  constructor(private current: PluginSource) {}
+
+  replace(next: PluginSource): void {
+    this.current = next;
+  }
+
+  get(name: string): AnyBusinessPlugin | undefined {
+    return this.current.get(name);
+  }
+
+  names(): string[] {
+    return this.current.names();
+  }
+
+  list(): AnyBusinessPlugin[] {
+    return this.current.list();
+  }
+}
+
+export class PluginRegistry implements PluginSource {
   private readonly byName = new Map<string, AnyBusinessPlugin>();
 
   constructor(plugins: AnyBusinessPlugin[] = []) {

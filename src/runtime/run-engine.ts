@@ -124,6 +124,7 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
       output_artifacts: skill?.manifest.output_artifacts ?? [],
       read_scopes: skill?.manifest.read_scopes ?? null,
       write_scopes: skill?.manifest.write_scopes ?? null,
+      granted_skills: rec.grantedSkills.map((g) => ({ name: g.manifest.name, version: g.manifest.version, format: g.format })),
       activated_at: new Date().toISOString(),
     });
     // step 5: capability snapshot + provider (never a key)
@@ -178,6 +179,7 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
       tools: specs,
       capabilities: rec.capabilities,
       skill: skill ? { name: skill.manifest.name, version: skill.manifest.version, instructions: skill.instructions } : null,
+      grantedSkills: rec.grantedSkills.map((g) => ({ name: g.manifest.name, description: g.manifest.description ?? '' })),
     });
     await workspace.writeRunFile('runtime/system_prompt.md', system);
     checkCancel();

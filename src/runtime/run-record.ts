@@ -19,6 +19,8 @@ export interface RunRecord {
   conversationId: string;
   tenantId: string | null;
   skill: LoadedSkill | null;
+  /** The plugin's granted Agent Skills (listed in the prompt, loaded with load_skill). */
+  grantedSkills: LoadedSkill[];
   provider: ModelProvider;
   limits: RunLimits;
   /** The request's reasoning effort, handed to the provider each turn; absent: off. */

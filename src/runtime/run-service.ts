@@ -2,31 +2,30 @@
  * RunService (seed 003 step 1–3): validates a request, creates the run id and workspace, queues it
  * under a concurrency limit, runs it through the engine, and serves status, events and documents.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve } from 'node:path';
-import { realpathSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { AgentEvent, RunStatus } from '../events/agent-event.js';
 import { AgentEventBus } from '../events/agent-event-bus.js';
 import { Diagnosis } from '../events/diagnosis.js';
 import { ThinkingTagFilter } from '../events/thinking-tag-filter.js';
 import { createRawStreamLogger } from '../events/raw-stream-log.js';
 import type { ChatMessage, ModelProvider } from '../providers/model-provider.js';
-import type { OfflineProcedure } from '../providers/model-turn.js';
-import { resolveModelProvider, type ModelSpec } from '../providers/resolve-model-provider.js';
-import { loadSkill, skillIncompatibilities, type LoadedSkill } from '../skills/skill-loader.js';
+import { resolveModelProvider } from '../providers/resolve-model-provider.js';
+import { skillIncompatibilities, type LoadedSkill } from '../skills/skill-loader.js';
 import type { AnyToolDefinition } from '../tools/tool.js';
-import { checkSchema } from '../tools/schema.js';
 import { defaultProcessRegistry } from '../tools/default-process-registry.js';
 import type { TextFilter } from './agent-loop.js';
 import { DEFAULT_LIMITS } from './agent-loop.js';
 import type { BusinessPlugin, PluginRunContext } from './business-plugin.js';
-import { createRunRequestSchema, zodIssues, type ParsedCreateRunRequest } from './create-run-request.js';
+import type { ParsedCreateRunRequest } from './create-run-request.js';
 import { defaultDataDir } from './data-dir.js';
 import { EVENTS_FILE, EventStore } from './event-store.js';
 import { tailRunEvents } from './event-tail.js';
 import { defaultSkillsDir } from './package-root.js';
-import { PluginRegistry } from './plugin-registry.js';
+import { PluginRegistry, type PluginSource } from './plugin-registry.js';
+import { activeSkill, checkedInput, chooseModel, fileInputSources, grantedSkills, parseRunRequest, pluginOf, providerFor, type ProviderResolver } from './run-admission.js';
+import { isInside, realpathLoose } from '../tools/confine-path.js';
 import { resolveCapabilities } from './run-capabilities.js';
 import { executeRun, finalise, type NoticeSource } from './run-engine.js';
 import { completeTerminalEvent, endLeftovers, markInterrupted, ownedByLiveProcess, writeOwner } from './interrupted-runs.js';
@@ -36,20 +35,28 @@ import { RunMetrics } from './run-metrics.js';
 import { ModelUsageTotals } from './model-usage-totals.js';
 import type { RunRecord } from './run-record.js';
 import { RunRequestError } from './run-request-error.js';
-import type { RunListQuery, RunServiceApi, RunServiceStats, RunStatusFile } from './run-service-types.js';
+import type { RunLimits, RunListQuery, RunServiceApi, RunServiceStats, RunStatusFile } from './run-service-types.js';
 import { RunStateMachine, isTerminalRunState } from './run-state-machine.js';
 import { RunWorkspace, reserveRunFolder } from './run-workspace.js';
 
-export type ProviderResolver = (spec: ModelSpec, opts: { offlineProcedure: OfflineProcedure; env: Record<string, string | undefined>; cwd: string }) => ModelProvider;
+export type { ProviderResolver };
 
 export interface RunServiceOptions {
   /** default RUNTRAIL_DATA_DIR or ./.runtrail */
   dataDir?: string;
   // the registry holds plugins of many input types; each validates its own input
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  plugins: BusinessPlugin<any>[]; // any: input types differ per plugin, checked by plugin.inputSchema
+  plugins?: BusinessPlugin<any>[]; // any: input types differ per plugin, checked by plugin.inputSchema
+  /** Instead of `plugins`: a source asked at each create (the extension registry, refreshed by `serve --watch`). */
+  pluginSource?: PluginSource;
   /** default: the package's skills/ folder */
   skillsDir?: string;
+  /** Where skills are looked up, first wins (project, user, builtin); default [skillsDir]. */
+  skillDirs?: string[];
+  /** Model when neither the request nor the agent names one and RUNTRAIL_MODEL is unset (config.json's `model`). */
+  defaultModel?: string;
+  /** Limits under the agent's and the request's (config.json's `limits`). */
+  defaultLimits?: Partial<RunLimits>;
   concurrency?: number;
   /** Runs allowed to wait for a slot; past it create() throws queue_full. Default 100. */
   maxQueue?: number;
@@ -81,23 +88,13 @@ export const defaultProviderResolver: ProviderResolver = (spec, opts) => {
   throw new RunRequestError(d.code === 'invalid_request' ? 'invalid_request' : 'incompatible', msg, { issues: [{ path: 'model', message: d.summary }] });
 };
 
-function isUnder(path: string, root: string): boolean {
-  const real = (p: string) => {
-    try {
-      return realpathSync(p);
-    } catch {
-      return resolve(p);
-    }
-  };
-  const rel = relative(real(root), real(path));
-  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
-}
 
 export class RunService implements RunServiceApi {
   readonly dataDir: string;
   readonly runsDir: string;
   readonly skillsDir: string;
-  readonly registry: PluginRegistry;
+  readonly skillDirs: string[];
+  readonly registry: PluginSource;
   private readonly concurrency: number;
   private readonly maxQueue: number;
   private readonly inputRoots: string[] | 'any';
@@ -119,7 +116,8 @@ export class RunService implements RunServiceApi {
     this.dataDir = resolve(opts.dataDir ?? defaultDataDir(opts.env ?? process.env));
     this.runsDir = join(this.dataDir, 'runs');
     this.skillsDir = resolve(opts.skillsDir ?? defaultSkillsDir());
-    this.registry = new PluginRegistry(opts.plugins);
+    this.skillDirs = opts.skillDirs?.map((d) => resolve(d)) ?? [this.skillsDir];
+    this.registry = opts.pluginSource ?? new PluginRegistry(opts.plugins ?? []);
     this.concurrency = Math.max(1, opts.concurrency ?? 4);
     this.maxQueue = Math.max(0, opts.maxQueue ?? 100);
     this.inputRoots = opts.inputRoots ?? [join(this.dataDir, 'uploads')];
@@ -193,71 +191,15 @@ export class RunService implements RunServiceApi {
   async create(raw: unknown): Promise<RunStatusFile> {
     await this.init();
     if (this.closed) this.fail('wrong_state', 'the run service is closed');
-    // 1. request shape
-    const parsed = createRunRequestSchema.safeParse(raw);
-    if (!parsed.success) {
-      const issues = zodIssues(parsed.error);
-      this.fail('invalid_request', `invalid run request: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues, validPlugins: this.pluginNames() });
-    }
-    const req = parsed.data;
-    // 2. plugin
-    const plugin = this.registry.get(req.plugin) as BusinessPlugin<Record<string, unknown>> | undefined;
-    if (!plugin) {
-      this.fail('unknown_plugin', `unknown plugin "${req.plugin}"; valid plugins: ${this.pluginNames().join(', ')}`, {
-        issues: [{ path: 'plugin', message: 'unknown plugin' }],
-        validPlugins: this.pluginNames(),
-      });
-    }
-    // 3. plugin input schema
-    const inputParsed = checkSchema(plugin.inputSchema, req.input);
-    if (!inputParsed.ok) {
-      const issues = inputParsed.issues.map((i) => ({ path: i.path.length ? `input.${i.path.join('.')}` : 'input', message: i.message }));
-      this.fail('invalid_request', `invalid input for ${plugin.name}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
-    }
-    const input: Record<string, unknown> = { ...(inputParsed.value as Record<string, unknown>) };
-    // 4. file inputs: inside the input roots, existing files
-    const sources: Record<string, string> = {};
-    for (const key of plugin.fileInputs) {
-      const v = input[key];
-      if (typeof v !== 'string') continue;
-      const field = `input.${key}`;
-      if (v.includes('\0')) this.fail('invalid_request', `${field}: path contains a NUL byte`, { issues: [{ path: field, message: 'NUL byte' }] });
-      const abs = resolve(this.cwd, v);
-      if (this.inputRoots !== 'any' && !this.inputRoots.some((r) => isUnder(abs, r))) {
-        this.fail('input_outside_roots', `${field}: ${v} is outside the input roots (${this.inputRoots.join(', ')})`, {
-          issues: [{ path: field, message: 'outside the input roots' }],
-          field,
-        });
-      }
-      let isFile = false;
-      try {
-        isFile = statSync(abs).isFile();
-      } catch {
-        isFile = false;
-      }
-      if (!isFile) this.fail('invalid_request', `${field}: file not found or not a regular file: ${v}`, { issues: [{ path: field, message: 'file not found' }] });
-      sources[key] = abs;
-    }
-    // 5. skill
-    const skillName = req.skill ?? plugin.defaultSkill;
-    let skill: LoadedSkill | null = null;
-    if (skillName) {
-      const loaded = await loadSkill(this.skillsDir, skillName);
-      if (!loaded.ok) {
-        const code = req.skill && loaded.code === 'not_found' ? 'invalid_request' : 'incompatible';
-        this.fail(code, loaded.message, { issues: [{ path: 'skill', message: loaded.message }] });
-      }
-      skill = loaded.skill;
-    }
-    // 6. provider
-    let provider: ModelProvider;
-    try {
-      provider = this.resolver(req.model as ModelSpec, { offlineProcedure: plugin.offlineProcedure as OfflineProcedure, env: this.env, cwd: this.cwd });
-    } catch (e) {
-      if (e instanceof RunRequestError) throw e;
-      this.fail('incompatible', `model provider not available: ${(e as Error).message}`, { issues: [{ path: 'model', message: (e as Error).message }] });
-    }
-    // 7. capacity: running + waiting + accepted-but-not-yet-queued (concurrent creates) within concurrency + maxQueue
+    const req = parseRunRequest(raw, this.registry);
+    const plugin = pluginOf(req, this.registry);
+    const input = checkedInput(plugin, req);
+    const sources = fileInputSources(plugin, input, { cwd: this.cwd, inputRoots: this.inputRoots });
+    const skill = await activeSkill(plugin, req, this.skillDirs);
+    const skills = await grantedSkills(plugin, this.skillDirs);
+    const model = chooseModel(plugin, req, { cwd: this.cwd, env: this.env, ...(this.opts.defaultModel ? { defaultModel: this.opts.defaultModel } : {}) });
+    const provider = providerFor(plugin, model, { env: this.env, resolver: this.resolver });
+    // step 7, capacity: running + waiting + accepted-but-not-yet-queued (concurrent creates) within concurrency + maxQueue
     if (this.runningIds.size + this.queue.length + this.reserving >= this.concurrency + this.maxQueue) {
       this.fail('queue_full', `the run queue is full (${this.maxQueue} waiting); try again later`, { maxQueue: this.maxQueue });
     }
@@ -271,7 +213,7 @@ export class RunService implements RunServiceApi {
     let runId: string | null = null;
     try {
       runId = await reserveRunFolder(this.runsDir, createRunId);
-      return await this.createReserved(runId, { req, plugin, input, sources, skill, provider }, unreserve);
+      return await this.createReserved(runId, { req, plugin, input, sources, skill, skills, provider }, unreserve);
     } catch (e) {
       unreserve();
       // the run never started: give its id back
@@ -288,12 +230,13 @@ export class RunService implements RunServiceApi {
       input: Record<string, unknown>;
       sources: Record<string, string>;
       skill: LoadedSkill | null;
+      skills: LoadedSkill[];
       provider: ModelProvider;
     },
     /** called just before the run joins the queue (it then counts there) */
     onQueued: () => void,
   ): Promise<RunStatusFile> {
-    const { req, plugin, input, sources, skill, provider } = p;
+    const { req, plugin, input, sources, skill, skills, provider } = p;
     const goal = req.goal?.trim() ? req.goal.trim() : plugin.defaultGoal;
     const conversationId = req.conversation_id ?? runId;
     const workspace = new RunWorkspace(this.runsDir, runId, {
@@ -309,6 +252,7 @@ export class RunService implements RunServiceApi {
       goal,
       workspace,
       notice: (text) => void busRef?.publish('run', { type: 'notice', text: String(text) }),
+      skills,
     };
     let tools: AnyToolDefinition[];
     try {
@@ -384,7 +328,8 @@ export class RunService implements RunServiceApi {
       tenantId: req.tenant_id ?? null,
       skill,
       provider,
-      limits: { ...DEFAULT_LIMITS, ...(req.limits ?? {}) },
+      limits: { ...DEFAULT_LIMITS, ...this.opts.defaultLimits, ...plugin.limits, ...(req.limits ?? {}) },
+      grantedSkills: skills,
       reasoning: req.reasoning ?? 'off',
       workspace,
       bus,
@@ -582,7 +527,10 @@ export class RunService implements RunServiceApi {
     if (!doc) return null;
     const root = join(this.runsDir, runId);
     const abs = resolve(root, doc.path);
-    if (!isUnder(abs, join(root, 'artifacts')) || !existsSync(abs)) return null;
+    // symlinks resolved before confining: a link in artifacts/ must not serve a file from outside the run
+    const real = realpathLoose(abs);
+    const artifacts = realpathLoose(join(root, 'artifacts'));
+    if (real === artifacts || !isInside(real, artifacts) || !existsSync(abs)) return null;
     return abs;
   }
 

@@ -4,12 +4,14 @@ import type { BusinessPlugin } from './business-plugin.js';
 import type { ResolvedRunCapabilities } from './run-capabilities.js';
 
 export interface SystemPromptInput {
-  plugin: Pick<BusinessPlugin, 'name' | 'version' | 'description' | 'promptFragments'>;
+  plugin: Pick<BusinessPlugin, 'name' | 'version' | 'description' | 'promptFragments' | 'instructions'>;
   goal: string;
   input: Record<string, unknown>;
   tools: ToolSpec[];
   capabilities: ResolvedRunCapabilities;
   skill: { name: string; version: string; instructions: string } | null;
+  /** Agent Skills granted to the run: listed by name and description, read with load_skill. */
+  grantedSkills?: Array<{ name: string; description: string }>;
 }
 
 export const SYSTEM_PROMPT_SECTIONS = [
@@ -30,7 +32,8 @@ export function buildSystemPrompt(p: SystemPromptInput): string {
   lines.push('You are an agent running inside Runtrail. Act only through the tools listed below and finish with a short final answer.', '');
   section('Business Plugin', `${p.plugin.name} ${p.plugin.version}: ${p.plugin.description}`);
   section('Goal', p.goal);
-  section('Business Guidance', p.plugin.promptFragments.map((f) => `- ${f}`).join('\n'));
+  // a Markdown agent's body is its guidance, after the plugin's fragments
+  section('Business Guidance', [p.plugin.promptFragments.map((f) => `- ${f}`).join('\n'), p.plugin.instructions ?? ''].filter((t) => t.trim()).join('\n\n'));
   section('Run Input', ['```json', JSON.stringify(p.input, null, 2), '```'].join('\n'));
   section('Available Tools', p.tools.map((t) => `- \`${t.name}\`: ${t.description}`).join('\n'));
   section(
@@ -50,6 +53,11 @@ export function buildSystemPrompt(p: SystemPromptInput): string {
       })
       .join('\n'),
   );
-  section('Skill Instructions', p.skill ? `Skill ${p.skill.name} ${p.skill.version}\n\n${p.skill.instructions}` : '(no skill)');
+  const granted = p.grantedSkills ?? [];
+  const skillText = [
+    p.skill ? `Skill ${p.skill.name} ${p.skill.version}\n\n${p.skill.instructions}` : '',
+    granted.length ? `Skills you can load with \`load_skill\` (load one before you follow it):\n${granted.map((g) => `- \`${g.name}\`: ${g.description}`).join('\n')}` : '',
+  ].filter(Boolean);
+  section('Skill Instructions', skillText.join('\n\n') || '(no skill)');
   return `${lines.join('\n').trimEnd()}\n`;
 }

@@ -87,7 +87,7 @@ function ajvIssue(e: ErrorObject): SchemaIssue {
     case 'required':
       return { path: [...path, String(p.missingProperty)], message: 'is required' };
     case 'additionalProperties':
-      return { path, message: `unknown field: ${String(p.additionalProperty)}` };
+      return { path: [...path, String(p.additionalProperty)], message: 'is not a known field' };
     case 'enum':
       return { path, message: `must be one of ${(p.allowedValues as unknown[]).map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ')}` };
     case 'const':

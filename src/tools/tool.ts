@@ -48,6 +48,8 @@ export interface ToolDefinition<Args = unknown> {
   /** True for calls that observe changing state (e.g. polling a process): the loop's
    *  repeated-identical-call guard does not count them. */
   repeatable?: (args: Args) => boolean;
+  /** True when a call only reads: the loop may run it beside the other read-only calls of a turn. */
+  readOnly?: boolean;
   execute(args: Args, ctx?: ToolExecutionContext): Promise<ToolResult>;
 }
 

@@ -1,0 +1,86 @@
+/**
+ * The JSON Schema of a Markdown agent's frontmatter (`.runtrail/agents/<name>.md`), checked with ajv
+ * so that every error names the field path and what was expected.
+ */
+import type { JsonSchema } from '../tools/schema.js';
+
+export const ARTIFACT_TYPES = ['markdown', 'json', 'text', 'csv'] as const;
+export const AGENT_NAME_PATTERN = '^[a-z0-9]+(?:-[a-z0-9]+)*$';
+const stringList = { type: 'array', items: { type: 'string', minLength: 1 } };
+const limits = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    max_iterations: { type: 'integer', minimum: 1, maximum: 200 },
+    max_tool_calls: { type: 'integer', minimum: 1, maximum: 1000 },
+    timeout_s: { type: 'number', exclusiveMinimum: 0, maximum: 86400 },
+    stop_repair_turns: { type: 'integer', minimum: 0, maximum: 10 },
+    context_tokens: { type: 'integer', minimum: 1000, maximum: 10000000 },
+    approval_timeout_s: { type: 'number', exclusiveMinimum: 0, maximum: 86400 },
+  },
+};
+
+export const AGENT_FRONTMATTER_SCHEMA: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'description'],
+  properties: {
+    name: { type: 'string', pattern: AGENT_NAME_PATTERN, maxLength: 64 },
+    description: { type: 'string', minLength: 1, maxLength: 2000 },
+    version: { type: 'string', pattern: '^\\d+\\.\\d+\\.\\d+(?:[-+][0-9A-Za-z.-]+)?$' },
+    model: { type: 'string', minLength: 1, maxLength: 500 },
+    reasoning: { enum: ['off', 'low', 'medium', 'high'] },
+    goal: { type: 'string', minLength: 1, maxLength: 8000 },
+    tools: stringList,
+    skills: stringList,
+    agents: stringList,
+    mcpServers: { type: 'array', items: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'object' }] } },
+    permissions: { type: 'object', additionalProperties: { enum: ['allow', 'ask', 'deny'] } },
+    input: { type: 'object' },
+    artifacts: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['path'],
+        properties: {
+          path: { type: 'string', minLength: 1, maxLength: 500 },
+          type: { enum: [...ARTIFACT_TYPES] },
+          required: { type: 'boolean' },
+          headings: stringList,
+          description: { type: 'string', maxLength: 2000 },
+          schema: { type: 'object' },
+          audience: { enum: ['user', 'operator', 'internal'] },
+          sensitivity: { enum: ['public', 'internal', 'confidential'] },
+        },
+      },
+    },
+    plan: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'title'],
+        properties: {
+          id: { type: 'string', pattern: '^[A-Za-z0-9_.-]+$' },
+          title: { type: 'string', minLength: 1 },
+          tools: stringList,
+          done_when_tools_succeeded: stringList,
+          done_when_artifacts_exist: stringList,
+        },
+      },
+    },
+    limits,
+  },
+};
+
+export const CONFIG_SCHEMA: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    model: { type: 'string', minLength: 1, maxLength: 500 },
+    limits,
+    disable: stringList,
+    plugins: stringList,
+  },
+};

@@ -1,0 +1,46 @@
+/**
+ * A Markdown agent compiled to the same BusinessPlugin the builtins are: its input schema, plan,
+ * artifact contract and tools go through the same capability snapshot, PlanProgress, stop
+ * validation, manifest and replay as any plugin's.
+ */
+import type { BusinessPlugin, DefinitionSource } from '../runtime/business-plugin.js';
+import type { AnyToolDefinition } from '../tools/tool.js';
+import { defaultPlan, fileInputsOf, type AgentDefinition } from './markdown-agent.js';
+import type { ToolCatalog } from './tool-catalog.js';
+
+/** The tools an agent gets: its allowlist, plus load_skill when it has skills. */
+export function agentToolNames(def: Pick<AgentDefinition, 'tools' | 'skills'>): string[] {
+  const names = [...def.tools];
+  if (def.skills.length && !names.includes('load_skill')) names.push('load_skill');
+  return [...new Set(names)];
+}
+
+export function compileAgent(def: AgentDefinition, catalog: ToolCatalog, source: DefinitionSource): BusinessPlugin {
+  const tools = agentToolNames(def);
+  return {
+    name: def.name,
+    version: def.version,
+    description: def.description,
+    inputSchema: def.input,
+    fileInputs: fileInputsOf(def.input),
+    defaultSkill: null,
+    defaultGoal: def.goal ?? def.description,
+    promptFragments: [],
+    instructions: def.instructions,
+    skills: def.skills,
+    ...(def.model ? { model: def.model, modelBaseDir: def.dir } : {}),
+    ...(def.limits ? { limits: def.limits } : {}),
+    source,
+    createTools(ctx): AnyToolDefinition[] {
+      return tools.map((name) => {
+        const entry = catalog.get(name);
+        // the registry checked every name when it loaded the agent; a tool removed since is a run error
+        if (!entry) throw new Error(`tool "${name}" of agent ${def.name} is no longer available`);
+        return entry.factory({ runId: ctx.runId, workspace: ctx.workspace, artifacts: def.artifacts, skills: ctx.skills ?? [] });
+      });
+    },
+    plan: def.plan ?? defaultPlan(def.artifacts, tools),
+    artifacts: def.artifacts,
+    validators: [],
+  };
+}

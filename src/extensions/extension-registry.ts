@@ -1,0 +1,258 @@
+/**
+ * One registry of everything a run may use: agents (builtins, code plugins' agents, Markdown agents),
+ * tools, skills and config, from three layers — the builtins, the user's `~/.runtrail/` and the
+ * project's `<DIR>/.runtrail/`. A later layer wins; a clash is a warning naming both files. One broken
+ * file is a problem in the list, never a reason the others do not load.
+ */
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
+import type { BusinessPlugin, DefinitionSource } from '../runtime/business-plugin.js';
+import type { RunLimits } from '../runtime/run-service-types.js';
+import { listSkills, loadSkill } from '../skills/skill-loader.js';
+import { checkSchema, formatSchemaPath } from '../tools/schema.js';
+import { CONFIG_SCHEMA } from './agent-frontmatter-schema.js';
+import { agentToolNames, compileAgent } from './agent-plugin.js';
+import { loadCodePlugin, resolvePluginModule } from './code-plugin.js';
+import type { DefinitionProblem } from './definition-problem.js';
+import { parseAgentFile, type AgentDefinition } from './markdown-agent.js';
+import { GRANT_ONLY_TOOLS, ToolCatalog, pluginToolFactory } from './tool-catalog.js';
+
+// the registry holds agents of many input types; each validates its own input
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyAgent = BusinessPlugin<any>; // any: see above
+
+export interface ProjectConfig {
+  model?: string;
+  limits?: Partial<RunLimits>;
+  disable?: string[];
+  plugins?: string[];
+}
+
+export interface ExtensionRegistryOptions {
+  /** The project folder (definitions in `<projectDir>/.runtrail/`). */
+  projectDir: string;
+  /** The user's home; its `.runtrail/` is the user layer. Absent: no user layer. */
+  homeDir?: string;
+  /** The builtin agents: the first layer, loaded like anyone's. */
+  builtins: AnyAgent[];
+  /** The package's own skills folder (the builtin layer's skills). */
+  builtinSkillsDir: string;
+}
+
+export interface AgentEntry {
+  agent: AnyAgent;
+  source: DefinitionSource;
+  /** The Markdown definition, for agents from files. */
+  definition?: AgentDefinition;
+}
+
+interface Layer {
+  kind: 'user' | 'project';
+  root: string;
+  /** How its files are shown: `.runtrail` (relative to the project) or `~/.runtrail`. */
+  shown: string;
+  /** config.json's `plugins` of this layer (paths relative to its folder, or npm package names). */
+  plugins: string[];
+}
+
+const CODE_PLUGIN_FILE = /\.(?:js|mjs|ts)$/;
+
+function listFiles(dir: string, match: RegExp): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isFile() && match.test(e.name))
+      .map((e) => e.name)
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+export class ExtensionRegistry {
+  readonly projectDir: string;
+  readonly problems: DefinitionProblem[] = [];
+  /** Where skills are looked up, first wins: project, user, builtin. */
+  readonly skillDirs: string[];
+  readonly config: ProjectConfig = {};
+  readonly tools = new ToolCatalog();
+  private readonly agents = new Map<string, AgentEntry>();
+  private readonly layers: Layer[];
+
+  private constructor(private readonly opts: ExtensionRegistryOptions) {
+    this.projectDir = resolve(opts.projectDir);
+    const projectRoot = join(this.projectDir, '.runtrail');
+    const userRoot = opts.homeDir ? join(resolve(opts.homeDir), '.runtrail') : null;
+    this.layers = [
+      ...(userRoot && userRoot !== projectRoot ? [{ kind: 'user' as const, root: userRoot, shown: '~/.runtrail', plugins: [] }] : []),
+      { kind: 'project', root: projectRoot, shown: '.runtrail', plugins: [] },
+    ];
+    this.skillDirs = [...[...this.layers].reverse().map((l) => join(l.root, 'skills')), resolve(opts.builtinSkillsDir)];
+  }
+
+  static async load(opts: ExtensionRegistryOptions): Promise<ExtensionRegistry> {
+    const r = new ExtensionRegistry(opts);
+    await r.loadAll();
+    return r;
+  }
+
+  /** A file as the user knows it. */
+  private display(layer: Layer, abs: string): string {
+    const rel = relative(layer.root, abs).split(sep).join('/');
+    return `${layer.shown}/${rel}`;
+  }
+
+  private problem(file: string, message: string, field?: string, level: DefinitionProblem['level'] = 'error'): void {
+    this.problems.push({ file, ...(field ? { field } : {}), message, level });
+  }
+
+  private async loadAll(): Promise<void> {
+    for (const a of this.opts.builtins) this.agents.set(a.name, { agent: a, source: { kind: 'builtin' } });
+    for (const layer of this.layers) this.loadConfig(layer);
+    for (const layer of this.layers) await this.loadCodePlugins(layer);
+    await this.checkSkills();
+    for (const layer of this.layers) await this.loadAgentFiles(layer);
+    this.applyDisable();
+  }
+
+  private loadConfig(layer: Layer): void {
+    const file = join(layer.root, 'config.json');
+    if (!existsSync(file)) return;
+    const shown = this.display(layer, file);
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (e) {
+      return this.problem(shown, `is not valid JSON: ${(e as Error).message}`);
+    }
+    const c = checkSchema<ProjectConfig>(CONFIG_SCHEMA, raw);
+    if (!c.ok) {
+      for (const i of c.issues) this.problem(shown, i.message, i.path.length ? formatSchemaPath(i.path) : undefined);
+      return;
+    }
+    const cfg = c.value;
+    if (cfg.model) this.config.model = cfg.model;
+    if (cfg.limits) this.config.limits = { ...this.config.limits, ...cfg.limits };
+    if (cfg.disable) this.config.disable = [...(this.config.disable ?? []), ...cfg.disable];
+    layer.plugins = cfg.plugins ?? [];
+  }
+
+  private async loadCodePlugins(layer: Layer): Promise<void> {
+    const dir = join(layer.root, 'plugins');
+    const specs: Array<{ path: string; shown: string }> = listFiles(dir, CODE_PLUGIN_FILE).map((f) => ({ path: join(dir, f), shown: this.display(layer, join(dir, f)) }));
+    for (const spec of layer.plugins) {
+      const m = resolvePluginModule(spec, layer.root, this.projectDir);
+      if (!m.ok) this.problem(this.display(layer, join(layer.root, 'config.json')), m.message, 'plugins');
+      else specs.push({ path: m.path, shown: spec.startsWith('.') || spec.startsWith('/') ? this.display(layer, m.path) : spec });
+    }
+    for (const { path, shown } of specs) {
+      const r = await loadCodePlugin(path, shown);
+      this.problems.push(...r.problems);
+      if (!r.ok) continue;
+      for (const t of r.plugin.tools) {
+        const had = this.tools.get(t.name);
+        if (had?.source === 'builtin') {
+          this.problem(shown, `clashes with the builtin tool "${t.name}"; the plugin's tool is not loaded (rename it)`, `tools (${t.name})`);
+          continue;
+        }
+        if (had) this.problem(shown, `tool "${t.name}" is also defined in ${had.source}; ${shown} wins`, `tools (${t.name})`, 'warning');
+        this.tools.set(t.name, { factory: pluginToolFactory(t), source: shown });
+      }
+      for (const a of r.plugin.agents) this.addAgent({ ...a, source: { kind: layer.kind, file: shown } }, { kind: layer.kind, file: shown }, layer);
+    }
+  }
+
+  /** Skill folders of the user and the project: their problems are the user's to see. */
+  private async checkSkills(): Promise<void> {
+    for (const layer of this.layers) {
+      const dir = join(layer.root, 'skills');
+      if (!existsSync(dir)) continue;
+      const { skills, errors } = await listSkills(dir);
+      for (const e of errors) this.problem(this.display(layer, join(dir, e.name)), e.message.replace(/^.*?SKILL\.md: /, ''));
+      for (const s of skills) for (const w of s.warnings) this.problem(this.display(layer, join(s.dir, 'SKILL.md')), w.replace(/^.*?SKILL\.md: /, ''), undefined, 'warning');
+    }
+  }
+
+  private async loadAgentFiles(layer: Layer): Promise<void> {
+    const dir = join(layer.root, 'agents');
+    for (const f of listFiles(dir, /\.md$/i)) {
+      const file = join(dir, f);
+      const shown = this.display(layer, file);
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch (e) {
+        this.problem(shown, `cannot be read: ${(e as Error).message}`);
+        continue;
+      }
+      const parsed = parseAgentFile(file, text, shown);
+      if (!parsed.ok) {
+        this.problems.push(...parsed.problems);
+        continue;
+      }
+      this.problems.push(...parsed.warnings);
+      if (!(await this.checkReferences(parsed.agent, shown))) continue;
+      const source: DefinitionSource = { kind: layer.kind, file: shown };
+      this.addAgent(compileAgent(parsed.agent, this.tools, source), source, layer, parsed.agent);
+    }
+  }
+
+  /** Tools and skills an agent names must exist; returns false (with problems) when one does not. */
+  private async checkReferences(def: AgentDefinition, shown: string): Promise<boolean> {
+    let ok = true;
+    for (const t of agentToolNames(def)) {
+      if (this.tools.has(t)) continue;
+      ok = false;
+      const offer = this.tools.names().filter((n) => !GRANT_ONLY_TOOLS.includes(n) || def.tools.includes(n));
+      this.problem(shown, `unknown tool "${t}" (available: ${offer.join(', ')})`, 'tools');
+    }
+    for (const s of def.skills) {
+      const r = await loadSkill(this.skillDirs, s);
+      if (!r.ok) {
+        ok = false;
+        this.problem(shown, r.code === 'not_found' ? `unknown skill "${s}" (looked in ${this.skillDirs.join(', ')})` : `skill "${s}" cannot be loaded: ${r.message}`, 'skills');
+      }
+    }
+    return ok;
+  }
+
+  private addAgent(agent: AnyAgent, source: DefinitionSource, layer: Layer, definition?: AgentDefinition): void {
+    const had = this.agents.get(agent.name);
+    if (had) {
+      const where = had.source.file ?? 'the builtins';
+      if (had.source.kind === source.kind) {
+        // two definitions in one layer: neither is the user's intent, the first (by file order) stays
+        this.problem(source.file ?? layer.shown, `agent "${agent.name}" is already defined in ${where}; this one is not loaded (rename one of them)`, 'name');
+        return;
+      }
+      this.problem(source.file ?? layer.shown, `agent "${agent.name}" overrides the one in ${where}`, 'name', 'warning');
+    }
+    this.agents.set(agent.name, { agent, source, ...(definition ? { definition } : {}) });
+  }
+
+  private applyDisable(): void {
+    for (const name of this.config.disable ?? []) {
+      if (this.agents.delete(name)) continue;
+      if (this.tools.has(name)) {
+        this.tools.delete(name);
+        continue;
+      }
+      this.problem('config.json', `disables "${name}", which is neither an agent nor a tool`, 'disable', 'warning');
+    }
+  }
+
+  get(name: string): AnyAgent | undefined {
+    return this.agents.get(name)?.agent;
+  }
+
+  names(): string[] {
+    return [...this.agents.keys()].sort();
+  }
+
+  list(): AnyAgent[] {
+    return this.names().map((n) => this.agents.get(n)!.agent);
+  }
+
+  entries(): AgentEntry[] {
+    return this.names().map((n) => this.agents.get(n)!);
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * The checks a run passes before it gets an id (seed 003 steps 1–3): the request's shape, the
+ * plugin, its input, its file inputs, its skills and its model. Each step throws a RunRequestError
+ * naming the field; nothing here writes to disk.
+ */
+import { realpathSync, statSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
+import type { ModelProvider } from '../providers/model-provider.js';
+import type { OfflineProcedure } from '../providers/model-turn.js';
+import { parseModelSpec, type ModelSpec } from '../providers/resolve-model-provider.js';
+import { envValue } from '../providers/provider-env.js';
+import { loadSkill, type LoadedSkill } from '../skills/skill-loader.js';
+import type { BusinessPlugin } from './business-plugin.js';
+import { createRunRequestSchema, zodIssues, type ParsedCreateRunRequest } from './create-run-request.js';
+import { offlineUnsupportedProvider } from './offline-unsupported.js';
+import { checkPluginInput } from './plugin-input.js';
+import type { PluginSource } from './plugin-registry.js';
+import { RunRequestError } from './run-request-error.js';
+
+type Plugin = BusinessPlugin<Record<string, unknown>>;
+
+export type ProviderResolver = (spec: ModelSpec, opts: { offlineProcedure: OfflineProcedure; env: Record<string, string | undefined>; cwd: string }) => ModelProvider;
+
+function fail(code: ConstructorParameters<typeof RunRequestError>[0], message: string, details: ConstructorParameters<typeof RunRequestError>[2] = {}): never {
+  throw new RunRequestError(code, message, details);
+}
+
+/** Step 1: the request's shape. */
+export function parseRunRequest(raw: unknown, plugins: PluginSource): ParsedCreateRunRequest {
+  const parsed = createRunRequestSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issues = zodIssues(parsed.error);
+    fail('invalid_request', `invalid run request: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues, validPlugins: plugins.names() });
+  }
+  return parsed.data;
+}
+
+/** Step 2: the plugin (agent) it names. */
+export function pluginOf(req: ParsedCreateRunRequest, plugins: PluginSource): Plugin {
+  const plugin = plugins.get(req.plugin) as Plugin | undefined;
+  if (!plugin) {
+    fail('unknown_plugin', `unknown plugin "${req.plugin}"; valid plugins: ${plugins.names().join(', ')}`, {
+      issues: [{ path: 'plugin', message: 'unknown plugin' }],
+      validPlugins: plugins.names(),
+    });
+  }
+  return plugin;
+}
+
+/** Step 3: the input against the plugin's schema; the checked copy (defaults filled). */
+export function checkedInput(plugin: Plugin, req: ParsedCreateRunRequest): Record<string, unknown> {
+  const r = checkPluginInput(plugin, req.input);
+  if (!r.ok) {
+    const issues = r.issues.map((i) => ({ path: i.path.length ? `input.${i.path.join('.')}` : 'input', message: i.message }));
+    fail('invalid_request', `invalid input for ${plugin.name}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
+  }
+  return { ...r.value };
+}
+
+function isUnder(path: string, root: string): boolean {
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return resolve(p);
+    }
+  };
+  const rel = relative(real(root), real(path));
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+}
+
+/** Step 4: file inputs are existing regular files inside the input roots; key → absolute path. */
+export function fileInputSources(plugin: Plugin, input: Record<string, unknown>, opts: { cwd: string; inputRoots: string[] | 'any' }): Record<string, string> {
+  const sources: Record<string, string> = {};
+  for (const key of plugin.fileInputs) {
+    const v = input[key];
+    if (typeof v !== 'string') continue;
+    const field = `input.${key}`;
+    if (v.includes('\0')) fail('invalid_request', `${field}: path contains a NUL byte`, { issues: [{ path: field, message: 'NUL byte' }] });
+    const abs = resolve(opts.cwd, v);
+    if (opts.inputRoots !== 'any' && !opts.inputRoots.some((r) => isUnder(abs, r))) {
+      fail('input_outside_roots', `${field}: ${v} is outside the input roots (${opts.inputRoots.join(', ')})`, {
+        issues: [{ path: field, message: 'outside the input roots' }],
+        field,
+      });
+    }
+    let isFile = false;
+    try {
+      isFile = statSync(abs).isFile();
+    } catch {
+      isFile = false;
+    }
+    if (!isFile) fail('invalid_request', `${field}: file not found or not a regular file: ${v}`, { issues: [{ path: field, message: 'file not found' }] });
+    sources[key] = abs;
+  }
+  return sources;
+}
+
+/** Step 5: the run's active skill (the request's, else the plugin's default), whose method joins the prompt. */
+export async function activeSkill(plugin: Plugin, req: ParsedCreateRunRequest, skillDirs: readonly string[]): Promise<LoadedSkill | null> {
+  const name = req.skill ?? plugin.defaultSkill;
+  if (!name) return null;
+  const loaded = await loadSkill(skillDirs, name);
+  if (!loaded.ok) {
+    const code = req.skill && loaded.code === 'not_found' ? 'invalid_request' : 'incompatible';
+    fail(code, loaded.message, { issues: [{ path: 'skill', message: loaded.message }] });
+  }
+  return loaded.skill;
+}
+
+/** Step 5b: the Agent Skills the plugin is granted (listed in the prompt, read with load_skill). */
+export async function grantedSkills(plugin: Plugin, skillDirs: readonly string[]): Promise<LoadedSkill[]> {
+  const out: LoadedSkill[] = [];
+  for (const name of plugin.skills ?? []) {
+    const loaded = await loadSkill(skillDirs, name);
+    if (!loaded.ok) fail('incompatible', `agent ${plugin.name} needs skill "${name}": ${loaded.message}`, { issues: [{ path: 'skill', message: loaded.message }] });
+    out.push(loaded.skill);
+  }
+  return out;
+}
+
+export interface ModelChoice {
+  /** What the resolver gets: undefined lets it apply RUNTRAIL_MODEL, then offline. */
+  spec: ModelSpec;
+  /** Relative `script:` files resolve here: the agent file's folder for an agent's own model. */
+  cwd: string;
+}
+
+/** The model a run uses: the request's, else the agent's, else RUNTRAIL_MODEL, else config.json's, else offline. */
+export function chooseModel(plugin: Plugin, req: ParsedCreateRunRequest, opts: { cwd: string; env: Record<string, string | undefined>; defaultModel?: string }): ModelChoice {
+  if (req.model !== undefined && !(typeof req.model === 'string' && !req.model.trim())) return { spec: req.model as ModelSpec, cwd: opts.cwd };
+  if (plugin.model) return { spec: plugin.model, cwd: plugin.modelBaseDir ?? opts.cwd };
+  if (!envValue(opts.env, 'RUNTRAIL_MODEL') && opts.defaultModel) return { spec: opts.defaultModel, cwd: opts.cwd };
+  return { spec: undefined, cwd: opts.cwd };
+}
+
+/** Step 6: the provider; the offline model without the plugin's reference procedure refuses at the first turn. */
+export function providerFor(plugin: Plugin, choice: ModelChoice, opts: { env: Record<string, string | undefined>; resolver: ProviderResolver }): ModelProvider {
+  const parsed = parseModelSpec(choice.spec ?? envValue(opts.env, 'RUNTRAIL_MODEL'));
+  if (!('error' in parsed) && parsed.provider === 'offline' && typeof plugin.offlineProcedure !== 'function') return offlineUnsupportedProvider(plugin.name);
+  try {
+    return opts.resolver(choice.spec, { offlineProcedure: plugin.offlineProcedure as OfflineProcedure, env: opts.env, cwd: choice.cwd });
+  } catch (e) {
+    if (e instanceof RunRequestError) throw e;
+    fail('incompatible', `model provider not available: ${(e as Error).message}`, { issues: [{ path: 'model', message: (e as Error).message }] });
+  }
+}

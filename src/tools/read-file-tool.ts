@@ -1,0 +1,98 @@
+/**
+ * `read_file { path, offset?, limit? }`: a text file the run may read, by lines. Plain paths are
+ * relative to the run folder (input/…, artifacts/…, granted read roots); `scheme://…` paths go to a
+ * resolver the caller grants (skill://<name>/<path>, run://<run_id>/artifacts/<path>).
+ */
+import { open } from 'node:fs/promises';
+import { z } from 'zod';
+import type { FileAccess } from './file-access.js';
+import type { ToolDefinition } from './tool.js';
+import { errorResult } from './tool-result.js';
+
+export const readFileArgs = z.object({
+  path: z.string().min(1).max(2000).describe('input/…, artifacts/…, skill://<skill>/<path> (or another granted scheme)'),
+  offset: z.number().int().min(1).optional().describe('first line to return, counting from 1 (default 1)'),
+  limit: z.number().int().min(1).max(20_000).optional().describe('how many lines to return (default: up to 2000 lines or 50,000 characters)'),
+});
+export type ReadFileArgs = z.infer<typeof readFileArgs>;
+
+/** `rest` is what follows `scheme://`; returns the absolute path, or throws to refuse. */
+export type PathScheme = (rest: string) => string;
+
+export interface ReadFileToolOptions {
+  files: Pick<FileAccess, 'resolveRead'>;
+  schemes?: Record<string, PathScheme>;
+  /** Most characters returned by one call; default 50,000. */
+  maxChars?: number;
+}
+
+const DEFAULT_LINES = 2000;
+/** Bytes read at most: a file larger than this is read in its first part (the model pages with offset). */
+const MAX_READ_BYTES = 16 * 1024 * 1024;
+
+export function createReadFileTool(o: ReadFileToolOptions): ToolDefinition<ReadFileArgs> {
+  const maxChars = o.maxChars ?? 50_000;
+  const schemes = o.schemes ?? {};
+  const schemeList = Object.keys(schemes).map((s) => `${s}://`);
+  return {
+    name: 'read_file',
+    description: `Read a text file by lines: a path relative to the run folder (input/…, artifacts/…)${schemeList.length ? ` or ${schemeList.join(', ')}…` : ''}. Use offset and limit to page through long files.`,
+    parameters: readFileArgs,
+    async execute(args) {
+      let abs: string;
+      try {
+        const m = /^([a-z][a-z0-9+.-]*):\/\/(.*)$/i.exec(args.path);
+        if (m) {
+          const scheme = schemes[m[1].toLowerCase()];
+          if (!scheme) return errorResult('path_refused', `${args.path}: unknown scheme ${m[1]}://`, '', schemeList.length ? `use a run-folder path or ${schemeList.join(', ')}` : 'use a path relative to the run folder');
+          abs = scheme(m[2]);
+        } else {
+          abs = o.files.resolveRead(args.path);
+        }
+      } catch (e) {
+        return errorResult('path_refused', `cannot read ${args.path}: ${(e as Error).message}`);
+      }
+      let buf: Buffer;
+      let size: number;
+      try {
+        const fh = await open(abs, 'r');
+        try {
+          const st = await fh.stat();
+          if (!st.isFile()) return errorResult('not_a_file', `${args.path} is not a file`);
+          size = st.size;
+          buf = Buffer.alloc(Math.min(size, MAX_READ_BYTES));
+          await fh.read(buf, 0, buf.length, 0);
+        } finally {
+          await fh.close();
+        }
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        return errorResult(code === 'ENOENT' ? 'not_found' : 'read_failed', code === 'ENOENT' ? `${args.path} does not exist` : `cannot read ${args.path}: ${(e as Error).message}`);
+      }
+      if (buf.subarray(0, 8192).includes(0)) return errorResult('binary_file', `${args.path} is a binary file (${size} bytes), not text`);
+      const lines = buf.toString('utf8').split(/\r?\n/);
+      if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+      const total = lines.length;
+      const from = args.offset ?? 1;
+      if (from > Math.max(total, 1)) return errorResult('bad_offset', `${args.path} has ${total} lines; offset ${from} is past its end`);
+      let to = Math.min(total, from - 1 + (args.limit ?? DEFAULT_LINES));
+      let text = lines.slice(from - 1, to).join('\n');
+      let cut = false;
+      if (text.length > maxChars) {
+        const keep = text.slice(0, maxChars);
+        const lastNl = keep.lastIndexOf('\n');
+        text = lastNl > 0 ? keep.slice(0, lastNl) : keep;
+        to = from - 1 + text.split('\n').length;
+        cut = true;
+      }
+      const partial = from > 1 || to < total || size > buf.length;
+      const more = to < total || size > buf.length;
+      const note = partial ? `\n[${args.path}: lines ${from}–${to} of ${total}${size > buf.length ? '+ (file larger than read)' : ''}${more ? `; call read_file with offset=${to + 1} to read on` : ''}]` : '';
+      return {
+        ok: true,
+        content: `${text}${note}`,
+        details: { path: args.path, from_line: from, to_line: to, total_lines: total, bytes: size, truncated: cut || more },
+      };
+    },
+  };
+}
