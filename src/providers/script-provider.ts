@@ -8,7 +8,7 @@ import type { DiagnosisInit } from '../events/diagnosis.js';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from './model-provider.js';
 import { parseModelTurns, type ModelTurn } from './model-turn.js';
 import { fitRequest } from './context-fit.js';
-import { streamTurn } from './turn-stream.js';
+import { estimateRequestTokens, streamTurn } from './turn-stream.js';
 
 export type LoadScriptResult =
   | { ok: true; turns: ModelTurn[]; file: string | null }
@@ -57,6 +57,10 @@ function fail(summary: string, detail: string): LoadScriptResult {
   };
 }
 
+async function* refused(diagnosis: DiagnosisInit): AsyncGenerator<ModelStreamPart> {
+  yield { type: 'error', diagnosis };
+}
+
 export class ScriptProvider implements ModelProvider {
   readonly provider = 'script';
   readonly model: string;
@@ -77,6 +81,10 @@ export class ScriptProvider implements ModelProvider {
   }
 
   stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
+    // a local model has no window of its own; limits.context_tokens still applies, and a request
+    // refused before it is "sent" does not use up a turn
+    const fit = fitRequest(request, { label: `script:${this.model}`, info: null });
+    if (!fit.ok) return refused(fit.diagnosis);
     // The turn is taken when stream() is called, so overlapping calls never replay one turn twice.
     const index = this.next;
     const turn = this.turns[index];
@@ -99,16 +107,10 @@ export class ScriptProvider implements ModelProvider {
       };
       return;
     }
-    // a local model has no window of its own; limits.context_tokens still applies
-    const fit = fitRequest(request, { label, info: null });
-    if (!fit.ok) {
-      yield { type: 'error', diagnosis: fit.diagnosis };
-      return;
-    }
     yield* streamTurn(turn, {
       signal: request.signal,
       label,
-      inputTokens: fit.estimatedInputTokens,
+      inputTokens: estimateRequestTokens(request),
       nextToolCallId: () => `call_script_${index}_${this.callIds++}`,
     });
   }
