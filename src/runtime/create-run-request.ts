@@ -2,6 +2,9 @@
 import { z } from 'zod';
 import { MIN_REPLY_TOKENS } from '../providers/context-fit.js';
 import { REASONING_EFFORTS } from '../providers/model-provider.js';
+
+// the front doors (CLI, server) validate reasoning against the same list
+export { REASONING_EFFORTS, type ReasoningEffort } from '../providers/model-provider.js';
 import type { CreateRunRequest, RunLimits } from './run-service-types.js';
 
 /** A window smaller than a reply's minimum room could never be used. */
