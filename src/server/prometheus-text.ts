@@ -18,5 +18,17 @@ export function prometheusText(stats: RunServiceStats, streams: StreamCounters):
   metric('runtrail_ws_clients', 'gauge', 'Connected WebSocket clients.', [['', streams.wsClients]]);
   metric('runtrail_stream_frames_sent_total', 'counter', 'Frames written to SSE and WebSocket clients.', [['', streams.framesSent]]);
   metric('runtrail_stream_clients_dropped_total', 'counter', 'Clients dropped for reading too slowly.', [['', streams.clientsDropped]]);
+  const models = stats.models;
+  if (models) {
+    metric('runtrail_model_calls_total', 'counter', 'Model calls that reported token usage.', [['', models.turns]]);
+    metric(
+      'runtrail_model_tokens_total',
+      'counter',
+      'Model tokens by kind: input (all, cached included), cached_input, cache_write, output (all, reasoning included), reasoning.',
+      (['input', 'cached_input', 'cache_write', 'output', 'reasoning'] as const).map((k) => [`{kind="${k}"}`, models.tokens[k]]),
+    );
+    metric('runtrail_model_cost_usd_total', 'counter', 'USD of model calls to models with a known price.', [['', models.cost_usd]]);
+    metric('runtrail_model_unpriced_calls_total', 'counter', 'Model calls to models without a known price (not in the cost).', [['', models.unpriced_turns]]);
+  }
   return lines.join('\n') + '\n';
 }

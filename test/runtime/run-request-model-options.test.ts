@@ -37,6 +37,13 @@ describe('reasoning and context_tokens on a run request', () => {
     expect(cfg).toMatchObject({ reasoning: 'high', limits: { context_tokens: 50_000 }, model_info: null });
   });
 
+  it("counts every model call's tokens in stats() for /metrics; a model without a price is counted apart", async () => {
+    svc = makeService(env, new FakeProvider(goodTurns()));
+    const { run_id } = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
+    await svc.wait(run_id);
+    expect(svc.stats().models).toEqual({ turns: 3, tokens: { input: 30, output: 15, cached_input: 0, cache_write: 0, reasoning: 0 }, cost_usd: 0, unpriced_turns: 3 });
+  });
+
   it('defaults to reasoning off and the catalog window', async () => {
     const provider = new FakeProvider(goodTurns());
     svc = makeService(env, provider);
