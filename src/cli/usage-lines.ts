@@ -14,6 +14,7 @@ export async function readRunMetrics(runsDir: string, runId: string): Promise<Ru
 
 /** `$0.0123`: enough digits for a cheap turn, never a float tail. */
 export function formatUsd(usd: number): string {
+  if (usd === 0) return '$0';
   return `$${usd >= 1 ? usd.toFixed(2) : usd.toFixed(usd >= 0.01 ? 4 : 6)}`;
 }
 

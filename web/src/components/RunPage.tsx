@@ -9,6 +9,7 @@ import { Steps } from './Steps.js';
 import { TodoList, todosOf, type Todo } from './TodoList.js';
 import { JsonTree } from './JsonTree.js';
 import { DiagnosisBox } from './DiagnosisBox.js';
+import { UsageSummary } from './UsageSummary.js';
 
 type Action = { frame: WireFrame } | { reset: true };
 
@@ -145,7 +146,14 @@ export function RunPage({ runId }: { runId: string }) {
         </section>
         <section className="card">
           <h3>Metrics</h3>
-          {metrics ? <JsonTree value={metrics} /> : <p className="muted">{live ? 'When the run ends.' : 'None.'}</p>}
+          {metrics ? (
+            <>
+              <UsageSummary metrics={metrics} />
+              <JsonTree value={metrics} />
+            </>
+          ) : (
+            <p className="muted">{live ? 'When the run ends.' : 'None.'}</p>
+          )}
           <p className="muted small">{view.frames} frames received</p>
         </section>
       </div>
