@@ -118,12 +118,6 @@ function segmenter(locale: string): Intl.Segmenter {
   return s;
 }
 
-/** Lower-cased, NFKC-normalised (NFKC only matters outside ASCII; skipping it keeps 10,000-row files fast). */
-function prepare(text: string): string {
-  const lower = text.toLowerCase();
-  return /[^\x00-\x7f]/.test(lower) ? lower.normalize('NFKC') : lower;
-}
-
 /** The language a spaceless-script text is segmented and filtered as: Japanese when it has kana. */
 function spacelessLang(src: string): string {
   if (KANA_RE.test(src)) return 'ja';
@@ -181,15 +175,21 @@ function spacelessStem(word: string, lang: string): string {
  * spaced scripts) dropped. `lang` is the corpus language (ISO 639-1), default English.
  */
 export function contentTokens(text: string, lang = 'en'): Token[] {
-  const src = prepare(text);
-  if (SPACELESS_RE.test(src)) return spacelessTokens(src, lang);
+  const lower = text.toLowerCase();
+  // NFKC and the script check only matter outside ASCII; skipping them keeps 10,000-row files fast
+  const ascii = !/[^\x00-\x7f]/.test(lower);
+  const src = ascii ? lower : lower.normalize('NFKC');
+  if (!ascii && SPACELESS_RE.test(src)) return spacelessTokens(src, lang);
   const out: Token[] = [];
   let pos = 0;
   const stemOf = lang === 'en' ? stem : stemmerFor(lang);
+  const extraStop = lang === 'en' ? null : stopWordsFor(lang);
+  const neg = lang === 'en' ? null : negators(lang);
   for (const m of src.matchAll(WORD_RE)) {
     const word = m[0].replace(/['’].*$/, '');
     const p = pos++;
-    if (word.length < 3 || word.length > MAX_WORD || /^\p{N}+$/u.test(word) || isStopWord(word, lang)) continue;
+    if (word.length < 3 || word.length > MAX_WORD || /^\p{N}+$/u.test(word) || ENGLISH_STOP.has(word)) continue;
+    if (extraStop && (extraStop.has(word) || neg?.has(word))) continue;
     out.push({ word, stem: stemOf(word), pos: p });
   }
   return out;
