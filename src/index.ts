@@ -46,6 +46,12 @@ export { PROVIDER_ENV, AI_SDK_PROVIDERS } from './providers/provider-env.js';
 export type { ProviderEnvSpec, AiSdkProviderName } from './providers/provider-env.js';
 export * from './providers/ai-sdk-provider.js';
 export * from './providers/resolve-model-provider.js';
+// providers: model catalog, token estimate, context check, per-call options (issue 15)
+export { IMAGE_MEDIA_TYPES } from './providers/model-provider.js';
+export * from './providers/model-catalog.js';
+export * from './providers/token-estimate.js';
+export * from './providers/context-fit.js';
+export * from './providers/provider-call-options.js';
 // skills: compute-entry skills (issue 4)
 export * from './skills/compute-skill-runner.js';
 export * from './skills/execute-skill-tool.js';
@@ -68,6 +74,7 @@ export * from './runtime/stop-validation.js';
 export * from './runtime/tool-executor.js';
 export * from './runtime/agent-loop.js';
 export * from './runtime/run-metrics.js';
+export * from './runtime/model-usage-totals.js';
 export * from './runtime/run-manifest.js';
 export * from './runtime/system-prompt.js';
 export * from './runtime/create-run-request.js';
