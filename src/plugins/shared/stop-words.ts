@@ -40,8 +40,3 @@ export function stopWordsFor(lang: string): ReadonlySet<string> {
   }
   return s;
 }
-
-/** Languages stopwords-iso has a list for, plus English. */
-export function hasStopWords(lang: string): boolean {
-  return lang === 'en' || Array.isArray(ISO[lang]);
-}
