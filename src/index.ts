@@ -126,3 +126,10 @@ export * from './events/block-chunker.js';
 export * from './events/thinking-tag-filter.js';
 export * from './events/raw-stream-log.js';
 export * from './channels/terminal-adapter.js';
+// Your own agents (issue 9): code plugins, the extension registry, Markdown agents
+export { definePlugin, defineTool, type PluginTool, type PluginToolContext, type PluginToolResult, type RuntrailPlugin } from './extensions/define.js';
+export { ExtensionRegistry, type AgentEntry, type ExtensionRegistryOptions, type ProjectConfig } from './extensions/extension-registry.js';
+export { parseAgentFile, type AgentDefinition } from './extensions/markdown-agent.js';
+export { problemLine, type DefinitionProblem } from './extensions/definition-problem.js';
+export { checkSchema, jsonSchemaOf, type JsonSchema, type Schema, type SchemaIssue } from './tools/schema.js';
+export { LivePluginSource, type PluginSource } from './runtime/plugin-registry.js';

@@ -20,9 +20,23 @@ export interface CliDeps {
   /** Registers a Ctrl-C handler; returns the unregister function. */
   onInterrupt?: (handler: () => void) => () => void;
   /** `serve`: the server engineer's startServer (kept injectable so the CLI loads without the server). */
-  serve?: (opts: { dataDir: string; host?: string; port?: number; skillsDir?: string; env: Record<string, string | undefined> }) => Promise<{ url: string; close(): Promise<void> }>;
+  serve?: (opts: ServeOptions) => Promise<{ url: string; close(): Promise<void> }>;
   /** Example data for `start`; default <package>/examples/feedback.csv */
   exampleCsv?: string;
+}
+
+export interface ServeOptions {
+  dataDir: string;
+  /** The project whose definitions the server runs (DIR/.runtrail, ~/.runtrail, builtins). */
+  projectDir: string;
+  host?: string;
+  port?: number;
+  skillsDir?: string;
+  env: Record<string, string | undefined>;
+  /** Re-read agents, skills and plugins for the next run when their files change. */
+  watch?: boolean;
+  /** A broken definition stops the server from starting. */
+  strict?: boolean;
 }
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, cancelled: 130 } as const;

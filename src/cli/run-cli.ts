@@ -16,7 +16,13 @@ import { listSkills } from '../runtime/compute-skills.js';
 import { checkPluginInput, pluginInputJsonSchema } from '../runtime/plugin-input.js';
 import { coerceInput, parseInputJson, parseInputPairs } from './build-input.js';
 import { EXIT, UsageError, type CliDeps } from './cli-io.js';
+import { agentRow, printAgents } from './agents-command.js';
+import { initProject } from './init-project.js';
+import { StrictError, dataDirOf, loadRegistry, projectContext, projectDirOf, serviceFor, type ProjectContext, type Values } from './project-context.js';
+import { errorsOf, problemLine } from '../extensions/definition-problem.js';
 import { WIRE_FORMATS, createWireWriter, type WireFormat } from './wire-output.js';
+import { readRunMetrics, usageLines } from './usage-lines.js';
+import { REASONING_EFFORTS, type ReasoningEffort } from '../runtime/create-run-request.js';
 
 export const USAGE = `Usage: runtrail <command> [options]
 
@@ -25,26 +31,34 @@ Commands:
                       --model SPEC (offline | script:<file.json> | openai:<model> | anthropic:<model> |
                       deepseek:<model> | openai-compatible:<model> | ollama:<model>), --skill NAME,
                       --conversation ID, --max-iterations N, --max-tool-calls N, --timeout-s N,
-                      --stop-repair-turns N, --json (NDJSON wire frames), --reasoning
+                      --stop-repair-turns N, --context-tokens N, --reasoning off|low|medium|high,
+                      --json (NDJSON wire frames), --show-reasoning (print the model's reasoning)
   runs                list runs: --status S, --plugin P, --limit N, --json
   show <run_id>       a run's status and documents: --json
-  replay <run_id>     replay a run from runtime/events.jsonl: --format ndjson|sse|text (default text)
-  plugins             list plugins and their inputs: --json
+  replay <run_id>     replay a run from runtime/events.jsonl: --format ndjson|sse|text (default text),
+                      --show-reasoning
+  agents              list every agent (builtin, ~/.runtrail, the project's) with its source: --json
+  plugins             list agents and their inputs: --json
   skills              list skills: --json
+  validate            check every definition of the project: exit 0 when all are valid, else 2
+                      with one line per problem (file: field: message)
+  init [DIR]          write a small working project (an agent, a skill, a code plugin, a script model)
   start               feedbacklens on examples/feedback.csv with the offline model
-  serve               start the HTTP server and web page: --host H, --port N
+  serve               start the HTTP server and web page: --host H, --port N, --watch (reload
+                      agents, skills and plugins for the next run when their files change)
 
-Every command takes --data-dir DIR (default RUNTRAIL_DATA_DIR or ./.runtrail).
+Every command takes --project DIR (default RUNTRAIL_PROJECT or the working folder: definitions in
+DIR/.runtrail and ~/.runtrail), --data-dir DIR (default RUNTRAIL_DATA_DIR or DIR/.runtrail) and
+--strict (a broken definition stops the command instead of being skipped with a warning).
 Exit codes: 0 completed, 1 failed, 2 bad usage or input, 130 cancelled.
 `;
 
 const STATUSES: RunStatus[] = ['queued', 'created', 'planning', 'model_thinking', 'tool_executing', 'validating', 'completed', 'failed', 'cancelled'];
 
-type Values = Record<string, string | boolean | string[] | undefined>;
 
 function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>): { values: Values; positionals: string[] } {
   try {
-    const r = parseArgs({ args, options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' }, ...options }, allowPositionals: true, strict: true });
+    const r = parseArgs({ args, options: { 'data-dir': { type: 'string' }, project: { type: 'string' }, strict: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, ...options }, allowPositionals: true, strict: true });
     return { values: r.values as Values, positionals: r.positionals };
   } catch (e) {
     throw new UsageError((e as Error).message);
@@ -80,7 +94,13 @@ export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
       case 'replay':
         return await replayCommand(rest, deps);
       case 'plugins':
-        return pluginsCommand(rest, deps);
+        return await pluginsCommand(rest, deps);
+      case 'agents':
+        return await agentsCommand(rest, deps);
+      case 'validate':
+        return await validateCommand(rest, deps);
+      case 'init':
+        return initCommand(rest, deps);
       case 'skills':
         return await skillsCommand(rest, deps);
       case 'serve':
@@ -91,6 +111,10 @@ export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
   } catch (e) {
     if (e instanceof UsageError) {
       deps.stderr.write(`runtrail: ${e.message}\n\n${USAGE}`);
+      return EXIT.usage;
+    }
+    if (e instanceof StrictError) {
+      deps.stderr.write(`runtrail: ${e.message}\n`);
       return EXIT.usage;
     }
     if (e instanceof RunRequestError) {
@@ -104,22 +128,10 @@ export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
   }
 }
 
-function dataDirOf(values: Values, deps: CliDeps): string {
-  const d = values['data-dir'];
-  return typeof d === 'string' ? resolve(deps.cwd, d) : defaultDataDir(deps.env, deps.cwd);
-}
-
-function serviceFor(values: Values, deps: CliDeps): RunService {
-  return new RunService({
-    dataDir: dataDirOf(values, deps),
-    plugins: deps.plugins,
-    skillsDir: deps.skillsDir ?? defaultSkillsDir(),
-    inputRoots: 'any', // the CLI reads what its user can read
-    concurrency: 1,
-    env: deps.env,
-    cwd: deps.cwd,
-    ...(deps.providerResolver ? { providerResolver: deps.providerResolver } : {}),
-  });
+/** A RunService over the command's project (builtins, ~/.runtrail, DIR/.runtrail). */
+async function projectService(values: Values, deps: CliDeps): Promise<{ ctx: ProjectContext; service: RunService }> {
+  const ctx = await projectContext(values, deps);
+  return { ctx, service: serviceFor(ctx, deps) };
 }
 
 const RUN_OPTIONS = {
@@ -133,8 +145,10 @@ const RUN_OPTIONS = {
   'max-tool-calls': { type: 'string' },
   'timeout-s': { type: 'string' },
   'stop-repair-turns': { type: 'string' },
+  'context-tokens': { type: 'string' },
   json: { type: 'boolean' },
-  reasoning: { type: 'boolean' },
+  reasoning: { type: 'string' },
+  'show-reasoning': { type: 'boolean' },
 } as const;
 
 async function runCommand(args: string[], deps: CliDeps): Promise<number> {
@@ -143,10 +157,11 @@ async function runCommand(args: string[], deps: CliDeps): Promise<number> {
     deps.stdout.write(USAGE);
     return EXIT.ok;
   }
-  const names = deps.plugins.map((p) => p.name).sort();
-  if (positionals.length !== 1) throw new UsageError(`run needs exactly one plugin (valid plugins: ${names.join(', ')})`);
+  const ctx = await projectContext(values, deps);
+  const names = ctx.registry.names();
+  if (positionals.length !== 1) throw new UsageError(`run needs exactly one agent (valid: ${names.join(', ')})`);
   const pluginName = positionals[0];
-  const plugin = deps.plugins.find((p) => p.name === pluginName);
+  const plugin = ctx.registry.get(pluginName);
   let input: Record<string, unknown> = typeof values['input-json'] === 'string' ? parseInputJson(values['input-json'], deps.cwd) : {};
   const pairs = parseInputPairs((values.input as string[] | undefined) ?? []);
   input = { ...input, ...pairs };
@@ -163,6 +178,12 @@ async function runCommand(args: string[], deps: CliDeps): Promise<number> {
   if (ts !== undefined) limits.timeout_s = ts;
   const sr = intOpt(values, 'stop-repair-turns', 0);
   if (sr !== undefined) limits.stop_repair_turns = sr;
+  const ct = intOpt(values, 'context-tokens', 1);
+  if (ct !== undefined) limits.context_tokens = ct;
+  const reasoning = values.reasoning;
+  if (reasoning !== undefined && !(REASONING_EFFORTS as readonly unknown[]).includes(reasoning)) {
+    throw new UsageError(`--reasoning must be one of ${REASONING_EFFORTS.join(', ')}, got ${JSON.stringify(reasoning)}`);
+  }
   const req: CreateRunRequest = {
     plugin: pluginName,
     input,
@@ -170,9 +191,10 @@ async function runCommand(args: string[], deps: CliDeps): Promise<number> {
     ...(typeof values.model === 'string' ? { model: values.model } : {}),
     ...(typeof values.skill === 'string' ? { skill: values.skill } : {}),
     ...(typeof values.conversation === 'string' ? { conversation_id: values.conversation } : {}),
+    ...(typeof reasoning === 'string' ? { reasoning: reasoning as ReasoningEffort } : {}),
     ...(Object.keys(limits).length ? { limits } : {}),
   };
-  return executeAndFollow(req, values, deps, values.json === true ? 'ndjson' : 'text');
+  return executeAndFollow(req, values, deps, values.json === true ? 'ndjson' : 'text', ctx);
 }
 
 async function startCommand(args: string[], deps: CliDeps): Promise<number> {
@@ -190,14 +212,14 @@ function exitFor(status: RunStatus): number {
   return status === 'completed' ? EXIT.ok : status === 'cancelled' ? EXIT.cancelled : EXIT.failed;
 }
 
-async function executeAndFollow(req: CreateRunRequest, values: Values, deps: CliDeps, format: WireFormat): Promise<number> {
-  const service = serviceFor(values, deps);
+async function executeAndFollow(req: CreateRunRequest, values: Values, deps: CliDeps, format: WireFormat, project?: ProjectContext): Promise<number> {
+  const service = serviceFor(project ?? (await projectContext(values, deps)), deps);
   try {
     const created = await service.create(req);
     const runId = created.run_id;
     const note = format === 'text' ? deps.stdout : deps.stderr;
     if (format === 'text') note.write(`▶ ${runId} · ${created.plugin} ${created.plugin_version} · model ${created.provider}:${created.model}\n`);
-    const writer = createWireWriter(format, runId, deps.stdout, { showReasoning: values.reasoning === true });
+    const writer = createWireWriter(format, runId, deps.stdout, { showReasoning: values['show-reasoning'] === true });
     let cancelling = false;
     const off = deps.onInterrupt?.(() => {
       if (cancelling) return;
@@ -234,7 +256,7 @@ async function runsCommand(args: string[], deps: CliDeps): Promise<number> {
   const status = values.status as RunStatus | undefined;
   if (status !== undefined && !STATUSES.includes(status)) throw new UsageError(`--status must be one of ${STATUSES.join(', ')}`);
   const limit = intOpt(values, 'limit', 1) ?? 20;
-  const service = serviceFor(values, deps);
+  const { service } = await projectService(values, deps);
   try {
     const { runs, total } = await service.list({ ...(status ? { status } : {}), ...(typeof values.plugin === 'string' ? { plugin: values.plugin } : {}), limit });
     if (values.json) {
@@ -259,12 +281,12 @@ async function runsCommand(args: string[], deps: CliDeps): Promise<number> {
 async function showCommand(args: string[], deps: CliDeps): Promise<number> {
   const { values, positionals } = parse(args, { json: { type: 'boolean' } });
   if (positionals.length !== 1) throw new UsageError('show needs a run id');
-  const service = serviceFor(values, deps);
+  const { service } = await projectService(values, deps);
   try {
     const s = await service.get(positionals[0]);
     if (!s) throw new RunRequestError('not_found', `run ${positionals[0]} not found in ${service.runsDir}`);
     if (values.json) {
-      deps.stdout.write(`${JSON.stringify({ status: s, manifest: await service.manifest(s.run_id) }, null, 2)}\n`);
+      deps.stdout.write(`${JSON.stringify({ status: s, manifest: await service.manifest(s.run_id), metrics: await readRunMetrics(service.runsDir, s.run_id) }, null, 2)}\n`);
       return EXIT.ok;
     }
     const lines = [
@@ -276,6 +298,7 @@ async function showCommand(args: string[], deps: CliDeps): Promise<number> {
       `created    ${s.created_at}`,
       `finished   ${s.finished_at ?? '-'}`,
       `events     ${s.last_seq}`,
+      ...usageLines(await readRunMetrics(service.runsDir, s.run_id)),
       `answer     ${s.final_answer || '-'}`,
     ];
     deps.stdout.write(`${lines.join('\n')}\n`);
@@ -287,15 +310,15 @@ async function showCommand(args: string[], deps: CliDeps): Promise<number> {
 }
 
 async function replayCommand(args: string[], deps: CliDeps): Promise<number> {
-  const { values, positionals } = parse(args, { format: { type: 'string' }, reasoning: { type: 'boolean' } });
+  const { values, positionals } = parse(args, { format: { type: 'string' }, 'show-reasoning': { type: 'boolean' } });
   if (positionals.length !== 1) throw new UsageError('replay needs a run id');
   const format = (values.format ?? 'text') as WireFormat;
   if (!WIRE_FORMATS.includes(format)) throw new UsageError(`--format must be one of ${WIRE_FORMATS.join(', ')}, got ${JSON.stringify(values.format)}`);
-  const service = serviceFor(values, deps);
+  const { service } = await projectService(values, deps);
   try {
     const s = await service.get(positionals[0]);
     if (!s) throw new RunRequestError('not_found', `run ${positionals[0]} not found in ${service.runsDir}`);
-    const writer = createWireWriter(format, s.run_id, deps.stdout, { showReasoning: values.reasoning === true });
+    const writer = createWireWriter(format, s.run_id, deps.stdout, { showReasoning: values['show-reasoning'] === true });
     for await (const ev of service.events(s.run_id)) writer.write(ev);
     return EXIT.ok;
   } finally {
@@ -303,14 +326,10 @@ async function replayCommand(args: string[], deps: CliDeps): Promise<number> {
   }
 }
 
-function pluginsCommand(args: string[], deps: CliDeps): number {
+async function pluginsCommand(args: string[], deps: CliDeps): Promise<number> {
   const { values } = parse(args, { json: { type: 'boolean' } });
-  const rows = [...deps.plugins].sort((a, b) => a.name.localeCompare(b.name)).map((p) => {
-    const schema = pluginInputJsonSchema(p) as { properties?: Record<string, unknown>; required?: string[] };
-    const required = new Set(schema.required ?? []);
-    const inputs = Object.keys(schema.properties ?? {}).map((k) => (required.has(k) ? k : `${k}?`));
-    return { name: p.name, version: p.version, description: p.description, inputs, fileInputs: p.fileInputs, defaultSkill: p.defaultSkill, artifacts: p.artifacts.map((a) => a.path) };
-  });
+  const ctx = await projectContext(values, deps);
+  const rows = ctx.registry.entries().map(({ agent: p, source }) => ({ ...agentRow(p, source), fileInputs: p.fileInputs, defaultSkill: p.defaultSkill }));
   if (values.json) {
     deps.stdout.write(`${JSON.stringify(rows)}\n`);
     return EXIT.ok;
@@ -321,29 +340,75 @@ function pluginsCommand(args: string[], deps: CliDeps): number {
   return EXIT.ok;
 }
 
+async function agentsCommand(args: string[], deps: CliDeps): Promise<number> {
+  const { values } = parse(args, { json: { type: 'boolean' } });
+  const ctx = await projectContext(values, deps);
+  printAgents(ctx.registry, deps.stdout, values.json === true);
+  return EXIT.ok;
+}
+
+async function validateCommand(args: string[], deps: CliDeps): Promise<number> {
+  const { values, positionals } = parse(args, { json: { type: 'boolean' } });
+  if (positionals.length) throw new UsageError('validate takes no arguments (use --project DIR)');
+  const projectDir = projectDirOf(values, deps);
+  const registry = await loadRegistry(projectDir, deps);
+  const errors = errorsOf(registry.problems);
+  if (values.json) {
+    deps.stdout.write(`${JSON.stringify({ ok: errors.length === 0, agents: registry.names(), problems: registry.problems })}\n`);
+    return errors.length ? EXIT.usage : EXIT.ok;
+  }
+  for (const p of registry.problems) (p.level === 'error' ? deps.stdout : deps.stderr).write(`${p.level === 'warning' ? 'warning: ' : ''}${problemLine(p)}\n`);
+  if (errors.length === 0) deps.stderr.write(`ok: ${registry.names().length} agents, ${registry.tools.names().length} tools valid in ${projectDir}\n`);
+  return errors.length ? EXIT.usage : EXIT.ok;
+}
+
+function initCommand(args: string[], deps: CliDeps): number {
+  const { positionals } = parse(args, {});
+  if (positionals.length > 1) throw new UsageError('init takes at most one folder');
+  const shown = positionals[0] ?? '.';
+  const dir = resolve(deps.cwd, shown);
+  let r;
+  try {
+    r = initProject(dir, shown);
+  } catch (e) {
+    deps.stderr.write(`runtrail: ${(e as Error).message}\n`);
+    return EXIT.usage;
+  }
+  deps.stdout.write(`Created a Runtrail project in ${dir}:\n${r.files.map((f) => `  ${f}`).join('\n')}\n\nRun it to completion offline (its agent uses the scripted model next to it):\n  ${r.command}\n`);
+  return EXIT.ok;
+}
+
 async function skillsCommand(args: string[], deps: CliDeps): Promise<number> {
   const { values } = parse(args, { json: { type: 'boolean' } });
-  const dir = deps.skillsDir ?? defaultSkillsDir();
-  const { skills, errors } = await listSkills(dir);
+  const ctx = await projectContext(values, deps);
+  const { skills, errors } = await listSkills(ctx.registry.skillDirs);
   if (values.json) {
-    deps.stdout.write(`${JSON.stringify({ skills: skills.map((s) => ({ ...s.manifest, dir: s.dir })), errors })}\n`);
+    deps.stdout.write(`${JSON.stringify({ skills: skills.map((s) => ({ ...s.manifest, dir: s.dir, format: s.format })), errors })}\n`);
     return EXIT.ok;
   }
-  if (!skills.length && !errors.length) deps.stdout.write(`no skills in ${dir}\n`);
+  if (!skills.length && !errors.length) deps.stdout.write(`no skills in ${ctx.registry.skillDirs.join(', ')}\n`);
   for (const s of skills) {
     const m = s.manifest;
-    deps.stdout.write(`${m.name} ${m.version}  plugins: ${m.compatible_plugins.join(', ')}  tools: ${m.required_tools.join(', ') || '-'}  outputs: ${m.output_artifacts.join(', ') || '-'}\n`);
+    deps.stdout.write(
+      s.format === 'agent-skill'
+        ? `${m.name} ${m.version}  ${m.description ?? ''}  (${s.dir})\n`
+        : `${m.name} ${m.version}  plugins: ${m.compatible_plugins.join(', ')}  tools: ${m.required_tools.join(', ') || '-'}  outputs: ${m.output_artifacts.join(', ') || '-'}\n`,
+    );
   }
   for (const e of errors) deps.stderr.write(`✗ ${e.name}: ${e.message}\n`);
   return errors.length ? EXIT.failed : EXIT.ok;
 }
 
 async function serveCommand(args: string[], deps: CliDeps): Promise<number> {
-  const { values } = parse(args, { host: { type: 'string' }, port: { type: 'string' } });
+  const { values } = parse(args, { host: { type: 'string' }, port: { type: 'string' }, watch: { type: 'boolean' } });
   if (!deps.serve) throw new UsageError('serve is not available in this build');
   const port = intOpt(values, 'port', 0);
+  const projectDir = projectDirOf(values, deps);
   const server = await deps.serve({
-    dataDir: dataDirOf(values, deps),
+    dataDir: dataDirOf(values, deps, projectDir),
+    projectDir,
+    watch: values.watch === true,
+    strict: values.strict === true,
     ...(typeof values.host === 'string' ? { host: values.host } : {}),
     ...(port !== undefined ? { port } : {}),
     skillsDir: deps.skillsDir ?? defaultSkillsDir(),

@@ -53,10 +53,9 @@ export interface RunServiceOptions {
   skillsDir?: string;
   /** Where skills are looked up, first wins (project, user, builtin); default [skillsDir]. */
   skillDirs?: string[];
-  /** Model when neither the request nor the agent names one and RUNTRAIL_MODEL is unset (config.json's `model`). */
-  defaultModel?: string;
-  /** Limits under the agent's and the request's (config.json's `limits`). */
-  defaultLimits?: Partial<RunLimits>;
+  /** The project's config.json, read at each create: `model` when neither the request nor the agent names
+   *  one and RUNTRAIL_MODEL is unset; `limits` under the agent's and the request's. */
+  defaults?: () => { model?: string; limits?: Partial<RunLimits> };
   concurrency?: number;
   /** Runs allowed to wait for a slot; past it create() throws queue_full. Default 100. */
   maxQueue?: number;
@@ -197,7 +196,8 @@ export class RunService implements RunServiceApi {
     const sources = fileInputSources(plugin, input, { cwd: this.cwd, inputRoots: this.inputRoots });
     const skill = await activeSkill(plugin, req, this.skillDirs);
     const skills = await grantedSkills(plugin, this.skillDirs);
-    const model = chooseModel(plugin, req, { cwd: this.cwd, env: this.env, ...(this.opts.defaultModel ? { defaultModel: this.opts.defaultModel } : {}) });
+    const defaults = this.opts.defaults?.() ?? {};
+    const model = chooseModel(plugin, req, { cwd: this.cwd, env: this.env, ...(defaults.model ? { defaultModel: defaults.model } : {}) });
     const provider = providerFor(plugin, model, { env: this.env, resolver: this.resolver });
     // step 7, capacity: running + waiting + accepted-but-not-yet-queued (concurrent creates) within concurrency + maxQueue
     if (this.runningIds.size + this.queue.length + this.reserving >= this.concurrency + this.maxQueue) {
@@ -328,7 +328,7 @@ export class RunService implements RunServiceApi {
       tenantId: req.tenant_id ?? null,
       skill,
       provider,
-      limits: { ...DEFAULT_LIMITS, ...this.opts.defaultLimits, ...plugin.limits, ...(req.limits ?? {}) },
+      limits: { ...DEFAULT_LIMITS, ...this.opts.defaults?.().limits, ...plugin.limits, ...(req.limits ?? {}) },
       grantedSkills: skills,
       reasoning: req.reasoning ?? 'off',
       workspace,

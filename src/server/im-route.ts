@@ -18,7 +18,8 @@ export interface ImOptions {
   limit: number;
   /** how long to wait for a run before answering "still running" */
   waitMs: number;
-  plugins: PluginInfo[];
+  /** The service's plugins now (they can change under `serve --watch`). */
+  plugins: () => PluginInfo[];
   chatPlugin: string;
 }
 
@@ -62,7 +63,7 @@ export function registerImRoute(app: FastifyInstance, service: RunServiceApi, op
       case 'chat': {
         let req: Record<string, unknown>;
         if (cmd.kind === 'run') {
-          const info = opts.plugins.find((p) => p.name === cmd.plugin);
+          const info = opts.plugins().find((p) => p.name === cmd.plugin);
           const input = coerceInput(cmd.input, info ? propertyTypes(info) : {});
           req = { plugin: cmd.plugin, input, conversation_id, ...(cmd.goal ? { goal: cmd.goal } : {}) };
         } else {

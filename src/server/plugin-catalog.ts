@@ -11,11 +11,20 @@ export interface PluginInfo {
   fileInputs: string[];
   inputSchema: Record<string, unknown>;
   artifacts: Array<{ path: string; type: string; description: string; required: boolean }>;
+  /** builtin, or the user's / project's file it comes from */
+  source: { kind: string; file?: string };
+  /** the model the definition asks for, when it names one */
+  model: string | null;
 }
 
+const cache = new WeakMap<BusinessPlugin, PluginInfo>();
 
+
+/** Computed once per plugin object (a reload makes new objects). */
 export function pluginInfo(p: BusinessPlugin): PluginInfo {
-  return {
+  const hit = cache.get(p);
+  if (hit) return hit;
+  const info: PluginInfo = {
     name: p.name,
     version: p.version,
     description: p.description,
@@ -24,7 +33,11 @@ export function pluginInfo(p: BusinessPlugin): PluginInfo {
     fileInputs: [...p.fileInputs],
     inputSchema: pluginInputJsonSchema(p),
     artifacts: p.artifacts.map((a) => ({ path: a.path, type: a.type, description: a.description, required: a.required })),
+    source: p.source ?? { kind: 'builtin' },
+    model: p.model ?? null,
   };
+  cache.set(p, info);
+  return info;
 }
 
 /** JSON-Schema property types of a plugin input, to coerce `key=value` text from the IM endpoint. */

@@ -31,7 +31,8 @@ export function runLinks(runId: string): Record<string, string> {
 
 export interface RunRouteOptions {
   dataDir: string;
-  plugins: BusinessPlugin[];
+  /** The service's plugins now (they can change under `serve --watch`). */
+  plugins: () => BusinessPlugin[];
   inputRoots: string[] | 'any';
   /** `script:<file>` reads a file of the server's disk; off over HTTP unless asked for. */
   allowScriptModel: boolean;
@@ -90,7 +91,7 @@ export function registerRunRoutes(app: FastifyInstance, service: RunServiceApi, 
     if (!opts.allowScriptModel && isScriptModel(b.model)) {
       return sendError(reply, invalidBody([{ path: 'model', message: 'the script model reads files on the server and is not allowed over HTTP; use the CLI' }]));
     }
-    const plugin = opts.plugins.find((p) => p.name === b.plugin);
+    const plugin = opts.plugins().find((p) => p.name === b.plugin);
     if (plugin) {
       const issues = fileInputIssues(b.input, plugin.fileInputs, opts.inputRoots);
       if (issues.length) {

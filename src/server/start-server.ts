@@ -147,8 +147,11 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   const root = packageRoot();
   const webDir = opts.webDir ?? join(root, 'web', 'dist');
   const skillsDir = opts.skillsDir ?? join(root, 'skills');
-  const plugins = opts.plugins ?? pluginsOf(opts.service);
-  const infos = plugins.map(pluginInfo);
+  // asked at each request: `serve --watch` replaces the service's plugins while it runs
+  const plugins = () => opts.plugins ?? pluginsOf(opts.service);
+  const infos = () => plugins().map(pluginInfo);
+  const serviceSkillDirs = (opts.service as { skillDirs?: unknown }).skillDirs;
+  const skillDirs = Array.isArray(serviceSkillDirs) ? (serviceSkillDirs as string[]) : [skillsDir];
   const counters = newStreamCounters();
   const service = opts.service;
 
@@ -209,8 +212,8 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     reply.type('text/plain; version=0.0.4; charset=utf-8');
     return prometheusText(service.stats(), counters);
   });
-  app.get('/api/plugins', async () => ({ plugins: infos }));
-  app.get('/api/skills', async () => ({ skills: await listSkills(skillsDir) }));
+  app.get('/api/plugins', async () => ({ plugins: infos() }));
+  app.get('/api/skills', async () => listSkills(skillDirs));
 
   registerRunRoutes(app, service, { dataDir, plugins, inputRoots, allowScriptModel: opts.allowScriptModel ?? false });
   const streamOpts = { pingMs: opts.pingMs ?? 15_000, maxQueueBytes: opts.maxClientQueueBytes ?? 1024 * 1024, slowClientMs: opts.slowClientMs ?? 10_000, maxClients: opts.maxStreamClients ?? 1000 };

@@ -8,7 +8,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { readSource, sourceFiles, SRC } from './source-files.js';
 
-type Layer = 'events' | 'channels' | 'providers' | 'tools' | 'skills' | 'runtime' | 'plugins' | 'server' | 'cli';
+type Layer = 'events' | 'channels' | 'providers' | 'tools' | 'skills' | 'runtime' | 'plugins' | 'extensions' | 'mcp' | 'telemetry' | 'distributed' | 'server' | 'cli';
 
 /**
  * layer → layers it may import at runtime; `typesOnly` → layers it may import for types only.
@@ -24,8 +24,13 @@ export const LAYERS: Record<Layer, { uses: Layer[]; typesOnly?: Layer[] }> = {
   skills: { uses: ['tools', 'events'] },
   runtime: { uses: ['events', 'providers', 'tools', 'skills'] },
   plugins: { uses: ['tools', 'skills', 'events'], typesOnly: ['runtime', 'providers'] },
-  server: { uses: ['runtime', 'plugins', 'channels', 'events', 'cli'] },
-  cli: { uses: ['runtime', 'plugins', 'channels', 'events', 'server'] },
+  // round 2 (DESIGN.md): the project folder, MCP, tracing, scale-out
+  extensions: { uses: ['tools', 'skills', 'mcp', 'events'], typesOnly: ['runtime', 'providers'] },
+  mcp: { uses: ['tools', 'events'] },
+  telemetry: { uses: ['events'], typesOnly: ['runtime'] },
+  distributed: { uses: ['events'], typesOnly: ['runtime'] },
+  server: { uses: ['runtime', 'plugins', 'channels', 'events', 'extensions', 'mcp', 'telemetry', 'distributed', 'cli'] },
+  cli: { uses: ['runtime', 'plugins', 'channels', 'events', 'extensions', 'mcp', 'telemetry', 'distributed', 'server'] },
 };
 
 export interface ImportRef {

@@ -221,6 +221,12 @@ describe('run API', () => {
     const skillsDir = mkdtempSync(join(tmpdir(), 'runtrail-skills-'));
     mkdirSync(join(skillsDir, 'demo'), { recursive: true });
     writeFileSync(join(skillsDir, 'demo', 'skill.json'), JSON.stringify({ name: 'demo', version: '1.0.0', compatible_plugins: ['files'] }));
+    writeFileSync(join(skillsDir, 'demo', 'SKILL.md'), 'Do the demo.\n');
+    // an Agent Skill (SKILL.md with frontmatter) is listed too; a folder that cannot load is not
+    mkdirSync(join(skillsDir, 'notes-style'));
+    writeFileSync(join(skillsDir, 'notes-style', 'SKILL.md'), '---\nname: notes-style\ndescription: How notes are written\n---\nShort lines.\n');
+    mkdirSync(join(skillsDir, 'broken'));
+    writeFileSync(join(skillsDir, 'broken', 'SKILL.md'), '---\nname: broken\n---\nno description\n');
     server = await startTestServer(service, { plugins: [filesPlugin], skillsDir });
     const c = await postJson(`${server.url}/api/runs`, { plugin: 'echo', input: {} });
     await service.wait(c.body.run_id);
@@ -240,7 +246,11 @@ describe('run API', () => {
     expect(files.inputSchema.properties.csv_path.type).toBe('string');
     expect(files.inputSchema.required).toEqual(['csv_path']);
     const s = await getJson(`${server.url}/api/skills`);
-    expect(s.body.skills).toEqual([{ folder: 'demo', name: 'demo', version: '1.0.0', compatible_plugins: ['files'] }]);
+    expect(s.body.skills.map((k: { folder: string; format: string; compatible_plugins: string[] }) => [k.folder, k.format, k.compatible_plugins])).toEqual([
+      ['demo', 'skill.json', ['files']],
+      ['notes-style', 'agent-skill', ['*']],
+    ]);
+    expect(s.body.errors).toEqual([{ name: 'broken', message: expect.stringContaining('description: is required') }]);
     rmSync(skillsDir, { recursive: true, force: true });
   });
 

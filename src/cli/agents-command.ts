@@ -1,0 +1,45 @@
+/** `runtrail agents`: every agent with its source (builtin, user or project file), version, description and model. */
+import type { BusinessPlugin, DefinitionSource } from '../runtime/business-plugin.js';
+import { pluginInputJsonSchema } from '../runtime/plugin-input.js';
+import type { ExtensionRegistry } from '../extensions/extension-registry.js';
+import type { CliOut } from './cli-io.js';
+
+export function sourceLabel(s: DefinitionSource | undefined): string {
+  if (!s || s.kind === 'builtin') return 'builtin';
+  return s.file ? `${s.kind} ${s.file}` : s.kind;
+}
+
+export interface AgentRow {
+  name: string;
+  version: string;
+  description: string;
+  source: string;
+  model: string | null;
+  inputs: string[];
+  artifacts: string[];
+}
+
+export function agentRow(p: BusinessPlugin, source: DefinitionSource | undefined): AgentRow {
+  const schema = pluginInputJsonSchema(p) as { properties?: Record<string, unknown>; required?: string[] };
+  const required = new Set(schema.required ?? []);
+  return {
+    name: p.name,
+    version: p.version,
+    description: p.description,
+    source: sourceLabel(source ?? p.source),
+    model: p.model ?? null,
+    inputs: Object.keys(schema.properties ?? {}).map((k) => (required.has(k) ? k : `${k}?`)),
+    artifacts: p.artifacts.map((a) => a.path),
+  };
+}
+
+export function printAgents(registry: ExtensionRegistry, out: CliOut, json: boolean): void {
+  const rows = registry.entries().map((e) => agentRow(e.agent, e.source));
+  if (json) {
+    out.write(`${JSON.stringify(rows)}\n`);
+    return;
+  }
+  for (const r of rows) {
+    out.write(`${r.name} ${r.version}  ${r.description}\n  source: ${r.source}  model: ${r.model ?? 'default'}\n  input: ${r.inputs.join(', ') || '-'}  artifacts: ${r.artifacts.join(', ') || '-'}\n`);
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * The project a command works on (`--project DIR`, else RUNTRAIL_PROJECT, else the working folder):
+ * its extension registry (builtins, ~/.runtrail, DIR/.runtrail) and its data dir (DIR/.runtrail).
+ * Definition problems go to stderr; with --strict an error among them stops the command (exit 2).
+ */
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ExtensionRegistry } from '../extensions/extension-registry.js';
+import { errorsOf, problemLine } from '../extensions/definition-problem.js';
+import { defaultSkillsDir } from '../runtime/package-root.js';
+import { RunService } from '../runtime/run-service.js';
+import { UsageError, type CliDeps } from './cli-io.js';
+
+export type Values = Record<string, string | boolean | string[] | undefined>;
+
+export interface ProjectContext {
+  projectDir: string;
+  dataDir: string;
+  registry: ExtensionRegistry;
+}
+
+export class StrictError extends Error {}
+
+export function projectDirOf(values: Values, deps: Pick<CliDeps, 'cwd' | 'env'>): string {
+  const given = typeof values.project === 'string' ? values.project : deps.env.RUNTRAIL_PROJECT?.trim() || undefined;
+  const dir = resolve(deps.cwd, given ?? '.');
+  if (given !== undefined) {
+    let ok = false;
+    try {
+      ok = statSync(dir).isDirectory();
+    } catch {
+      ok = false;
+    }
+    if (!ok) throw new UsageError(`${typeof values.project === 'string' ? '--project' : 'RUNTRAIL_PROJECT'}: ${dir} is not a folder`);
+  }
+  return dir;
+}
+
+/** `--data-dir`, else RUNTRAIL_DATA_DIR (relative to the working folder), else <project>/.runtrail. */
+export function dataDirOf(values: Values, deps: Pick<CliDeps, 'cwd' | 'env'>, projectDir: string): string {
+  const d = values['data-dir'];
+  if (typeof d === 'string') return resolve(deps.cwd, d);
+  const fromEnv = deps.env.RUNTRAIL_DATA_DIR?.trim();
+  return fromEnv ? resolve(deps.cwd, fromEnv) : resolve(projectDir, '.runtrail');
+}
+
+export function loadRegistry(projectDir: string, deps: Pick<CliDeps, 'env' | 'plugins' | 'skillsDir'>): Promise<ExtensionRegistry> {
+  return ExtensionRegistry.load({
+    projectDir,
+    ...(deps.env.HOME ? { homeDir: deps.env.HOME } : {}),
+    builtins: deps.plugins,
+    builtinSkillsDir: deps.skillsDir ?? defaultSkillsDir(),
+  });
+}
+
+/** Prints the registry's problems (errors and warnings) to stderr; throws StrictError on an error with --strict. */
+export function reportProblems(registry: ExtensionRegistry, deps: Pick<CliDeps, 'stderr'>, strict: boolean): void {
+  for (const p of registry.problems) deps.stderr.write(`runtrail: ${p.level === 'warning' ? 'warning: ' : ''}${problemLine(p)}\n`);
+  const errors = errorsOf(registry.problems);
+  if (strict && errors.length) throw new StrictError(`${errors.length} definition problem(s); --strict stops here (runtrail validate lists them)`);
+}
+
+export async function projectContext(values: Values, deps: CliDeps): Promise<ProjectContext> {
+  const projectDir = projectDirOf(values, deps);
+  const registry = await loadRegistry(projectDir, deps);
+  reportProblems(registry, deps, values.strict === true);
+  return { projectDir, dataDir: dataDirOf(values, deps, projectDir), registry };
+}
+
+/** The CLI's RunService over a project: the CLI reads what its user can read. */
+export function serviceFor(ctx: ProjectContext, deps: CliDeps): RunService {
+  return new RunService({
+    dataDir: ctx.dataDir,
+    pluginSource: ctx.registry,
+    skillDirs: ctx.registry.skillDirs,
+    defaults: () => ctx.registry.config,
+    inputRoots: 'any',
+    concurrency: 1,
+    env: deps.env,
+    cwd: deps.cwd,
+    ...(deps.providerResolver ? { providerResolver: deps.providerResolver } : {}),
+  });
+}
