@@ -27,9 +27,10 @@ export interface LoadedCodePlugin {
 
 export type CodePluginResult = { ok: true; plugin: LoadedCodePlugin; problems: DefinitionProblem[] } | { ok: false; problems: DefinitionProblem[] };
 
-/** `runtrail` inside a plugin file is this package (a project need not install it to import definePlugin). */
-function selfEntry(): string {
-  const js = fileURLToPath(new URL('../index.js', import.meta.url));
+/** `runtrail` inside a plugin file is this package's plugin API (definePlugin, defineTool): a project need not
+ *  install Runtrail to import it, and jiti transforms one small module rather than the whole runtime. */
+function pluginApiEntry(): string {
+  const js = fileURLToPath(new URL('./define.js', import.meta.url));
   return existsSync(js) ? js : js.replace(/\.js$/, '.ts');
 }
 
@@ -56,8 +57,8 @@ function checkTool(t: unknown, i: number, display: string): { tool?: PluginTool;
   if (!t || typeof t !== 'object') return { problem: problem(display, `must be an object { name, description, parameters, execute }`, at) };
   const o = t as Record<string, unknown>;
   const name = typeof o.name === 'string' ? o.name : '';
-  const field = name ? `${at} (${name})` : at;
-  if (!TOOL_NAME.test(name)) return { problem: problem(display, `name must be 1–64 letters, digits, _ or -, got ${JSON.stringify(o.name)}`, `${field}.name`) };
+  if (!TOOL_NAME.test(name)) return { problem: problem(display, `must be 1–64 letters, digits, _ or -, got ${JSON.stringify(o.name)}`, `${at}.name`) };
+  const field = `${at} (${name})`;
   if (typeof o.description !== 'string' || !o.description.trim()) return { problem: problem(display, 'is required: say what the tool does', `${field}.description`) };
   if (typeof o.execute !== 'function') return { problem: problem(display, 'must be a function (args, ctx) => result', `${field}.execute`) };
   const params = o.parameters ?? { type: 'object', properties: {} };
@@ -101,7 +102,7 @@ export async function loadCodePlugin(path: string, display: string): Promise<Cod
   let mod: unknown;
   try {
     // no module or fs cache: `serve --watch` reloads a changed file, and nothing is written into the project
-    const jiti = createJiti(import.meta.url, { moduleCache: false, fsCache: false, interopDefault: false, alias: { runtrail: selfEntry() } });
+    const jiti = createJiti(import.meta.url, { moduleCache: false, fsCache: false, interopDefault: false, alias: { runtrail: pluginApiEntry() } });
     mod = await jiti.import(path);
   } catch (e) {
     return { ok: false, problems: [problem(display, `failed to load: ${(e as Error)?.message?.split('\n')[0] ?? String(e)}`)] };
