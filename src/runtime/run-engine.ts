@@ -12,6 +12,7 @@ import type { OperationReporter } from '../events/operation-reporter-types.js';
 import { describeProvider } from '../providers/resolve-model-provider.js';
 import { modelInfo } from '../providers/model-catalog.js';
 import { AgentLoop, type LoopOutcome, type TextFilter } from './agent-loop.js';
+import { inputImages } from './input-images.js';
 import { parseEventLines } from './event-store.js';
 import { PlanProgress } from './plan-progress.js';
 import type { RunHooks } from './run-hooks.js';
@@ -184,11 +185,12 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
     await workspace.writeRunFile('runtime/system_prompt.md', system);
     checkCancel();
 
-    // step 7: the loop
+    // step 7: the loop; image file inputs (uploads) go to the model with the goal
+    const goalImages = await inputImages(workspace.root, rec.input, plugin.fileInputs);
     const loop = new AgentLoop({
       provider: rec.provider,
       system,
-      messages: [...rec.history, { role: 'user', content: rec.goal }],
+      messages: [...rec.history, { role: 'user', content: [rec.goal, ...goalImages.notes].join('\n'), ...(goalImages.images.length ? { images: goalImages.images } : {}) }],
       executor,
       publish,
       limits: rec.limits,
