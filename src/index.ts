@@ -52,6 +52,7 @@ export * from './providers/model-catalog.js';
 export * from './providers/token-estimate.js';
 export * from './providers/context-fit.js';
 export * from './providers/provider-call-options.js';
+export * from './providers/image-type.js';
 // skills: compute-entry skills (issue 4)
 export * from './skills/compute-skill-runner.js';
 export * from './skills/execute-skill-tool.js';
