@@ -47,10 +47,16 @@ function apiOf(model: LanguageModel): ModelApi {
   return 'generic';
 }
 
-type FinishPart = { totalUsage: { inputTokens?: number; outputTokens?: number; inputTokenDetails?: { cacheReadTokens?: number; cacheWriteTokens?: number }; outputTokenDetails?: { reasoningTokens?: number } } };
+/** The part of the AI SDK's LanguageModelUsage we read. */
+interface SdkUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  inputTokenDetails?: { cacheReadTokens?: number; cacheWriteTokens?: number };
+  outputTokenDetails?: { reasoningTokens?: number };
+}
 
 /** The SDK's usage with its cache and reasoning details; absent details are left out, not zero. */
-export function usageOf(u: FinishPart['totalUsage']): TokenUsage {
+export function usageOf(u: SdkUsage): TokenUsage {
   const usage: TokenUsage = { inputTokens: u.inputTokens ?? 0, outputTokens: u.outputTokens ?? 0 };
   const cacheRead = u.inputTokenDetails?.cacheReadTokens;
   const cacheWrite = u.inputTokenDetails?.cacheWriteTokens;
