@@ -38,8 +38,9 @@ function deepseekAlwaysThinks(model: string): boolean {
 export function callOptions(o: CallOptionsInput): CallOptions {
   const notices: string[] = [];
   const wantsReasoning = o.reasoning !== 'off';
-  // the catalog says this model has no reasoning option: asking would be rejected (e.g. gpt-4o-mini)
-  const cannotReason = wantsReasoning && o.info?.reasoning === false;
+  // the catalog says this model has no reasoning option: asking would be rejected (e.g. gpt-4o-mini).
+  // DeepSeek's chat model is listed without reasoning, yet its API turns thinking on by a switch.
+  const cannotReason = wantsReasoning && o.info?.reasoning === false && o.api !== 'deepseek';
   if (cannotReason) notices.push(`${o.label} does not support reasoning: reasoning "${o.reasoning}" was not sent`);
   const reason = wantsReasoning && !cannotReason ? (o.reasoning as Exclude<ReasoningEffort, 'off'>) : null;
   switch (o.api) {
