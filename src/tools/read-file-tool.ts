@@ -79,8 +79,9 @@ export function createReadFileTool(o: ReadFileToolOptions): ToolDefinition<ReadF
       let text = lines.slice(from - 1, to).join('\n');
       let cut = false;
       if (text.length > maxChars) {
+        // whole lines only: a line that ends exactly at the cut is kept
         const keep = text.slice(0, maxChars);
-        const lastNl = keep.lastIndexOf('\n');
+        const lastNl = text[maxChars] === '\n' ? maxChars : keep.lastIndexOf('\n');
         text = lastNl > 0 ? keep.slice(0, lastNl) : keep;
         to = from - 1 + text.split('\n').length;
         cut = true;
