@@ -44,6 +44,38 @@ export type ToolData =
 
 export type CompactionData = { phase: 'start' } | { phase: 'end'; willRetry: boolean };
 
+/** Tokens of one model call, as runtime/model_turns.jsonl counts them. */
+export interface ModelTokens {
+  /** all input tokens, cached ones included */
+  input: number;
+  /** all output tokens, reasoning included */
+  output: number;
+  cached_input: number;
+  cache_write: number;
+  reasoning: number;
+}
+
+/** One model call (a provider retry is a call of its own, `attempt` 1, 2, …): what traces and the UI stream's steps are cut on. */
+export type ModelData =
+  | { phase: 'start'; turn: number; attempt: number; provider: string; model: string }
+  | {
+      phase: 'end';
+      turn: number;
+      attempt: number;
+      provider: string;
+      model: string;
+      /** stop, tool-calls, length, content-filter, other; `error` for a failed call */
+      finishReason: string;
+      /** null when the provider reported no usage */
+      tokens: ModelTokens | null;
+      /** null when the model has no known price or no usage was reported */
+      costUsd: number | null;
+      latencyMs: number;
+      firstTokenMs: number | null;
+      /** the diagnosis code of a failed call */
+      error?: string;
+    };
+
 export interface ProcessData {
   event: RuntimeProcessEvent;
 }
@@ -85,12 +117,13 @@ export interface AgentEventMap {
   reasoning: ReasoningData;
   tool: ToolData;
   compaction: CompactionData;
+  model: ModelData;
   process: ProcessData;
   run: RunData;
 }
 
 export type AgentStream = keyof AgentEventMap;
-export const AGENT_STREAMS: readonly AgentStream[] = ['lifecycle', 'assistant', 'reasoning', 'tool', 'compaction', 'process', 'run'];
+export const AGENT_STREAMS: readonly AgentStream[] = ['lifecycle', 'assistant', 'reasoning', 'tool', 'compaction', 'model', 'process', 'run'];
 
 export type AgentEvent = {
   [S in AgentStream]: { runId: string; seq: number; ts: number; stream: S; data: AgentEventMap[S] };

@@ -8,7 +8,7 @@ import type { ChatMessage, ImageAttachment, ModelProvider, ModelStreamPart, Reas
 import type { RunLimits } from './run-service-types.js';
 import type { ToolExecutor } from './tool-executor.js';
 import type { PublishFn } from './run-publisher.js';
-import type { RunMetrics } from './run-metrics.js';
+import { tokenCounts, type RunMetrics } from './run-metrics.js';
 
 export const DEFAULT_LIMITS: RunLimits = { max_iterations: 20, max_tool_calls: 60, timeout_s: 600, stop_repair_turns: 0 };
 export const PROVIDER_RETRIES = 3;
@@ -234,6 +234,8 @@ export class AgentLoop {
     const started = performance.now();
     const startedAt = new Date();
     let firstToken: number | null = null;
+    const call = { turn: this.o.metrics.iterations, attempt, provider: provider.provider, model: provider.model };
+    publish('model', { phase: 'start', ...call });
     const emitReasoning = (delta: string) => {
       if (!delta) return;
       reasoning += delta;
@@ -321,17 +323,30 @@ export class AgentLoop {
     emitText(filter.flush());
     if (reasoning) publish('reasoning', { phase: 'end', text: reasoning, delta: '' });
     if (text) publish('assistant', { phase: 'end', text, delta: '' });
+    const latencyMs = performance.now() - started;
+    const costUsd = usage ? modelCost(provider.provider, provider.model, usage, startedAt) : null;
     this.o.metrics.recordTurn({
-      latencyMs: performance.now() - started,
+      latencyMs,
       firstTokenMs: firstToken,
       ...(usage ? { usage } : {}),
-      costUsd: usage ? modelCost(provider.provider, provider.model, usage, startedAt) : null,
+      costUsd,
       model: `${provider.provider}:${provider.model}`,
-      turn: this.o.metrics.iterations,
+      turn: call.turn,
       attempt,
       startedAt,
       finishReason: error ? 'error' : finishReason,
       ...(error ? { errorCode: error.code } : {}),
+    });
+    const ms = (n: number) => Math.round(n * 1000) / 1000;
+    publish('model', {
+      phase: 'end',
+      ...call,
+      finishReason: error ? 'error' : finishReason,
+      tokens: usage ? tokenCounts(usage) : null,
+      costUsd,
+      latencyMs: ms(latencyMs),
+      firstTokenMs: firstToken === null ? null : ms(firstToken),
+      ...(error ? { error: error.code } : {}),
     });
     return { text, toolCalls, reasoning: reasoningBlocks, ...(error ? { error } : {}), ...(usage ? { usage } : {}), ...(truncated ? { truncated } : {}) };
   }

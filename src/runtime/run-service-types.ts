@@ -3,6 +3,8 @@
  * RunService (run-service.ts) implements it; the server and the CLI only speak this.
  */
 import type { AgentEvent, RunStatus } from '../events/agent-event.js';
+import type { AgentEventBus } from '../events/agent-event-bus.js';
+import type { RunTraceContext } from '../events/trace-context.js';
 import type { DiagnosisDict } from '../events/diagnosis.js';
 import type { ReasoningEffort } from '../providers/model-provider.js';
 import type { ModelUsageSnapshot } from './model-usage-totals.js';
@@ -73,7 +75,30 @@ export interface RunStatusFile {
   diagnosis: DiagnosisDict | null;
   last_seq: number;
   public_documents: PublicDocument[];
+  /** The run's OpenTelemetry trace id (32 hex digits), also the wire's `trace_id`; absent in runs written before traces. */
+  trace_id?: string;
 }
+
+/** What a front door says about a run beside its request body. */
+export interface CreateRunOptions {
+  /** The caller's W3C `traceparent`: the run's trace becomes part of the caller's. */
+  traceparent?: string;
+  /** The channel the run came in by (web, im, cli, chat): `runtrail.claw` on its spans. */
+  claw?: string;
+}
+
+/** A run as an observer (tracing) sees it: told once, when its bus exists and before its first event. */
+export interface ObservedRun {
+  runId: string;
+  plugin: string;
+  tenantId: string | null;
+  conversationId: string;
+  claw: string;
+  trace: RunTraceContext;
+  bus: AgentEventBus;
+}
+
+export type RunObserver = (run: ObservedRun) => void;
 
 export interface RunListQuery {
   status?: RunStatus;
@@ -93,7 +118,7 @@ export interface RunServiceStats {
 
 export interface RunServiceApi {
   /** Validates and queues; throws RunRequestError on bad input. */
-  create(req: unknown): Promise<RunStatusFile>;
+  create(req: unknown, opts?: CreateRunOptions): Promise<RunStatusFile>;
   get(runId: string): Promise<RunStatusFile | null>;
   list(q?: RunListQuery): Promise<{ runs: RunStatusFile[]; total: number }>;
   cancel(runId: string): Promise<RunStatusFile>;

@@ -35,7 +35,8 @@ import { RunMetrics } from './run-metrics.js';
 import { ModelUsageTotals } from './model-usage-totals.js';
 import type { RunRecord } from './run-record.js';
 import { RunRequestError } from './run-request-error.js';
-import type { RunLimits, RunListQuery, RunServiceApi, RunServiceStats, RunStatusFile } from './run-service-types.js';
+import type { CreateRunOptions, RunLimits, RunListQuery, RunObserver, RunServiceApi, RunServiceStats, RunStatusFile } from './run-service-types.js';
+import { runTraceContext } from '../events/trace-context.js';
 import { RunStateMachine, isTerminalRunState } from './run-state-machine.js';
 import { RunWorkspace, reserveRunFolder } from './run-workspace.js';
 
@@ -76,6 +77,8 @@ export interface RunServiceOptions {
   backoffMs?: (attempt: number) => number;
   /** How long a finishing run waits for its background processes to end; default 10 s. */
   killScopeTimeoutMs?: number;
+  /** Told of each run before its first event, with its bus (tracing subscribes here). */
+  observers?: RunObserver[];
 }
 
 export const defaultProviderResolver: ProviderResolver = (spec, opts) => {
@@ -187,7 +190,7 @@ export class RunService implements RunServiceApi {
     throw new RunRequestError(code, message, details);
   }
 
-  async create(raw: unknown): Promise<RunStatusFile> {
+  async create(raw: unknown, opts: CreateRunOptions = {}): Promise<RunStatusFile> {
     await this.init();
     if (this.closed) this.fail('wrong_state', 'the run service is closed');
     const req = parseRunRequest(raw, this.registry);
@@ -213,7 +216,7 @@ export class RunService implements RunServiceApi {
     let runId: string | null = null;
     try {
       runId = await reserveRunFolder(this.runsDir, createRunId);
-      return await this.createReserved(runId, { req, plugin, input, sources, skill, skills, provider }, unreserve);
+      return await this.createReserved(runId, { req, plugin, input, sources, skill, skills, provider }, unreserve, opts);
     } catch (e) {
       unreserve();
       // the run never started: give its id back
@@ -235,6 +238,7 @@ export class RunService implements RunServiceApi {
     },
     /** called just before the run joins the queue (it then counts there) */
     onQueued: () => void,
+    front: CreateRunOptions = {},
   ): Promise<RunStatusFile> {
     const { req, plugin, input, sources, skill, skills, provider } = p;
     const goal = req.goal?.trim() ? req.goal.trim() : plugin.defaultGoal;
@@ -277,6 +281,7 @@ export class RunService implements RunServiceApi {
     const rawLog = createRawStreamLogger({ dataDir: this.dataDir, env: this.env });
     if (rawLog) bus.subscribe(rawLog);
     const createdAtMs = Date.now();
+    const trace = runTraceContext(front.traceparent);
     const status: RunStatusFile = {
       run_id: runId,
       status: 'queued',
@@ -294,6 +299,7 @@ export class RunService implements RunServiceApi {
       diagnosis: null,
       last_seq: 0,
       public_documents: [],
+      trace_id: trace.traceId,
     };
     const request = {
       run_id: runId,
@@ -307,6 +313,7 @@ export class RunService implements RunServiceApi {
       skill: req.skill ?? null,
       conversation_id: conversationId,
       tenant_id: req.tenant_id ?? null,
+      trace: { trace_id: trace.traceId, parent_span_id: trace.parentSpanId },
       created_at: status.created_at,
     };
     // the machine's listener needs the record, which needs the machine
@@ -361,6 +368,14 @@ export class RunService implements RunServiceApi {
       // must not start after it (create() removes the folder)
       store.close();
       this.fail('wrong_state', 'the run service is closed');
+    }
+    for (const observe of this.opts.observers ?? []) {
+      // an observer (tracing) must never stop a run from starting
+      try {
+        observe({ runId, plugin: plugin.name, tenantId: req.tenant_id ?? null, conversationId, claw: front.claw ?? '', trace, bus });
+      } catch {
+        // it subscribes or it does not
+      }
     }
     bus.publish('run', { type: 'run.created', runId, plugin: plugin.name, goal, conversationId });
     status.last_seq = bus.lastSeq + 1;
