@@ -9,6 +9,7 @@ import { ExtensionRegistry } from '../extensions/extension-registry.js';
 import { errorsOf, problemLine } from '../extensions/definition-problem.js';
 import { defaultSkillsDir } from '../runtime/package-root.js';
 import { RunService } from '../runtime/run-service.js';
+import type { RunObserver } from '../runtime/run-service-types.js';
 import { UsageError, type CliDeps } from './cli-io.js';
 
 export type Values = Record<string, string | boolean | string[] | undefined>;
@@ -68,7 +69,7 @@ export async function projectContext(values: Values, deps: CliDeps): Promise<Pro
 }
 
 /** The CLI's RunService over a project: the CLI reads what its user can read. */
-export function serviceFor(ctx: ProjectContext, deps: CliDeps): RunService {
+export function serviceFor(ctx: ProjectContext, deps: CliDeps, observers: RunObserver[] = []): RunService {
   return new RunService({
     dataDir: ctx.dataDir,
     pluginSource: ctx.registry,
@@ -79,5 +80,6 @@ export function serviceFor(ctx: ProjectContext, deps: CliDeps): RunService {
     env: deps.env,
     cwd: deps.cwd,
     ...(deps.providerResolver ? { providerResolver: deps.providerResolver } : {}),
+    ...(observers.length ? { observers } : {}),
   });
 }

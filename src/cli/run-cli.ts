@@ -21,6 +21,7 @@ import { initProject } from './init-project.js';
 import { StrictError, dataDirOf, loadRegistry, projectContext, projectDirOf, serviceFor, type ProjectContext, type Values } from './project-context.js';
 import { errorsOf, problemLine } from '../extensions/definition-problem.js';
 import { WIRE_FORMATS, createWireWriter, type WireFormat } from './wire-output.js';
+import { cliTelemetry, finishTelemetry } from './cli-telemetry.js';
 import { readRunMetrics, usageLines } from './usage-lines.js';
 import { REASONING_EFFORTS, type ReasoningEffort } from '../runtime/create-run-request.js';
 
@@ -213,13 +214,16 @@ function exitFor(status: RunStatus): number {
 }
 
 async function executeAndFollow(req: CreateRunRequest, values: Values, deps: CliDeps, format: WireFormat, project?: ProjectContext): Promise<number> {
-  const service = serviceFor(project ?? (await projectContext(values, deps)), deps);
+  const ctx = project ?? (await projectContext(values, deps));
+  // traces when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set; TRACEPARENT (an env carrier) makes the run part of the caller's trace
+  const telemetry = await cliTelemetry(deps.env, deps.stderr);
+  const service = serviceFor(ctx, deps, telemetry ? [telemetry.observer] : []);
   try {
-    const created = await service.create(req);
+    const created = await service.create(req, { claw: 'cli', ...(deps.env.TRACEPARENT ? { traceparent: deps.env.TRACEPARENT } : {}) });
     const runId = created.run_id;
     const note = format === 'text' ? deps.stdout : deps.stderr;
     if (format === 'text') note.write(`▶ ${runId} · ${created.plugin} ${created.plugin_version} · model ${created.provider}:${created.model}\n`);
-    const writer = createWireWriter(format, runId, deps.stdout, { showReasoning: values['show-reasoning'] === true });
+    const writer = createWireWriter(format, runId, deps.stdout, { showReasoning: values['show-reasoning'] === true, traceId: created.trace_id });
     let cancelling = false;
     const off = deps.onInterrupt?.(() => {
       if (cancelling) return;
@@ -237,6 +241,7 @@ async function executeAndFollow(req: CreateRunRequest, values: Values, deps: Cli
     return exitFor(final.status);
   } finally {
     await service.close();
+    await finishTelemetry(telemetry, deps.stderr);
   }
 }
 
@@ -318,7 +323,7 @@ async function replayCommand(args: string[], deps: CliDeps): Promise<number> {
   try {
     const s = await service.get(positionals[0]);
     if (!s) throw new RunRequestError('not_found', `run ${positionals[0]} not found in ${service.runsDir}`);
-    const writer = createWireWriter(format, s.run_id, deps.stdout, { showReasoning: values['show-reasoning'] === true });
+    const writer = createWireWriter(format, s.run_id, deps.stdout, { showReasoning: values['show-reasoning'] === true, traceId: s.trace_id });
     for await (const ev of service.events(s.run_id)) writer.write(ev);
     return EXIT.ok;
   } finally {

@@ -10,6 +10,7 @@ import { RunService } from '../runtime/run-service.js';
 import type { CliOut, ServeOptions } from './cli-io.js';
 import { cliPlugins } from './cli-plugins.js';
 import { loadRegistry, reportProblems } from './project-context.js';
+import { cliTelemetry, finishTelemetry } from './cli-telemetry.js';
 
 export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): Promise<{ url: string; close(): Promise<void> }> {
   const { startServer } = await import('../server/start-server.js');
@@ -20,7 +21,17 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
   let registry = await load();
   reportProblems(registry, io, opts.strict === true);
   const source = new LivePluginSource(registry);
-  const service = new RunService({ dataDir: opts.dataDir, pluginSource: source, skillDirs: registry.skillDirs, defaults: () => registry.config, skillsDir, env: opts.env });
+  // traces when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set: batched, exported within about a second and at shutdown
+  const telemetry = await cliTelemetry(opts.env, io.stderr, { announce: true });
+  const service = new RunService({
+    dataDir: opts.dataDir,
+    pluginSource: source,
+    skillDirs: registry.skillDirs,
+    defaults: () => registry.config,
+    skillsDir,
+    env: opts.env,
+    ...(telemetry ? { observers: [telemetry.observer] } : {}),
+  });
   await service.init();
   const roots = [join(opts.projectDir, '.runtrail'), ...(opts.env.HOME ? [join(opts.env.HOME, '.runtrail')] : [])];
   const watcher = opts.watch
@@ -40,11 +51,13 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
         watcher?.close();
         await server.close();
         await service.close();
+        await finishTelemetry(telemetry, io.stderr);
       },
     };
   } catch (e) {
     watcher?.close();
     await service.close();
+    await finishTelemetry(telemetry, io.stderr);
     throw e;
   }
 }

@@ -15,10 +15,12 @@ export interface WireWriter {
   write(ev: AgentEvent): void;
 }
 
-export function createWireWriter(format: WireFormat, runId: string, out: CliOut, opts: { showReasoning?: boolean; tty?: boolean } = {}): WireWriter {
-  const bridge = createEngineBridge({ traceId: runId });
+/** `traceId`: the run's trace id (run_status.json `trace_id`); runs from before traces use their run id. */
+export function createWireWriter(format: WireFormat, runId: string, out: CliOut, opts: { showReasoning?: boolean; tty?: boolean; traceId?: string } = {}): WireWriter {
+  const traceId = opts.traceId || runId;
+  const bridge = createEngineBridge({ traceId });
   if (format === 'text') {
-    const term = new TerminalAdapter({ stream: out, traceId: runId, showReasoning: opts.showReasoning ?? false, ...(opts.tty !== undefined ? { tty: opts.tty } : {}) });
+    const term = new TerminalAdapter({ stream: out, traceId, showReasoning: opts.showReasoning ?? false, ...(opts.tty !== undefined ? { tty: opts.tty } : {}) });
     return {
       write(ev) {
         const e = bridge.translate(ev);

@@ -29,7 +29,8 @@ export interface ReasoningData {
 export type ToolStepKind = 'tool' | 'skill' | 'mcp' | 'agent' | 'kb' | 'media';
 
 export type ToolData =
-  | { phase: 'start'; name: string; toolCallId: string; args: unknown; kind?: ToolStepKind; server?: string }
+  /** `serverTool`: an MCP tool's own name on its `server` (the wire step's `name`; `name` is the one the model called). */
+  | { phase: 'start'; name: string; toolCallId: string; args: unknown; kind?: ToolStepKind; server?: string; serverTool?: string }
   | { phase: 'update'; name: string; toolCallId: string; partialResult: unknown }
   | {
       phase: 'result';

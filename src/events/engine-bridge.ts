@@ -65,7 +65,7 @@ export function createEngineBridge(opts: EngineBridgeOptions): EngineBridge {
         const st = stateFor(d.toolCallId, d.name);
         if (d.phase === 'start') {
           st.kind = d.kind ?? 'tool';
-          st.name = d.name;
+          st.name = d.serverTool ?? d.name;
           st.server = d.server ?? '';
           st.args = asArgs(d.args);
           return record(makeStep(st.kind, { ...m, name: st.name, server: st.server, args: st.args, phase: 'start', index: st.index }));

@@ -3,6 +3,7 @@
  * and a reference procedure the offline model follows. The runtime owns everything else.
  */
 import type { AnyToolDefinition } from '../tools/tool.js';
+import type { ToolSource } from '../tools/tool-source.js';
 import type { Schema } from '../tools/schema.js';
 import type { RunLimits } from './run-service-types.js';
 import type { LoadedSkill } from '../skills/skill-loader.js';
@@ -99,6 +100,8 @@ export interface BusinessPlugin<Input = Record<string, unknown>> {
   defaultGoal: string;
   promptFragments: string[];
   createTools(ctx: PluginRunContext<Input>): AnyToolDefinition[];
+  /** Tools known only once connected (an agent's MCP servers): opened before the run's first model turn. */
+  createToolSources?(ctx: PluginRunContext<Input>): ToolSource[];
   plan: PlanStep[];
   artifacts: ArtifactContract[];
   validators: StopValidator<Input>[];

@@ -60,6 +60,12 @@ function diag(code: string, summary: string, detail = ''): DiagnosisDict {
 }
 
 class Cancelled extends Error {}
+/** The run cannot start its loop (e.g. an MCP server is unavailable): it fails with this diagnosis. */
+class StartFailure extends Error {
+  constructor(readonly diagnosis: DiagnosisDict) {
+    super(diagnosis.summary);
+  }
+}
 
 function safeOpId(id: string): string {
   const s = id.replace(/[^A-Za-z0-9_.:-]/g, '_').replace(/\.\.+/g, '_').replace(/^\./, '_').slice(0, 200);
@@ -92,6 +98,13 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
     const name = args && typeof args.skill === 'string' ? args.skill : ev.data.name;
     if (!rec.usedSkills.includes(name)) rec.usedSkills.push(name);
   });
+  // MCP servers the model called, in order of first use (`done.used_mcp`)
+  const offMcp = bus.subscribe((ev) => {
+    if (ev.stream !== 'tool' || ev.data.phase !== 'start' || ev.data.kind !== 'mcp' || !ev.data.server) return;
+    const used = (rec.usedMcp ??= []);
+    if (!used.includes(ev.data.server)) used.push(ev.data.server);
+  });
+  let executor: ToolExecutor | null = null;
   const offState = bus.subscribe((ev) => {
     if (ev.stream === 'run' && ev.data.type === 'run.state' && runReporter && !['completed', 'failed', 'cancelled'].includes(ev.data.to)) {
       runReporter.stage(ev.data.to);
@@ -139,6 +152,7 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
       limits: rec.limits,
       conversation_id: rec.conversationId,
       declared_tools: rec.tools.map((t) => t.name),
+      ...(rec.toolSources?.length ? { tool_sources: rec.toolSources.map((s) => s.describe()) } : {}),
     });
     checkCancel();
 
@@ -163,7 +177,7 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
         ...(deps.extraHooks?.stop ?? []),
       ],
     };
-    const executor = new ToolExecutor({
+    executor = new ToolExecutor({
       tools: rec.tools,
       allowedTools: rec.capabilities.allowedTools,
       hooks,
@@ -171,7 +185,12 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
       signal: rec.abort.signal,
       reporterFor: (call) =>
         pipeline?.reporter({ operationId: safeOpId(call.toolCallId), parentOperationId: rec.runId, targetType: 'tool', source: 'tool' }),
+      ...(rec.toolSources?.length ? { sources: rec.toolSources } : {}),
     });
+    // MCP servers connect here (lazily, shared across runs); one that cannot fails the run before its first turn
+    const unavailable = rec.toolSources?.length ? await executor.openSources() : null;
+    checkCancel();
+    if (unavailable) throw new StartFailure(new Diagnosis(unavailable).toDict());
     const specs = executor.specs();
     const system = buildSystemPrompt({
       plugin,
@@ -251,7 +270,9 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
       loop.dispose();
     }
   } catch (e) {
-    if (e instanceof Cancelled || rec.abort.signal.aborted) {
+    if (e instanceof StartFailure && !rec.abort.signal.aborted) {
+      outcome = { status: 'failed', text: '', diagnosis: e.diagnosis };
+    } else if (e instanceof Cancelled || rec.abort.signal.aborted) {
       outcome = { status: 'cancelled', text: outcome.text, diagnosis: new Diagnosis({ code: 'cancelled', severity: 'warning', summary: 'run cancelled' }).toDict() };
     } else {
       outcome = { status: 'failed', text: outcome.text, diagnosis: diag('runtime_error', `run failed: ${(e as Error)?.message ?? String(e)}`) };
@@ -260,9 +281,11 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
   if (rec.abort.signal.aborted && outcome.status !== 'completed') {
     outcome = { status: 'cancelled', text: outcome.text, diagnosis: new Diagnosis({ code: 'cancelled', severity: 'warning', summary: 'run cancelled' }).toDict() };
   }
+  await executor?.closeSources();
   await finalise(rec, deps, { ...outcome, metrics, startedMs, pipeline, runReporter });
   offState();
   offSkills();
+  offMcp();
 }
 
 export interface FinaliseInput {
@@ -396,7 +419,7 @@ async function finaliseRun(rec: RunRecord, deps: EngineDeps, f: FinaliseInput): 
     conversationId: rec.conversationId,
     content: f.text,
     usedSkills: [...(rec.skill ? [rec.skill.manifest.name] : []), ...rec.usedSkills.filter((n) => n !== rec.skill?.manifest.name)],
-    usedMcp: [],
+    usedMcp: rec.usedMcp ?? [],
     ...(f.diagnosis ? { diagnosis: f.diagnosis } : {}),
   });
   try {

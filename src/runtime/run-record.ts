@@ -3,6 +3,7 @@ import type { AgentEventBus } from '../events/agent-event-bus.js';
 import type { ChatMessage, ModelProvider, ReasoningEffort } from '../providers/model-provider.js';
 import type { LoadedSkill } from '../skills/skill-loader.js';
 import type { AnyToolDefinition } from '../tools/tool.js';
+import type { ToolSource } from '../tools/tool-source.js';
 import type { BusinessPlugin } from './business-plugin.js';
 import type { EventStore } from './event-store.js';
 import type { ResolvedRunCapabilities } from './run-capabilities.js';
@@ -32,6 +33,8 @@ export interface RunRecord {
   status: RunStatusFile;
   history: ChatMessage[];
   tools: AnyToolDefinition[];
+  /** Tools known once connected (MCP servers), opened by the engine before the first model turn. */
+  toolSources?: ToolSource[];
   capabilities: ResolvedRunCapabilities;
   /** input/request.json as written */
   request: Record<string, unknown>;
@@ -44,4 +47,6 @@ export interface RunRecord {
   statusWrites: Promise<void>;
   /** compute skills run through skill-kind tools, in order of first use */
   usedSkills: string[];
+  /** MCP servers the run called, in order of first use (`done.used_mcp`). */
+  usedMcp?: string[];
 }

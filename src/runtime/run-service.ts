@@ -14,6 +14,7 @@ import type { ChatMessage, ModelProvider } from '../providers/model-provider.js'
 import { resolveModelProvider } from '../providers/resolve-model-provider.js';
 import { skillIncompatibilities, type LoadedSkill } from '../skills/skill-loader.js';
 import type { AnyToolDefinition } from '../tools/tool.js';
+import type { ToolSource } from '../tools/tool-source.js';
 import { defaultProcessRegistry } from '../tools/default-process-registry.js';
 import type { TextFilter } from './agent-loop.js';
 import { DEFAULT_LIMITS } from './agent-loop.js';
@@ -259,8 +260,10 @@ export class RunService implements RunServiceApi {
       skills,
     };
     let tools: AnyToolDefinition[];
+    let toolSources: ToolSource[];
     try {
       tools = plugin.createTools(ctx);
+      toolSources = plugin.createToolSources?.(ctx) ?? [];
     } catch (e) {
       this.fail('incompatible', `plugin ${plugin.name} could not create its tools: ${(e as Error).message}`);
     }
@@ -268,7 +271,7 @@ export class RunService implements RunServiceApi {
       const reasons = skillIncompatibilities(skill.manifest, { plugin: plugin.name, tools: tools.map((t) => t.name), inputKeys: Object.keys(input).filter((k) => input[k] !== undefined) });
       if (reasons.length) this.fail('incompatible', reasons.join('; '), { issues: reasons.map((r) => ({ path: 'skill', message: r })) });
     }
-    const capabilities = resolveCapabilities({ plugin, skill: skill?.manifest ?? null, toolNames: tools.map((t) => t.name) });
+    const capabilities = resolveCapabilities({ plugin, skill: skill?.manifest ?? null, toolNames: [...tools.map((t) => t.name), ...toolSources.flatMap((s) => s.grants)] });
 
     // 8. the workspace, the bus and the event store
     await workspace.createDirs();
@@ -345,6 +348,7 @@ export class RunService implements RunServiceApi {
       status,
       history: this.historyFor(conversationId),
       tools,
+      ...(toolSources.length ? { toolSources } : {}),
       capabilities,
       request,
       abort: new AbortController(),

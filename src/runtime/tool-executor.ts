@@ -9,6 +9,7 @@ import type { OperationReporter } from '../events/operation-reporter-types.js';
 import type { ToolStepKind } from '../events/agent-event.js';
 import type { ToolCallRequest, ToolSpec } from '../providers/model-provider.js';
 import type { AnyToolDefinition, ToolExecutionContext, ToolResult } from '../tools/tool.js';
+import { ToolSourceError, type ToolSource } from '../tools/tool-source.js';
 import type { RunHooks, ToolCallInfo } from './run-hooks.js';
 import { emptyHooks } from './run-hooks.js';
 import { noopPublish, type PublishFn } from './run-publisher.js';
@@ -26,6 +27,8 @@ export interface ToolExecutorOptions {
   defaultTimeoutMs?: number;
   /** The run's signal: aborting it aborts the running handler. */
   signal?: AbortSignal;
+  /** Tools known only once connected (MCP servers): added by openSources(), allowed as their source grants. */
+  sources?: ToolSource[];
 }
 
 export interface ExecutedToolCall {
@@ -48,6 +51,8 @@ export class ToolExecutor {
   private readonly allowed: Set<string>;
   private readonly hooks: RunHooks;
   private readonly publish: PublishFn;
+  /** The names each open source added, replaced when its list changes. */
+  private readonly sourceTools = new Map<ToolSource, string[]>();
 
   constructor(private readonly opts: ToolExecutorOptions) {
     for (const t of opts.tools) this.tools.set(t.name, t);
@@ -71,6 +76,44 @@ export class ToolExecutor {
     return [...this.tools.values()].filter((t) => this.allowed.has(t.name)).map(toolSpecOf);
   }
 
+  /** Opens the tool sources side by side and adds their tools; the first failure's diagnosis, or null. */
+  async openSources(signal: AbortSignal = this.opts.signal ?? new AbortController().signal): Promise<DiagnosisInit | null> {
+    const sources = this.opts.sources ?? [];
+    const opened = await Promise.allSettled(sources.map((s) => s.open(signal)));
+    let failure: DiagnosisInit | null = null;
+    opened.forEach((r, i) => {
+      const source = sources[i];
+      if (r.status === 'fulfilled') {
+        this.useSourceTools(source, r.value);
+        source.onChange?.((tools) => this.useSourceTools(source, tools));
+        return;
+      }
+      const e = r.reason as Error;
+      failure ??= e instanceof ToolSourceError ? e.diagnosis : { code: 'tool_source_failed', severity: 'error', summary: `${source.name} failed: ${e?.message ?? String(e)}` };
+    });
+    return failure;
+  }
+
+  /** Tells every source the run is done with it. */
+  async closeSources(): Promise<void> {
+    await Promise.all((this.opts.sources ?? []).map((s) => s.close().catch(() => undefined)));
+  }
+
+  private useSourceTools(source: ToolSource, tools: AnyToolDefinition[]): void {
+    for (const n of this.sourceTools.get(source) ?? []) {
+      this.tools.delete(n);
+      this.allowed.delete(n);
+    }
+    const names: string[] = [];
+    for (const t of tools) {
+      if (this.tools.has(t.name)) continue; // a run's own tool (or another source's) keeps its name
+      this.tools.set(t.name, t);
+      this.allowed.add(t.name);
+      names.push(t.name);
+    }
+    this.sourceTools.set(source, names);
+  }
+
   async execute(req: ToolCallRequest): Promise<ExecutedToolCall> {
     const started = performance.now();
     const tool = this.tools.get(req.name);
@@ -78,7 +121,13 @@ export class ToolExecutor {
     const kind: ToolStepKind = tool?.kind ?? 'tool';
     // a snapshot: a hook or tool that mutates its (nested) arguments must not change the event a slow
     // live reader serialises later, or live frames would differ from events.jsonl and its replay
-    this.publish('tool', { phase: 'start', name: req.name, toolCallId: req.id, args: snapshot(req.args), kind });
+    const mcp = tool?.mcp;
+    this.publish(
+      'tool',
+      mcp
+        ? { phase: 'start', name: req.name, toolCallId: req.id, args: snapshot(req.args), kind, server: mcp.server, serverTool: mcp.tool }
+        : { phase: 'start', name: req.name, toolCallId: req.id, args: snapshot(req.args), kind },
+    );
     const result = await this.run(tool, call);
     const durationMs = performance.now() - started;
     this.publish('tool', {

@@ -3,6 +3,7 @@ import type { RunServiceApi } from '../runtime/run-service-types.js';
 import { createEngineBridge } from '../events/engine-bridge.js';
 import { BufferAdapter } from '../channels/buffer-adapter.js';
 import { BlockChunker } from '../events/block-chunker.js';
+import { runTraceId } from './run-frames.js';
 
 export interface ImReply {
   text: string;
@@ -10,7 +11,7 @@ export interface ImReply {
 }
 
 export async function assembleRunReply(service: RunServiceApi, runId: string, signal?: AbortSignal): Promise<ImReply> {
-  const bridge = createEngineBridge({ traceId: runId });
+  const bridge = createEngineBridge({ traceId: await runTraceId(service, runId) });
   const adapter = new BufferAdapter();
   for await (const ev of service.events(runId, { after: 0, signal })) {
     const e = bridge.translate(ev);

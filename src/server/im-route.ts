@@ -72,7 +72,7 @@ export function registerImRoute(app: FastifyInstance, service: RunServiceApi, op
         }
         let run: RunStatusFile;
         try {
-          run = await service.create(req);
+          run = await service.create(req, { claw: 'im' });
         } catch (err) {
           const h = toHttpError(err);
           if (h.status >= 500) throw err;

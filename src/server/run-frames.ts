@@ -20,13 +20,19 @@ export async function* runFrames(
   opts: { after?: number; signal?: AbortSignal } = {},
 ): AsyncGenerator<RunFrame> {
   const after = opts.after ?? 0;
-  const bridge = createEngineBridge({ traceId: runId });
+  const bridge = createEngineBridge({ traceId: await runTraceId(service, runId) });
   for await (const ev of service.events(runId, { after: 0, signal: opts.signal })) {
     if (opts.signal?.aborted) return;
     const engineEvent = bridge.translate(ev);
     if (!engineEvent || ev.seq <= after) continue;
     yield { seq: ev.seq, text: formatSseFrame(engineEvent, { wireMeta: false }) };
   }
+}
+
+/** The wire's `trace_id` of a run: its OpenTelemetry trace id; a run from before traces keeps its run id. */
+export async function runTraceId(service: RunServiceApi, runId: string): Promise<string> {
+  const s = await service.get(runId).catch(() => null);
+  return s?.trace_id || runId;
 }
 
 /** The JSON text of a frame's `data:` line(s) (SSE joins multi-line data with \n). */

@@ -4,9 +4,9 @@ import { readFile, realpath, stat } from 'node:fs/promises';
 import { extname, isAbsolute, join, relative, sep } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { RunStatus } from '../events/agent-event.js';
-import type { RunServiceApi, RunStatusFile } from '../runtime/run-service-types.js';
+import type { CreateRunOptions, RunServiceApi, RunStatusFile } from '../runtime/run-service-types.js';
 import type { BusinessPlugin } from '../runtime/business-plugin.js';
-import { HttpError, invalidBody, sendError } from './http-error.js';
+import { HttpError, invalidBody } from './http-error.js';
 import { fileInputIssues } from './input-roots.js';
 import { isRunId } from './run-id-param.js';
 
@@ -81,25 +81,34 @@ export async function confinedArtifactFile(abs: string, runId: string): Promise<
   }
 }
 
+/** The caller's W3C trace context: a `traceparent` header makes the run part of the caller's trace. */
+export function traceparentOf(headers: Record<string, string | string[] | undefined>): { traceparent?: string } {
+  const h = headers.traceparent;
+  const v = Array.isArray(h) ? h[0] : h;
+  return typeof v === 'string' && v ? { traceparent: v } : {};
+}
+
+/** What HTTP refuses before the service sees a request (a script model, file inputs outside the roots); then creates the run. */
+export async function createRunOverHttp(service: RunServiceApi, body: unknown, opts: RunRouteOptions, front: CreateRunOptions): Promise<RunStatusFile> {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) {
+    throw invalidBody([{ path: '(body)', message: 'must be a JSON object { plugin, goal?, input, ... }' }]);
+  }
+  const b = body as Record<string, unknown>;
+  if (!opts.allowScriptModel && isScriptModel(b.model)) {
+    throw invalidBody([{ path: 'model', message: 'the script model reads files on the server and is not allowed over HTTP; use the CLI' }]);
+  }
+  const plugin = opts.plugins().find((p) => p.name === b.plugin);
+  if (plugin) {
+    const issues = fileInputIssues(b.input, plugin.fileInputs, opts.inputRoots);
+    if (issues.length) throw new HttpError(400, 'input_outside_roots', `${issues[0].path}: ${issues[0].message}`, { issues });
+  }
+  return service.create(body, front);
+}
+
 export function registerRunRoutes(app: FastifyInstance, service: RunServiceApi, opts: RunRouteOptions): void {
   app.post('/api/runs', async (req, reply) => {
-    const body = req.body;
-    if (!body || typeof body !== 'object' || Array.isArray(body)) {
-      return sendError(reply, invalidBody([{ path: '(body)', message: 'must be a JSON object { plugin, goal?, input, ... }' }]));
-    }
-    const b = body as Record<string, unknown>;
-    if (!opts.allowScriptModel && isScriptModel(b.model)) {
-      return sendError(reply, invalidBody([{ path: 'model', message: 'the script model reads files on the server and is not allowed over HTTP; use the CLI' }]));
-    }
-    const plugin = opts.plugins().find((p) => p.name === b.plugin);
-    if (plugin) {
-      const issues = fileInputIssues(b.input, plugin.fileInputs, opts.inputRoots);
-      if (issues.length) {
-        return sendError(reply, new HttpError(400, 'input_outside_roots', `${issues[0].path}: ${issues[0].message}`, { issues }));
-      }
-    }
-    const run = await service.create(body);
-    return reply.code(201).send({ run_id: run.run_id, status: run.status, links: runLinks(run.run_id) });
+    const run = await createRunOverHttp(service, req.body, opts, { claw: 'web', ...traceparentOf(req.headers) });
+    return reply.code(201).send({ run_id: run.run_id, status: run.status, trace_id: run.trace_id, links: runLinks(run.run_id) });
   });
 
   app.get<{ Querystring: Record<string, string | undefined> }>('/api/runs', async (req) => {

@@ -45,6 +45,8 @@ export interface ToolDefinition<Args = unknown> {
   timeoutMs?: number;
   /** Step kind on the wire; `skill` for compute skills. */
   kind?: 'tool' | 'skill' | 'mcp';
+  /** MCP tools: the server and the tool's own name there, which the wire's `mcp` step shows. */
+  mcp?: { server: string; tool: string };
   /** True for calls that observe changing state (e.g. polling a process): the loop's
    *  repeated-identical-call guard does not count them. */
   repeatable?: (args: Args) => boolean;

@@ -110,9 +110,12 @@ describe.skipIf(!BUILT)(`runtrail binary (dist/src/cli/main.js)${BUILT ? '' : ` 
     const frames = lines.map((l) => JSON.parse(l) as Frame);
     expect(frames.length).toBeGreaterThan(5);
     const runId = /run (run_\S+) completed/.exec(run.err)![1];
+    // every frame carries the run's trace id (the OpenTelemetry trace id on run_status.json)
+    const traceId = readJson<{ trace_id: string }>(join(dataDir, 'runs', runId, 'runtime', 'run_status.json'))!.trace_id;
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
     for (const f of frames) {
       expect(typeof f.type).toBe('string');
-      expect(f.trace_id).toBe(runId);
+      expect(f.trace_id).toBe(traceId);
       expect(Number.isInteger(f.seq)).toBe(true);
     }
     const seqs = frames.map((f) => f.seq!);

@@ -42,7 +42,9 @@ describe('server over the real RunService', () => {
 
     // replay, as `runtrail replay --format sse` does it: the bridge over events.jsonl
     const lines = readFileSync(join(dataDir, 'runs', runId, 'runtime', 'events.jsonl'), 'utf8').trim().split('\n');
-    const bridge = createEngineBridge({ traceId: runId });
+    // the wire's trace_id is the run's trace id (run_status.json)
+    expect(status.body.trace_id).toMatch(/^[0-9a-f]{32}$/);
+    const bridge = createEngineBridge({ traceId: status.body.trace_id });
     let replay = 'retry: 2000\n\n';
     for (const l of lines) {
       const e = bridge.translate(JSON.parse(l) as AgentEvent);
