@@ -17,6 +17,8 @@ export interface CliDeps {
   cwd: string;
   skillsDir?: string;
   providerResolver?: ProviderResolver;
+  /** Asks the person at the terminal; null when there is none (stdin is not a TTY). */
+  ask?: (question: string) => Promise<string | null>;
   /** Registers a Ctrl-C handler; returns the unregister function. */
   onInterrupt?: (handler: () => void) => () => void;
   /** `serve`: the server engineer's startServer (kept injectable so the CLI loads without the server). */

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 /** `runtrail` entry: wires the real process (stdio, env, Ctrl-C, plugins, server) into runCli. */
+import { createInterface } from 'node:readline/promises';
 import { EXIT, type CliDeps } from './cli-io.js';
 import { defaultSkillsDir } from '../runtime/package-root.js';
 import { cliPlugins } from './cli-plugins.js';
@@ -14,6 +15,15 @@ async function main(): Promise<number> {
     stderr: process.stderr,
     env: process.env,
     cwd: process.cwd(),
+    async ask(question) {
+      if (!process.stdin.isTTY) return null;
+      const rl = createInterface({ input: process.stdin, output: process.stderr });
+      try {
+        return await rl.question(question);
+      } finally {
+        rl.close();
+      }
+    },
     onInterrupt(handler) {
       let count = 0;
       const onSig = () => {

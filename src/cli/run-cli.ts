@@ -11,12 +11,13 @@ import { runtrailPackageRoot, defaultSkillsDir } from '../runtime/package-root.j
 import { RunRequestError } from '../runtime/run-request-error.js';
 import { RunService } from '../runtime/run-service.js';
 import type { CreateRunRequest, RunLimits, RunStatusFile } from '../runtime/run-service-types.js';
-import type { RunStatus } from '../events/agent-event.js';
+import { RUN_STATUSES, type RunStatus } from '../events/agent-event.js';
 import { listSkills } from '../runtime/compute-skills.js';
 import { checkPluginInput, pluginInputJsonSchema } from '../runtime/plugin-input.js';
 import { coerceInput, parseInputJson, parseInputPairs } from './build-input.js';
 import { EXIT, UsageError, type CliDeps } from './cli-io.js';
 import { agentRow, printAgents } from './agents-command.js';
+import { approvalHandler } from './cli-approvals.js';
 import { initProject } from './init-project.js';
 import { StrictError, dataDirOf, loadRegistry, projectContext, projectDirOf, serviceFor, type ProjectContext, type Values } from './project-context.js';
 import { errorsOf, problemLine } from '../extensions/definition-problem.js';
@@ -33,7 +34,8 @@ Commands:
                       deepseek:<model> | openai-compatible:<model> | ollama:<model>), --skill NAME,
                       --conversation ID, --max-iterations N, --max-tool-calls N, --timeout-s N,
                       --stop-repair-turns N, --context-tokens N, --reasoning off|low|medium|high,
-                      --json (NDJSON wire frames), --show-reasoning (print the model's reasoning)
+                      --json (NDJSON wire frames), --show-reasoning (print the model's reasoning),
+                      --approve-all | --deny-all (tool calls an agent must ask about; else y/N on a terminal)
   runs                list runs: --status S, --plugin P, --limit N, --json
   show <run_id>       a run's status and documents: --json
   replay <run_id>     replay a run from runtime/events.jsonl: --format ndjson|sse|text (default text),
@@ -54,7 +56,7 @@ DIR/.runtrail and ~/.runtrail), --data-dir DIR (default RUNTRAIL_DATA_DIR or DIR
 Exit codes: 0 completed, 1 failed, 2 bad usage or input, 130 cancelled.
 `;
 
-const STATUSES: RunStatus[] = ['queued', 'created', 'planning', 'model_thinking', 'tool_executing', 'validating', 'completed', 'failed', 'cancelled'];
+const STATUSES: readonly RunStatus[] = RUN_STATUSES;
 
 
 function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>): { values: Values; positionals: string[] } {
@@ -150,6 +152,8 @@ const RUN_OPTIONS = {
   json: { type: 'boolean' },
   reasoning: { type: 'string' },
   'show-reasoning': { type: 'boolean' },
+  'approve-all': { type: 'boolean' },
+  'deny-all': { type: 'boolean' },
 } as const;
 
 async function runCommand(args: string[], deps: CliDeps): Promise<number> {
@@ -232,7 +236,12 @@ async function executeAndFollow(req: CreateRunRequest, values: Values, deps: Cli
       void service.cancel(runId).catch(() => undefined);
     });
     try {
-      for await (const ev of service.events(runId)) writer.write(ev);
+      if (values['approve-all'] === true && values['deny-all'] === true) throw new UsageError('--approve-all and --deny-all exclude each other');
+      const onApproval = approvalHandler(service, runId, values['approve-all'] === true ? 'approve-all' : values['deny-all'] === true ? 'deny-all' : 'ask', deps);
+      for await (const ev of service.events(runId)) {
+        writer.write(ev);
+        onApproval(ev);
+      }
     } finally {
       off?.();
     }

@@ -4,6 +4,7 @@
  */
 import type { DiagnosisDict } from './diagnosis.js';
 import type { RuntimeProcessEvent } from './process-event.js';
+import type { StepApproval, StepNode } from './engine-event.js';
 
 export type LifecycleData =
   | { phase: 'start'; startedAt: number }
@@ -31,7 +32,10 @@ export type ToolStepKind = 'tool' | 'skill' | 'mcp' | 'agent' | 'kb' | 'media';
 export type ToolData =
   /** `serverTool`: an MCP tool's own name on its `server` (the wire step's `name`; `name` is the one the model called). */
   | { phase: 'start'; name: string; toolCallId: string; args: unknown; kind?: ToolStepKind; server?: string; serverTool?: string }
-  | { phase: 'update'; name: string; toolCallId: string; partialResult: unknown }
+  /** `node` links the step to what the call started (a subagent's run): the wire re-sends the step with it. */
+  | { phase: 'update'; name: string; toolCallId: string; partialResult: unknown; node?: StepNode }
+  /** The call waits for a person (`status: pending`), then is decided (`approved` | `denied`, with who). */
+  | { phase: 'approval'; name: string; toolCallId: string; approval: StepApproval }
   | {
       phase: 'result';
       name: string;
@@ -43,7 +47,9 @@ export type ToolData =
       durationMs?: number;
     };
 
-export type CompactionData = { phase: 'start' } | { phase: 'end'; willRetry: boolean };
+export type CompactionData =
+  | { phase: 'start'; tokensBefore?: number }
+  | { phase: 'end'; willRetry: boolean; tokensBefore?: number; tokensAfter?: number; replacedMessages?: number; failed?: string };
 
 /** Tokens of one model call, as runtime/model_turns.jsonl counts them. */
 export interface ModelTokens {
@@ -87,6 +93,7 @@ export type RunStatus =
   | 'planning'
   | 'model_thinking'
   | 'tool_executing'
+  | 'awaiting_approval'
   | 'validating'
   | 'completed'
   | 'failed'
@@ -101,6 +108,11 @@ export type RunData =
   | { type: 'artifact.written'; path: string; bytes: number }
   | { type: 'artifact.rejected'; path: string; reasons: string[] }
   | { type: 'notice'; text: string }
+  /** A person's message to a live run: `steer` reaches the model at the next tool boundary, `follow_up` after its answer. */
+  | { type: 'message.received'; id: string; mode: 'steer' | 'follow_up'; text: string; from: DecisionSource }
+  | { type: 'message.delivered'; ids: string[]; mode: 'steer' | 'follow_up' }
+  /** A subagent run this run started (its own run_id and workspace). */
+  | { type: 'subagent.started'; childRunId: string; agent: string; toolCallId: string }
   | {
       type: 'run.completed' | 'run.failed' | 'run.cancelled';
       status: 'completed' | 'failed' | 'cancelled';
@@ -111,6 +123,12 @@ export type RunData =
       usedMcp: string[];
       diagnosis?: DiagnosisDict;
     };
+
+/** Every run state, in the order a run passes them. */
+export const RUN_STATUSES: readonly RunStatus[] = ['queued', 'created', 'planning', 'model_thinking', 'tool_executing', 'awaiting_approval', 'validating', 'completed', 'failed', 'cancelled'];
+
+/** Who sent a message or decided an approval. */
+export type DecisionSource = 'api' | 'cli' | 'im' | 'web' | 'timeout' | 'mcp';
 
 export interface AgentEventMap {
   lifecycle: LifecycleData;

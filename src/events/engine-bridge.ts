@@ -5,7 +5,7 @@
  */
 import type { AgentEvent, ToolStepKind } from './agent-event.js';
 import { Diagnosis, type DiagnosisDict } from './diagnosis.js';
-import { makeDelta, makeDone, makeError, makeProcess, makeReasoning, makeStep, type EngineEvent, type WireStep } from './engine-event.js';
+import { makeDelta, makeDone, makeError, makeProcess, makeReasoning, makeStep, type EngineEvent, type StepApproval, type StepNode, type WireStep } from './engine-event.js';
 
 export interface EngineBridgeOptions {
   traceId: string;
@@ -24,6 +24,9 @@ interface ToolStepState {
   name: string;
   server: string;
   args: Record<string, unknown>;
+  /** what the call started (a subagent run), once known */
+  node: StepNode | null;
+  approval: StepApproval | null;
 }
 
 function asArgs(v: unknown): Record<string, unknown> {
@@ -45,7 +48,7 @@ export function createEngineBridge(opts: EngineBridgeOptions): EngineBridge {
   const stateFor = (toolCallId: string, name: string): ToolStepState => {
     let st = byCall.get(toolCallId);
     if (!st) {
-      st = { index: stepList.length, kind: 'tool', name, server: '', args: {} };
+      st = { index: stepList.length, kind: 'tool', name, server: '', args: {}, node: null, approval: null };
       byCall.set(toolCallId, st);
       stepList.length = st.index + 1;
     }
@@ -61,27 +64,40 @@ export function createEngineBridge(opts: EngineBridgeOptions): EngineBridge {
         return ev.data.phase === 'end' || !ev.data.delta ? null : makeReasoning(ev.data.delta, m);
       case 'tool': {
         const d = ev.data;
-        if (d.phase === 'update') return null;
+        if (d.phase === 'update' && !d.node) return null;
         const st = stateFor(d.toolCallId, d.name);
-        if (d.phase === 'start') {
-          st.kind = d.kind ?? 'tool';
-          st.name = d.serverTool ?? d.name;
-          st.server = d.server ?? '';
-          st.args = asArgs(d.args);
-          return record(makeStep(st.kind, { ...m, name: st.name, server: st.server, args: st.args, phase: 'start', index: st.index }));
+        const started = () => makeStep(st.kind, { ...m, name: st.name, server: st.server, args: st.args, phase: 'start', index: st.index, node: st.node, approval: st.approval });
+        switch (d.phase) {
+          case 'start':
+            st.kind = d.kind ?? 'tool';
+            st.name = d.serverTool ?? d.name;
+            st.server = d.server ?? '';
+            st.args = asArgs(d.args);
+            return record(started());
+          // the same step again, still running, now with what it started or its approval
+          case 'update':
+            st.node = d.node ?? null;
+            return record(started());
+          case 'approval':
+            st.approval = d.approval;
+            return record(started());
+          case 'result':
+            return record(
+              makeStep(st.kind, {
+                ...m,
+                name: st.name,
+                server: st.server,
+                args: st.args,
+                result: d.result,
+                phase: d.isError ? 'fail' : 'ok',
+                index: st.index,
+                diagnosis: d.diagnosis ? Diagnosis.fromDict(d.diagnosis) : null,
+                node: st.node,
+                approval: st.approval,
+              }),
+            );
         }
-        return record(
-          makeStep(st.kind, {
-            ...m,
-            name: st.name,
-            server: st.server,
-            args: st.args,
-            result: d.result,
-            phase: d.isError ? 'fail' : 'ok',
-            index: st.index,
-            diagnosis: d.diagnosis ? Diagnosis.fromDict(d.diagnosis) : null,
-          }),
-        );
+        return null;
       }
       case 'process':
         return makeProcess(ev.data.event, m);

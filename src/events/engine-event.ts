@@ -21,6 +21,17 @@ export interface StepNode {
   label: string;
 }
 
+/** A tool call waiting for a person (issue 11): sent on the step while it waits, and once decided. */
+export interface StepApproval {
+  id: string;
+  status: 'pending' | 'approved' | 'denied';
+  tool: string;
+  args: Record<string, unknown>;
+  /** Who decided: api, cli, im, web, or timeout. */
+  by?: string;
+  reason?: string;
+}
+
 /** The `step` object on the wire (what the web page's process block renders). */
 export interface WireStep {
   type: StepKind;
@@ -32,6 +43,7 @@ export interface WireStep {
   diagnosis?: DiagnosisDict;
   phase?: StepPhase;
   node?: StepNode;
+  approval?: StepApproval;
 }
 
 /** Observability keys, top-level on every frame, written only when non-empty. */
@@ -76,6 +88,7 @@ export interface StepOptions extends EngineMetaOptions {
   index?: number | null;
   diagnosis?: Diagnosis | DiagnosisInit | null;
   node?: StepNode | null;
+  approval?: StepApproval | null;
 }
 
 export interface DoneOptions extends EngineMetaOptions {
@@ -103,6 +116,7 @@ export interface EngineStep {
   phase: StepPhase | '';
   diagnosis: Diagnosis | null;
   node: StepNode | null;
+  approval: StepApproval | null;
 }
 
 /** Which observability keys `toWire` writes: all (default), none, or only trace_id. */
@@ -290,6 +304,7 @@ function stepToWire(s: EngineStep): WireStep {
   if (s.diagnosis) w.diagnosis = s.diagnosis.toDict();
   if (s.phase) w.phase = s.phase;
   if (s.node && (s.node.id || s.node.type || s.node.label)) w.node = s.node;
+  if (s.approval?.id) w.approval = s.approval;
   return w;
 }
 
@@ -335,6 +350,7 @@ export function makeStep(kind: StepKind, opts: StepOptions = {}): EngineEvent {
     phase,
     diagnosis,
     node: opts.node ?? null,
+    approval: opts.approval ?? null,
   };
   return new EngineEvent(FACTORY, { type: 'step', step, index, ...meta(opts) });
 }
@@ -413,6 +429,7 @@ export function fromWire(x: unknown): EngineEvent | null {
         index,
         diagnosis: diag(st.diagnosis),
         node: node ? { id: s(node.id), type: s(node.type), label: s(node.label) } : null,
+        approval: approvalOf(st.approval),
       });
     }
     case 'done':
@@ -440,6 +457,21 @@ export function fromWire(x: unknown): EngineEvent | null {
     default:
       return null;
   }
+}
+
+function approvalOf(v: unknown): StepApproval | null {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return null;
+  const a = v as Record<string, unknown>;
+  if (typeof a.id !== 'string' || !a.id || !['pending', 'approved', 'denied'].includes(a.status as string)) return null;
+  const args = a.args && typeof a.args === 'object' && !Array.isArray(a.args) ? (a.args as Record<string, unknown>) : {};
+  return {
+    id: a.id,
+    status: a.status as StepApproval['status'],
+    tool: typeof a.tool === 'string' ? a.tool : '',
+    args,
+    ...(typeof a.by === 'string' && a.by ? { by: a.by } : {}),
+    ...(typeof a.reason === 'string' && a.reason ? { reason: a.reason } : {}),
+  };
 }
 
 function safeJson(v: unknown): string {

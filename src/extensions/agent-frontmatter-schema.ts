@@ -15,7 +15,7 @@ const limits = {
     max_tool_calls: { type: 'integer', minimum: 1, maximum: 1000 },
     timeout_s: { type: 'number', exclusiveMinimum: 0, maximum: 86400 },
     stop_repair_turns: { type: 'integer', minimum: 0, maximum: 10 },
-    context_tokens: { type: 'integer', minimum: 1000, maximum: 10000000 },
+    context_tokens: { type: 'integer', minimum: 2048, maximum: 100000000 },
     approval_timeout_s: { type: 'number', exclusiveMinimum: 0, maximum: 86400 },
   },
 };

@@ -5,6 +5,8 @@
  */
 import type { BusinessPlugin, DefinitionSource } from '../runtime/business-plugin.js';
 import type { AnyToolDefinition } from '../tools/tool.js';
+import { isMcpToolEntry } from '../mcp/mcp-tool-name.js';
+import { agentMcpSources, type AgentMcp } from './agent-mcp.js';
 import { defaultPlan, fileInputsOf, type AgentDefinition } from './markdown-agent.js';
 import type { ToolCatalog } from './tool-catalog.js';
 
@@ -15,8 +17,10 @@ export function agentToolNames(def: Pick<AgentDefinition, 'tools' | 'skills'>): 
   return [...new Set(names)];
 }
 
-export function compileAgent(def: AgentDefinition, catalog: ToolCatalog, source: DefinitionSource): BusinessPlugin {
+export function compileAgent(def: AgentDefinition, catalog: ToolCatalog, source: DefinitionSource, mcp?: AgentMcp): BusinessPlugin {
   const tools = agentToolNames(def);
+  // mcp__<server>__… entries are granted by the agent's MCP servers, connected when a run starts
+  const named = tools.filter((t) => !isMcpToolEntry(t));
   return {
     name: def.name,
     version: def.version,
@@ -30,9 +34,12 @@ export function compileAgent(def: AgentDefinition, catalog: ToolCatalog, source:
     skills: def.skills,
     ...(def.model ? { model: def.model, modelBaseDir: def.dir } : {}),
     ...(def.limits ? { limits: def.limits } : {}),
+    ...(def.permissions ? { permissions: def.permissions } : {}),
+    ...(def.agents.length ? { agents: def.agents } : {}),
     source,
+    ...(mcp?.servers.length ? { createToolSources: (ctx) => agentMcpSources(tools, mcp, ctx.workspace) } : {}),
     createTools(ctx): AnyToolDefinition[] {
-      return tools.map((name) => {
+      return named.map((name) => {
         const entry = catalog.get(name);
         // the registry checked every name when it loaded the agent; a tool removed since is a run error
         if (!entry) throw new Error(`tool "${name}" of agent ${def.name} is no longer available`);

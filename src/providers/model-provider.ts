@@ -63,6 +63,9 @@ export interface ModelRequest {
   cacheKey?: string;
   /** Overrides the catalog's context window (`limits.context_tokens`). */
   contextTokens?: number;
+  /** A compaction request: the turns to summarise (`messages` holds their transcript). Models that
+   *  replay or reason deterministically (offline, script) summarise these instead of the transcript. */
+  summaryOf?: ChatMessage[];
 }
 
 export interface TokenUsage {

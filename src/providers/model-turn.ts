@@ -18,12 +18,18 @@ export interface ModelTurn {
   error?: { code: string; message: string; retryable?: boolean };
 }
 
-/** The offline model's brain for one plugin: given the conversation so far, the next turn. */
-export type OfflineProcedure = (state: {
+export interface ProcedureState {
   system: string;
   messages: ChatMessage[];
   tools: ToolSpec[];
-}) => ModelTurn | Promise<ModelTurn>;
+}
+
+/** The offline model's brain for one plugin: given the conversation so far, the next turn. With
+ *  `summarize`, it also writes the summary that replaces older turns when the context is compacted
+ *  (it should keep what the procedure reads back later); without it a generic extractive one is used. */
+export type OfflineProcedure = ((state: ProcedureState) => ModelTurn | Promise<ModelTurn>) & {
+  summarize?: (turns: ChatMessage[]) => string;
+};
 
 const MAX_DELAY_MS = 600_000;
 

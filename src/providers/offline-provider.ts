@@ -5,6 +5,7 @@
 import type { ModelProvider, ModelRequest, ModelStreamPart } from './model-provider.js';
 import { modelTurnSchema, type ModelTurn, type OfflineProcedure } from './model-turn.js';
 import { fitRequest } from './context-fit.js';
+import { extractiveSummary } from './extractive-summary.js';
 import { abortedDiagnosis, streamTurn } from './turn-stream.js';
 
 export const OFFLINE_MODEL = 'reference-v1';
@@ -25,6 +26,12 @@ export class OfflineProvider implements ModelProvider {
     const label = `offline:${this.model}`;
     if (request.signal?.aborted) {
       yield { type: 'error', diagnosis: abortedDiagnosis(label) };
+      return;
+    }
+    if (request.summaryOf) {
+      // compaction: the procedure's own summary (it knows what it will need again), else an extractive one
+      const text = this.procedure.summarize?.(request.summaryOf) ?? extractiveSummary(request.summaryOf);
+      yield* streamTurn({ text }, { signal: request.signal, label, inputTokens: 0, nextToolCallId: () => `call_offline_${++this.callIds}` });
       return;
     }
     // a local model has no window of its own; limits.context_tokens still applies

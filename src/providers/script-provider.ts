@@ -8,6 +8,7 @@ import type { DiagnosisInit } from '../events/diagnosis.js';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from './model-provider.js';
 import { parseModelTurns, type ModelTurn } from './model-turn.js';
 import { fitRequest } from './context-fit.js';
+import { extractiveSummary } from './extractive-summary.js';
 import { estimateRequestTokens, streamTurn } from './turn-stream.js';
 
 export type LoadScriptResult =
@@ -83,6 +84,8 @@ export class ScriptProvider implements ModelProvider {
   stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
     // a local model has no window of its own; limits.context_tokens still applies, and a request
     // refused before it is "sent" does not use up a turn
+    // a compaction summary is not one of the script's turns: it is extracted, and the script goes on where it was
+    if (request.summaryOf) return this.play({ text: extractiveSummary(request.summaryOf) }, -1, request);
     const fit = fitRequest(request, { label: `script:${this.model}`, info: null });
     if (!fit.ok) return refused(fit.diagnosis);
     // The turn is taken when stream() is called, so overlapping calls never replay one turn twice.

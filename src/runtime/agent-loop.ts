@@ -6,7 +6,8 @@ import { Diagnosis, type DiagnosisDict, type DiagnosisInit } from '../events/dia
 import { modelCost } from '../providers/model-catalog.js';
 import type { ChatMessage, ImageAttachment, ModelProvider, ModelStreamPart, ReasoningBlock, ReasoningEffort, ToolCallRequest, TokenUsage } from '../providers/model-provider.js';
 import type { RunLimits } from './run-service-types.js';
-import type { ToolExecutor } from './tool-executor.js';
+import type { ExecutedToolCall, ToolExecutor } from './tool-executor.js';
+import type { ContextCompactor, UsageMark } from './compaction.js';
 import type { PublishFn } from './run-publisher.js';
 import { tokenCounts, type RunMetrics } from './run-metrics.js';
 
@@ -47,6 +48,10 @@ export interface AgentLoopOptions {
   cacheKey?: string;
   /** Messages to append before each model turn (e.g. background-process notices). */
   drainNotices?: () => string[];
+  /** A person's messages to the live run: `steer` before the next turn, `follow_up` after the answer. */
+  inbox?: { take(mode: 'steer' | 'follow_up'): string[] };
+  /** Keeps the context within the model's window (seed 004's compaction stream). */
+  compactor?: ContextCompactor;
   createTextFilter?: () => TextFilter;
   /** Injectable for tests: the backoff between provider retries. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -105,6 +110,8 @@ export class AgentLoop {
   /** text of earlier turns that were cut off at the output limit, prepended to the final answer */
   private answerPrefix = '';
   private continuations = 0;
+  /** the provider's token counts of the last turn, for the compactor's weighing */
+  private lastUsage: UsageMark | undefined;
   /** provider notices already published (a setting the model ignores is said once) */
   private readonly noticed = new Set<string>();
 
@@ -137,21 +144,25 @@ export class AgentLoop {
 
   /** Runs until a final answer or a limit. Can be called again after addUserMessage (stop repair). */
   async run(): Promise<LoopOutcome> {
-    const { limits, metrics } = this.o;
     for (;;) {
-      const stop = this.stopOutcome();
+      const stop = this.beforeTurn();
       if (stop) return stop;
-      if (metrics.iterations >= limits.max_iterations) {
-        return { kind: 'failed', text: this.lastText, diagnosis: diag({ code: 'max_iterations', severity: 'error', summary: `stopped after max_iterations (${limits.max_iterations}) model turns without a final answer` }) };
-      }
-      for (const n of this.o.drainNotices?.() ?? []) this.messages.push({ role: 'user', content: `[notice] ${n}` });
+      const compacted = await this.compactIfNeeded(false);
+      if (compacted) return compacted;
       this.o.setState('model_thinking');
-      metrics.iterations++;
-      const turn = await this.turnWithRetries();
+      this.o.metrics.iterations++;
+      let turn = await this.turnWithRetries();
+      // a provider that says the context is too long: compact what can be, then that turn once more
+      if (turn.error?.code === 'context_length' && this.o.compactor && !this.stopOutcome()) {
+        const failed = await this.compactIfNeeded(true);
+        if (failed) return failed;
+        turn = await this.turnWithRetries();
+      }
       const stopAfter = this.stopOutcome();
       if (stopAfter) return stopAfter;
       if (turn.error) return { kind: 'failed', text: this.lastText, diagnosis: diag(turn.error) };
       if (turn.text) this.lastText = turn.text;
+      this.lastUsage = turn.usage ? { usage: turn.usage, messageCount: this.messages.length } : undefined;
       this.messages.push({
         role: 'assistant',
         content: turn.text,
@@ -159,53 +170,122 @@ export class AgentLoop {
         ...(turn.reasoning.length ? { reasoning: turn.reasoning } : {}),
       });
       if (turn.toolCalls.length === 0) {
-        if (turn.truncated && this.continuations < MAX_CONTINUATIONS) {
-          this.continuations++;
-          this.answerPrefix += turn.text;
-          this.o.publish('run', { type: 'notice', text: 'model reply hit the output token limit: asking it to continue' });
-          this.messages.push({ role: 'user', content: 'Your reply was cut off by the output token limit. Continue exactly where it stopped, without repeating anything.' });
-          continue;
-        }
+        if (this.continueAfter(turn)) continue;
         return { kind: 'final', text: this.answerPrefix + turn.text };
       }
-
       this.o.setState('tool_executing');
-      for (const call of turn.toolCalls) {
-        const s = this.stopOutcome();
-        if (s) return s;
-        if (this.toolCalls >= limits.max_tool_calls) {
-          return { kind: 'failed', text: this.lastText, diagnosis: diag({ code: 'max_tool_calls', severity: 'error', summary: `stopped at max_tool_calls (${limits.max_tool_calls})` }) };
-        }
-        const sig = this.o.executor.isRepeatable(call) ? '' : `${call.name}\u0000${JSON.stringify(call.args)}`;
-        this.sameCallStreak = sig !== '' && sig === this.lastCallSig ? this.sameCallStreak + 1 : 1;
-        this.lastCallSig = sig;
-        if (this.sameCallStreak >= REPEAT_LIMIT) {
-          return { kind: 'failed', text: this.lastText, diagnosis: diag({ code: 'repeated_tool_call', severity: 'error', summary: `${call.name} was called ${REPEAT_LIMIT} times in a row with the same arguments`, detail: JSON.stringify(call.args).slice(0, 500) }) };
-        }
-        this.toolCalls++;
-        const done = await this.o.executor.execute(call);
-        metrics.recordTool(call.name, done.result.ok, done.durationMs);
-        this.messages.push({
-          role: 'tool',
-          toolCallId: call.id,
-          toolName: call.name,
-          content: done.result.content,
-          isError: !done.result.ok,
-          ...imagesOf(done.result.images),
-        });
-        if (!done.result.ok) {
-          const failSig = `${call.name}\u0000${done.result.content}`;
-          this.sameFailStreak = failSig === this.lastFailSig ? this.sameFailStreak + 1 : 1;
-          this.lastFailSig = failSig;
-          if (this.sameFailStreak >= REPEAT_LIMIT) {
-            return { kind: 'failed', text: this.lastText, diagnosis: diag({ code: 'repeated_tool_failure', severity: 'error', summary: `${call.name} failed ${REPEAT_LIMIT} times in a row with the same error`, detail: done.result.content.slice(0, 500) }) };
-          }
-        } else {
-          this.sameFailStreak = 0;
-          this.lastFailSig = '';
-        }
-      }
+      const ended = await this.runToolBatch(turn.toolCalls);
+      if (ended) return ended;
     }
+  }
+
+  /** Stop checks and limits, then what arrived for the model since the last turn (notices, steering). */
+  private beforeTurn(): LoopOutcome | null {
+    const stop = this.stopOutcome();
+    if (stop) return stop;
+    const { limits, metrics } = this.o;
+    if (metrics.iterations >= limits.max_iterations) {
+      return { kind: 'failed', text: this.lastText, diagnosis: diag({ code: 'max_iterations', severity: 'error', summary: `stopped after max_iterations (${limits.max_iterations}) model turns without a final answer` }) };
+    }
+    for (const n of this.o.drainNotices?.() ?? []) this.messages.push({ role: 'user', content: `[notice] ${n}` });
+    // the tool boundary: after the last batch, before the next turn (or the first, for a run that was queued)
+    for (const text of this.o.inbox?.take('steer') ?? []) this.messages.push({ role: 'user', content: text });
+    return null;
+  }
+
+  /** A final-looking turn that goes on: cut off at the output limit, or followed up by a person. */
+  private continueAfter(turn: TurnResult): boolean {
+    if (turn.truncated && this.continuations < MAX_CONTINUATIONS) {
+      this.continuations++;
+      this.answerPrefix += turn.text;
+      this.o.publish('run', { type: 'notice', text: 'model reply hit the output token limit: asking it to continue' });
+      this.messages.push({ role: 'user', content: 'Your reply was cut off by the output token limit. Continue exactly where it stopped, without repeating anything.' });
+      return true;
+    }
+    const followUps = this.o.inbox?.take('follow_up') ?? [];
+    if (followUps.length === 0) return false;
+    this.answerPrefix = '';
+    for (const text of followUps) this.messages.push({ role: 'user', content: text });
+    return true;
+  }
+
+  /** Null when there was nothing to do or it worked; a failed outcome when even compaction cannot fit the context. */
+  private async compactIfNeeded(force: boolean): Promise<LoopOutcome | null> {
+    if (!this.o.compactor) return null;
+    const r = await this.o.compactor.compact({ messages: this.messages, tools: this.o.executor.specs(), lastUsage: this.lastUsage, force, signal: this.signal });
+    if (r.ok) {
+      // the messages before the kept tail were replaced by the summary
+      if (r.messages) {
+        this.messages.splice(0, this.messages.length, ...r.messages);
+        this.lastUsage = undefined;
+      }
+      return null;
+    }
+    return this.stopOutcome() ?? { kind: 'failed', text: this.lastText, diagnosis: diag(r.diagnosis) };
+  }
+
+  /** One turn's tool calls: concurrently when every one is safe to (read-only, no approval), else in order.
+   *  Observations go back in the order the model asked. */
+  private async runToolBatch(calls: ToolCallRequest[]): Promise<LoopOutcome | null> {
+    const parallel = calls.length > 1 && calls.every((c) => this.o.executor.isParallelSafe(c));
+    if (parallel) {
+      for (const call of calls) {
+        const refused = this.guard(call);
+        if (refused) return refused;
+      }
+      const done = await Promise.all(calls.map((c) => this.o.executor.execute(c)));
+      for (let i = 0; i < calls.length; i++) {
+        const ended = this.observe(calls[i], done[i]);
+        if (ended) return ended;
+      }
+      return null;
+    }
+    for (const call of calls) {
+      const refused = this.stopOutcome() ?? this.guard(call);
+      if (refused) return refused;
+      const ended = this.observe(call, await this.o.executor.execute(call));
+      if (ended) return ended;
+    }
+    return null;
+  }
+
+  /** The limits a call must pass before it runs: max_tool_calls and the repeated-identical-call guard. */
+  private guard(call: ToolCallRequest): LoopOutcome | null {
+    const { limits } = this.o;
+    if (this.toolCalls >= limits.max_tool_calls) {
+      return { kind: 'failed', text: this.lastText, diagnosis: diag({ code: 'max_tool_calls', severity: 'error', summary: `stopped at max_tool_calls (${limits.max_tool_calls})` }) };
+    }
+    const sig = this.o.executor.isRepeatable(call) ? '' : `${call.name}\u0000${JSON.stringify(call.args)}`;
+    this.sameCallStreak = sig !== '' && sig === this.lastCallSig ? this.sameCallStreak + 1 : 1;
+    this.lastCallSig = sig;
+    if (this.sameCallStreak >= REPEAT_LIMIT) {
+      return { kind: 'failed', text: this.lastText, diagnosis: diag({ code: 'repeated_tool_call', severity: 'error', summary: `${call.name} was called ${REPEAT_LIMIT} times in a row with the same arguments`, detail: JSON.stringify(call.args).slice(0, 500) }) };
+    }
+    this.toolCalls++;
+    return null;
+  }
+
+  /** The call's observation for the model, its metrics, and the repeated-failure guard. */
+  private observe(call: ToolCallRequest, done: ExecutedToolCall): LoopOutcome | null {
+    this.o.metrics.recordTool(call.name, done.result.ok, done.durationMs);
+    this.messages.push({
+      role: 'tool',
+      toolCallId: call.id,
+      toolName: call.name,
+      content: done.result.content,
+      isError: !done.result.ok,
+      ...imagesOf(done.result.images),
+    });
+    if (done.result.ok) {
+      this.sameFailStreak = 0;
+      this.lastFailSig = '';
+      return null;
+    }
+    const failSig = `${call.name}\u0000${done.result.content}`;
+    this.sameFailStreak = failSig === this.lastFailSig ? this.sameFailStreak + 1 : 1;
+    this.lastFailSig = failSig;
+    if (this.sameFailStreak < REPEAT_LIMIT) return null;
+    return { kind: 'failed', text: this.lastText, diagnosis: diag({ code: 'repeated_tool_failure', severity: 'error', summary: `${call.name} failed ${REPEAT_LIMIT} times in a row with the same error`, detail: done.result.content.slice(0, 500) }) };
   }
 
   private async turnWithRetries(): Promise<TurnResult> {

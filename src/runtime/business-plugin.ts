@@ -118,5 +118,9 @@ export interface BusinessPlugin<Input = Record<string, unknown>> {
   modelBaseDir?: string;
   /** Limits of the definition, between config.json's and the request's. */
   limits?: Partial<RunLimits>;
+  /** allow | ask | deny per tool name, glob or `*`: `ask` waits for a person's decision. */
+  permissions?: Record<string, 'allow' | 'ask' | 'deny'>;
+  /** Agents it may start as subagents with the `run_agent` tool. */
+  agents?: string[];
   source?: DefinitionSource;
 }

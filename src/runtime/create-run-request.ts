@@ -16,6 +16,7 @@ const limits = z.strictObject({
   timeout_s: z.number().positive().max(86_400).optional(),
   stop_repair_turns: z.number().int().min(0).max(10).optional(),
   context_tokens: z.number().int().min(MIN_CONTEXT_TOKENS).max(100_000_000).optional(),
+  approval_timeout_s: z.number().positive().max(86_400).optional(),
 });
 
 const safeId = z.string().min(1).max(200).regex(/^[A-Za-z0-9_:-][A-Za-z0-9_.:-]*$/, 'letters, digits and _ . : - only').refine((s) => !s.includes('..'), 'must not contain ".."');

@@ -3,7 +3,7 @@
  * snapshot, plan/todo, hooks, prompt, tool specs, the agent loop, stop validation and finalisation.
  * A failing stage still ends in finalise(), so a failed run writes status, metrics, events and manifest.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunStatus } from '../events/agent-event.js';
 import { Diagnosis, type DiagnosisDict } from '../events/diagnosis.js';
@@ -24,10 +24,13 @@ import type { RunRecord } from './run-record.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { artifactContractHook, pluginValidatorHooks, requiredOutputHook, runStopHooks } from './stop-validation.js';
 import { ToolExecutor } from './tool-executor.js';
+import { ApprovalBroker, DEFAULT_APPROVAL_TIMEOUT_S } from './approvals.js';
+import { Compactor, providerSummarizer } from './compaction.js';
 import { isTerminalRunState } from './run-state-machine.js';
 
 export const TRACE_FILE = 'runtime/trace.jsonl';
 export const PROCESS_LEDGER_FILE = 'runtime/processes.json';
+export const COMPACTIONS_FILE = 'runtime/compactions.jsonl';
 
 /** What the exec engineer's ProcessRegistry offers the loop (duck-typed to keep runtime → tools light). */
 export interface NoticeSource {
@@ -177,12 +180,24 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
         ...(deps.extraHooks?.stop ?? []),
       ],
     };
+    // `ask` tool calls wait here for a person (API, page, IM, CLI) or the approval timeout
+    const approvals = new ApprovalBroker({
+      publish,
+      setState: (s) => {
+        if (machine.state !== s) toState(s);
+      },
+      timeoutMs: (rec.limits.approval_timeout_s ?? DEFAULT_APPROVAL_TIMEOUT_S) * 1000,
+      signal: rec.abort.signal,
+    });
+    rec.approvals = approvals;
     executor = new ToolExecutor({
       tools: rec.tools,
       allowedTools: rec.capabilities.allowedTools,
       hooks,
       publish,
       signal: rec.abort.signal,
+      ...(plugin.permissions ? { permissions: plugin.permissions } : {}),
+      requestApproval: (call) => approvals.request(call),
       reporterFor: (call) =>
         pipeline?.reporter({ operationId: safeOpId(call.toolCallId), parentOperationId: rec.runId, targetType: 'tool', source: 'tool' }),
       ...(rec.toolSources?.length ? { sources: rec.toolSources } : {}),
@@ -207,6 +222,8 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
     // step 7: the loop; image file inputs (uploads) go to the model with the goal
     const goalImages = await inputImages(workspace.root, rec.input, plugin.fileInputs);
     const loop = new AgentLoop({
+      compactor: compactorFor(rec, { system, metrics, publish, planState: () => planText(progress), runReporter }),
+      inbox: rec.inbox,
       provider: rec.provider,
       system,
       messages: [...rec.history, { role: 'user', content: [rec.goal, ...goalImages.notes].join('\n'), ...(goalImages.images.length ? { images: goalImages.images } : {}) }],
@@ -286,6 +303,35 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
   offState();
   offSkills();
   offMcp();
+}
+
+/** A compactor when the context window is known (limits.context_tokens, else the model's); else none. */
+function compactorFor(rec: RunRecord, o: { system: string; metrics: RunMetrics; publish: PublishFn; planState: () => string; runReporter: OperationReporter | null }): Compactor | undefined {
+  const window = rec.limits.context_tokens ?? modelInfo(rec.provider.provider, rec.provider.model)?.contextWindow ?? null;
+  if (!window) return undefined;
+  const log = join(rec.workspace.root, COMPACTIONS_FILE);
+  return new Compactor({
+    system: o.system,
+    window,
+    goalIndex: rec.history.length,
+    summarize: providerSummarizer(rec.provider),
+    planState: o.planState,
+    publish: o.publish,
+    reporter: (n) => o.runReporter?.child({ operationId: `${rec.runId}.compaction.${n}`, targetType: 'runtime', source: 'runtime' }),
+    log: (entry) => appendFile(log, `${JSON.stringify(entry)}\n`),
+    onCompacted: (saved) => {
+      o.metrics.compactions++;
+      o.metrics.compactionTokensSaved += Math.max(0, saved);
+    },
+  });
+}
+
+/** The plan's todos as the compaction summary keeps them. */
+function planText(progress: PlanProgress): string {
+  return progress
+    .state()
+    .todos.map((t) => `- [${t.status === 'completed' ? 'x' : ' '}] ${t.title} (${t.status})`)
+    .join('\n');
 }
 
 export interface FinaliseInput {

@@ -53,6 +53,10 @@ export interface RunMetricsFile {
   cost_usd: number | null;
   model_latency_ms: { turns: number; total: number; mean: number; max: number; first_token_mean: number };
   provider_retries: number;
+  /** context compactions, and the tokens they took out of the context (estimated) */
+  compactions: { count: number; tokens_saved: number };
+  /** subagent runs this run started (their tokens and cost are in `tokens` and `cost_usd`) */
+  subagent_runs: number;
   events: number;
 }
 
@@ -85,6 +89,9 @@ const round3 = (n: number) => Math.round(n * 1000) / 1000;
 export class RunMetrics {
   iterations = 0;
   providerRetries = 0;
+  compactions = 0;
+  compactionTokensSaved = 0;
+  subagentRuns = 0;
   private toolsByName: Record<string, number> = {};
   private toolMs: Record<string, number> = {};
   private toolFailed = 0;
@@ -159,6 +166,8 @@ export class RunMetrics {
         first_token_mean: this.firstTokens.length ? round3(ftSum / this.firstTokens.length) : 0,
       },
       provider_retries: this.providerRetries,
+      compactions: { count: this.compactions, tokens_saved: this.compactionTokensSaved },
+      subagent_runs: this.subagentRuns,
       events: opts.events,
     };
   }

@@ -1,5 +1,7 @@
 /** Everything the service and engine hold for one live run. */
 import type { AgentEventBus } from '../events/agent-event-bus.js';
+import type { ApprovalBroker } from './approvals.js';
+import type { RunInbox } from './run-inbox.js';
 import type { ChatMessage, ModelProvider, ReasoningEffort } from '../providers/model-provider.js';
 import type { LoadedSkill } from '../skills/skill-loader.js';
 import type { AnyToolDefinition } from '../tools/tool.js';
@@ -45,6 +47,10 @@ export interface RunRecord {
   resolveDone(s: RunStatusFile): void;
   /** chained status-file writes, so an older snapshot never lands after a newer one */
   statusWrites: Promise<void>;
+  /** messages a person sent the run (steer / follow_up), delivered by the loop */
+  inbox: RunInbox;
+  /** the run's approvals (`ask` tool calls waiting for a person), once the run has started */
+  approvals?: ApprovalBroker;
   /** compute skills run through skill-kind tools, in order of first use */
   usedSkills: string[];
   /** MCP servers the run called, in order of first use (`done.used_mcp`). */

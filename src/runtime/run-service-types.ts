@@ -2,7 +2,8 @@
  * The seam between the run pipeline and its front doors (CLI, HTTP server, IM endpoint).
  * RunService (run-service.ts) implements it; the server and the CLI only speak this.
  */
-import type { AgentEvent, RunStatus } from '../events/agent-event.js';
+import type { AgentEvent, DecisionSource, RunStatus } from '../events/agent-event.js';
+import type { StepApproval } from '../events/engine-event.js';
 import type { AgentEventBus } from '../events/agent-event-bus.js';
 import type { RunTraceContext } from '../events/trace-context.js';
 import type { DiagnosisDict } from '../events/diagnosis.js';
@@ -16,6 +17,8 @@ export interface RunLimits {
   stop_repair_turns: number; // 0
   /** Overrides the model's context window from the catalog (tokens); absent: the catalog's. */
   context_tokens?: number;
+  /** How long an `ask` tool call waits for a person before it counts as denied; default 600. */
+  approval_timeout_s?: number;
 }
 
 /** The body of POST /api/runs and of `runtrail run` (seed 003). */
@@ -129,5 +132,10 @@ export interface RunServiceApi {
   documentPath(runId: string, relPath: string): Promise<string | null>;
   wait(runId: string): Promise<RunStatusFile>;
   stats(): RunServiceStats;
+  /** A person's message to a live run (issue 11 §4); a finished run throws wrong_state. */
+  sendMessage?(runId: string, msg: { text: unknown; mode?: unknown; from: DecisionSource }): Promise<{ id: string; mode: 'steer' | 'follow_up'; status: RunStatus }>;
+  /** Decides an `ask` tool call (issue 11 §3); unknown: not_found, already decided: wrong_state. */
+  decideApproval?(runId: string, approvalId: string, d: { decision: unknown; reason?: unknown; by: DecisionSource }): Promise<StepApproval>;
+  pendingApprovals?(runId: string): StepApproval[];
   close(): Promise<void>;
 }

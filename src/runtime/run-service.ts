@@ -5,7 +5,8 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { AgentEvent, RunStatus } from '../events/agent-event.js';
+import type { AgentEvent, DecisionSource, RunStatus } from '../events/agent-event.js';
+import type { StepApproval } from '../events/engine-event.js';
 import { AgentEventBus } from '../events/agent-event-bus.js';
 import { Diagnosis } from '../events/diagnosis.js';
 import { ThinkingTagFilter } from '../events/thinking-tag-filter.js';
@@ -40,6 +41,7 @@ import type { CreateRunOptions, RunLimits, RunListQuery, RunObserver, RunService
 import { runTraceContext } from '../events/trace-context.js';
 import { RunStateMachine, isTerminalRunState } from './run-state-machine.js';
 import { RunWorkspace, reserveRunFolder } from './run-workspace.js';
+import { RunInbox, type MessageMode } from './run-inbox.js';
 
 export type { ProviderResolver };
 
@@ -357,6 +359,7 @@ export class RunService implements RunServiceApi {
       resolveDone,
       statusWrites: Promise.resolve(),
       usedSkills: [],
+      inbox: new RunInbox((stream, data) => void bus.publish(stream, data)),
     };
     recRef = rec;
     try {
@@ -509,6 +512,46 @@ export class RunService implements RunServiceApi {
       });
     }
     return rec.done;
+  }
+
+  /** A person's message to a live run: `steer` reaches the model at the next tool boundary (a queued
+   *  run's first turn), `follow_up` after its answer. A finished run answers wrong_state (409). */
+  async sendMessage(runId: string, msg: { text: unknown; mode?: unknown; from: DecisionSource }): Promise<{ id: string; mode: MessageMode; status: RunStatus }> {
+    const mode = msg.mode ?? 'steer';
+    if (mode !== 'steer' && mode !== 'follow_up') this.fail('invalid_request', `mode must be steer or follow_up, got ${JSON.stringify(mode)}`, { issues: [{ path: 'mode', message: 'must be steer or follow_up' }] });
+    if (typeof msg.text !== 'string' || !msg.text.trim() || msg.text.length > 8000) {
+      this.fail('invalid_request', 'text must be a non-empty string of at most 8,000 characters', { issues: [{ path: 'text', message: 'required, 1–8000 characters' }] });
+    }
+    const rec = await this.liveRecord(runId, 'messages reach live runs only; start a new run in the conversation');
+    if (rec.machine.state === 'validating') this.fail('wrong_state', `run ${runId} is validating its answer: too late for a message`, { status: rec.machine.state });
+    const m = rec.inbox.post(mode, msg.text.trim(), msg.from);
+    return { id: m.id, mode, status: rec.status.status };
+  }
+
+  /** Decides an `ask` tool call of a live run. Unknown id: not_found; already decided: wrong_state (409). */
+  async decideApproval(runId: string, approvalId: string, d: { decision: unknown; reason?: unknown; by: DecisionSource }): Promise<StepApproval> {
+    if (d.decision !== 'approve' && d.decision !== 'deny') this.fail('invalid_request', `decision must be approve or deny, got ${JSON.stringify(d.decision)}`, { issues: [{ path: 'decision', message: 'must be approve or deny' }] });
+    if (d.reason !== undefined && (typeof d.reason !== 'string' || d.reason.length > 2000)) this.fail('invalid_request', 'reason must be a string of at most 2,000 characters', { issues: [{ path: 'reason', message: 'a string, at most 2000 characters' }] });
+    const rec = await this.liveRecord(runId, 'its approvals were decided or denied when it ended');
+    const r = rec.approvals?.decide(approvalId, d.decision, d.by, typeof d.reason === 'string' && d.reason.trim() ? d.reason.trim() : undefined) ?? { ok: false as const, code: 'not_found' as const };
+    if (r.ok) return r.approval;
+    if (r.code === 'already_decided') this.fail('wrong_state', `approval ${approvalId} was already ${r.approval!.status === 'approved' ? 'approved' : 'denied'} (by ${r.approval!.by ?? 'someone'})`, { approval: r.approval });
+    this.fail('not_found', `approval ${approvalId} not found in run ${runId}`, { pending: rec.approvals?.pending().map((a) => a.id) ?? [] });
+  }
+
+  /** The tool calls of a live run waiting for a decision. */
+  pendingApprovals(runId: string): StepApproval[] {
+    return this.live.get(runId)?.approvals?.pending() ?? [];
+  }
+
+  /** The live record of `runId`; not_found when there is no such run, wrong_state when it is not live here. */
+  private async liveRecord(runId: string, whyNot: string): Promise<RunRecord> {
+    const rec = this.live.get(runId);
+    if (rec && !rec.machine.isTerminal) return rec;
+    const s = await this.get(runId);
+    if (!s) this.fail('not_found', `run ${runId} not found`);
+    if (!isTerminalRunState(s.status)) this.fail('wrong_state', `run ${runId} is ${s.status} in another runtrail process; send it there`, { status: s.status, elsewhere: true });
+    this.fail('wrong_state', `run ${runId} is already ${s.status}: ${whyNot}`, { status: s.status });
   }
 
   events(runId: string, opts: { after?: number; signal?: AbortSignal } = {}): AsyncIterable<AgentEvent> {

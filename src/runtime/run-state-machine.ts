@@ -6,7 +6,9 @@ const NEXT: Record<RunStatus, readonly RunStatus[]> = {
   created: ['planning'],
   planning: ['model_thinking'],
   model_thinking: ['tool_executing', 'validating'],
-  tool_executing: ['model_thinking'],
+  tool_executing: ['model_thinking', 'awaiting_approval'],
+  // a tool call waits for a person's decision, then the batch goes on
+  awaiting_approval: ['tool_executing'],
   // back to model_thinking only when stop_repair_turns hands the reasons to the model
   validating: ['completed', 'model_thinking'],
   completed: [],

@@ -12,6 +12,7 @@ import type { AnyToolDefinition, ToolExecutionContext, ToolResult } from '../too
 import { ToolSourceError, type ToolSource } from '../tools/tool-source.js';
 import type { RunHooks, ToolCallInfo } from './run-hooks.js';
 import { emptyHooks } from './run-hooks.js';
+import { permissionFor, type ApprovalCall, type ApprovalDecision, type Permission } from './approvals.js';
 import { noopPublish, type PublishFn } from './run-publisher.js';
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
@@ -29,6 +30,10 @@ export interface ToolExecutorOptions {
   signal?: AbortSignal;
   /** Tools known only once connected (MCP servers): added by openSources(), allowed as their source grants. */
   sources?: ToolSource[];
+  /** allow | ask | deny per tool name, glob or `*` (an agent's `permissions`); default allow. */
+  permissions?: Record<string, Permission>;
+  /** Holds an `ask` call until a person decides (the run's ApprovalBroker). */
+  requestApproval?: (call: ApprovalCall) => Promise<ApprovalDecision>;
 }
 
 export interface ExecutedToolCall {
@@ -155,10 +160,12 @@ export class ToolExecutor {
       return fail('invalid_args', `invalid arguments for ${tool.name}`, issuesText(parsed.issues), 'fix the arguments to match the tool schema and call it again');
     }
     let args: unknown = parsed.value;
-    // 3. permission
+    // 3. permission: the capability snapshot, then the agent's allow | ask | deny
     if (!this.allowed.has(tool.name)) {
       return fail('permission_denied', `tool "${tool.name}" is not allowed in this run`, 'it is outside the capability snapshot');
     }
+    const denied = await this.permit(tool.name, { ...call, args });
+    if (denied) return denied;
     // 4. PreToolUse
     for (const h of this.hooks.preToolUse) {
       let d;
@@ -191,6 +198,25 @@ export class ToolExecutor {
       }
     }
     return result;
+  }
+
+  /** Whether calls of this tool may run beside other calls of a turn: read-only, and allowed without asking. */
+  isParallelSafe(call: ToolCallRequest): boolean {
+    const tool = this.tools.get(call.name);
+    return tool?.readOnly === true && this.allowed.has(call.name) && permissionFor(this.opts.permissions, call.name) === 'allow';
+  }
+
+  /** A failed result when the agent's permissions deny the call or a person does; null to go on. */
+  private async permit(name: string, call: ToolCallInfo): Promise<ToolResult | null> {
+    const rule = permissionFor(this.opts.permissions, name);
+    if (rule === 'allow') return null;
+    if (rule === 'deny') return fail('permission_denied', `tool "${name}" is denied to this agent`, 'its permissions say deny', 'do the task another way');
+    if (!this.opts.requestApproval) return fail('approval_unavailable', `tool "${name}" needs a person's approval and nobody can be asked here`);
+    const d = await this.opts.requestApproval({ name, toolCallId: call.toolCallId, args: call.args });
+    if (d.cancelled) return fail('cancelled', `${name} cancelled while it waited for approval`);
+    if (d.approved) return null;
+    const why = d.by === 'timeout' ? `no one decided in time (${d.reason ?? 'approval timeout'})` : `denied by ${d.by}${d.reason ? `: ${d.reason}` : ''}`;
+    return fail('approval_denied', `${name} was not approved: ${why}`, d.reason ?? '', 'do not call it again with these arguments; do the task another way or explain what you need');
   }
 
   private async invoke(tool: AnyToolDefinition, call: ToolCallInfo): Promise<ToolResult> {

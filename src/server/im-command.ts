@@ -4,6 +4,8 @@ export type ImCommand =
   | { kind: 'runs' }
   | { kind: 'cancel'; runId?: string }
   | { kind: 'help' }
+  | { kind: 'approve'; approvalId: string }
+  | { kind: 'deny'; approvalId: string; reason: string }
   | { kind: 'chat'; text: string }
   | { kind: 'invalid'; message: string };
 
@@ -12,6 +14,8 @@ export const IM_HELP = [
   '/run <plugin> key=value … -- <goal>   start a run (quote values with spaces: key="a b")',
   '/runs                                 runs of this conversation',
   '/cancel [run_id]                      cancel the latest live run (or the one named)',
+  '/approve <approval_id>                let a tool call that waits for you go ahead',
+  '/deny <approval_id> <reason>          refuse it (the agent reads the reason)',
   '/help                                 this text',
   'Anything else is a chat message.',
 ].join('\n');
@@ -54,6 +58,12 @@ export function parseImCommand(text: string): ImCommand {
       return { kind: 'help' };
     case 'runs':
       return { kind: 'runs' };
+    case 'approve':
+    case 'deny': {
+      const [id, ...why] = rest.trim().split(/\s+/);
+      if (!id) return { kind: 'invalid', message: `usage: /${name} <approval_id>${name === 'deny' ? ' <reason>' : ''}` };
+      return name === 'approve' ? { kind: 'approve', approvalId: id } : { kind: 'deny', approvalId: id, reason: why.join(' ') };
+    }
     case 'cancel': {
       const id = rest.trim();
       return id ? { kind: 'cancel', runId: id } : { kind: 'cancel' };

@@ -1,8 +1,9 @@
 /** GET /metrics in the Prometheus text exposition format (no client library needed for a few gauges). */
+import { RUN_STATUSES } from '../events/agent-event.js';
 import type { RunServiceStats } from '../runtime/run-service-types.js';
 import type { StreamCounters } from './stream-counters.js';
 
-const STATES = ['queued', 'created', 'planning', 'model_thinking', 'tool_executing', 'validating', 'completed', 'failed', 'cancelled'];
+const STATES = RUN_STATUSES;
 
 export function prometheusText(stats: RunServiceStats, streams: StreamCounters): string {
   const lines: string[] = [];

@@ -3,14 +3,14 @@ import { createReadStream } from 'node:fs';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { extname, isAbsolute, join, relative, sep } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import type { RunStatus } from '../events/agent-event.js';
+import { RUN_STATUSES, type RunStatus } from '../events/agent-event.js';
 import type { CreateRunOptions, RunServiceApi, RunStatusFile } from '../runtime/run-service-types.js';
 import type { BusinessPlugin } from '../runtime/business-plugin.js';
 import { HttpError, invalidBody } from './http-error.js';
 import { fileInputIssues } from './input-roots.js';
 import { isRunId } from './run-id-param.js';
 
-const STATUSES: readonly RunStatus[] = ['queued', 'created', 'planning', 'model_thinking', 'tool_executing', 'validating', 'completed', 'failed', 'cancelled'];
+const STATUSES: readonly RunStatus[] = RUN_STATUSES;
 
 const CONTENT_TYPES: Record<string, string> = {
   '.json': 'application/json; charset=utf-8',
