@@ -11,6 +11,7 @@ import { defaultSkillsDir } from '../runtime/package-root.js';
 import { RunService } from '../runtime/run-service.js';
 import type { RunObserver } from '../runtime/run-service-types.js';
 import { UsageError, type CliDeps } from './cli-io.js';
+import { prepareMcp } from './mcp-lifecycle.js';
 
 export type Values = Record<string, string | boolean | string[] | undefined>;
 
@@ -51,6 +52,7 @@ export function loadRegistry(projectDir: string, deps: Pick<CliDeps, 'env' | 'pl
     ...(deps.env.HOME ? { homeDir: deps.env.HOME } : {}),
     builtins: deps.plugins,
     builtinSkillsDir: deps.skillsDir ?? defaultSkillsDir(),
+    env: deps.env,
   });
 }
 
@@ -65,7 +67,10 @@ export async function projectContext(values: Values, deps: CliDeps): Promise<Pro
   const projectDir = projectDirOf(values, deps);
   const registry = await loadRegistry(projectDir, deps);
   reportProblems(registry, deps, values.strict === true);
-  return { projectDir, dataDir: dataDirOf(values, deps, projectDir), registry };
+  const dataDir = dataDirOf(values, deps, projectDir);
+  // MCP servers are recorded under the data dir; a SIGKILLed Runtrail's leftovers there are ended now
+  await prepareMcp(registry, dataDir, deps.stderr);
+  return { projectDir, dataDir, registry };
 }
 
 /** The CLI's RunService over a project: the CLI reads what its user can read. */

@@ -19,6 +19,8 @@ import { EXIT, UsageError, type CliDeps } from './cli-io.js';
 import { agentRow, printAgents } from './agents-command.js';
 import { approvalHandler } from './cli-approvals.js';
 import { initProject } from './init-project.js';
+import { mcpCommand } from './mcp-command.js';
+import { stopMcp } from './mcp-lifecycle.js';
 import { StrictError, dataDirOf, loadRegistry, projectContext, projectDirOf, serviceFor, type ProjectContext, type Values } from './project-context.js';
 import { errorsOf, problemLine } from '../extensions/definition-problem.js';
 import { WIRE_FORMATS, createWireWriter, type WireFormat } from './wire-output.js';
@@ -49,6 +51,9 @@ Commands:
   start               feedbacklens on examples/feedback.csv with the offline model
   serve               start the HTTP server and web page: --host H, --port N, --watch (reload
                       agents, skills and plugins for the next run when their files change)
+  mcp list            every MCP server of .runtrail/mcp.json and ~/.runtrail/mcp.json: status, tools
+  mcp probe <server>  connect to one MCP server: its tools (as agents name them) and the timings
+  mcp serve           Runtrail as an MCP server on stdio; --http PORT for Streamable HTTP on 127.0.0.1
 
 Every command takes --project DIR (default RUNTRAIL_PROJECT or the working folder: definitions in
 DIR/.runtrail and ~/.runtrail), --data-dir DIR (default RUNTRAIL_DATA_DIR or DIR/.runtrail) and
@@ -108,6 +113,8 @@ export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
         return await skillsCommand(rest, deps);
       case 'serve':
         return await serveCommand(rest, deps);
+      case 'mcp':
+        return await mcpCommand(rest, deps, parse);
       default:
         throw new UsageError(`unknown command "${command}"`);
     }
@@ -128,6 +135,9 @@ export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
     }
     deps.stderr.write(`runtrail: ${(e as Error)?.stack ?? String(e)}\n`);
     return EXIT.failed;
+  } finally {
+    // the MCP servers this command started: SIGTERM to each group, SIGKILL after the grace
+    await stopMcp();
   }
 }
 

@@ -10,6 +10,7 @@ import { RunService } from '../runtime/run-service.js';
 import type { CliOut, ServeOptions } from './cli-io.js';
 import { cliPlugins } from './cli-plugins.js';
 import { loadRegistry, reportProblems } from './project-context.js';
+import { prepareMcp, stopMcp } from './mcp-lifecycle.js';
 import { cliTelemetry, finishTelemetry } from './cli-telemetry.js';
 
 export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): Promise<{ url: string; close(): Promise<void> }> {
@@ -20,6 +21,7 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
   const load = () => loadRegistry(opts.projectDir, { env: opts.env, plugins: builtins, skillsDir });
   let registry = await load();
   reportProblems(registry, io, opts.strict === true);
+  await prepareMcp(registry, opts.dataDir, io.stderr);
   const source = new LivePluginSource(registry);
   // traces when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set: batched, exported within about a second and at shutdown
   const telemetry = await cliTelemetry(opts.env, io.stderr, { announce: true });
@@ -51,12 +53,14 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
         watcher?.close();
         await server.close();
         await service.close();
+        await stopMcp(registry.mcpPool);
         await finishTelemetry(telemetry, io.stderr);
       },
     };
   } catch (e) {
     watcher?.close();
     await service.close();
+    await stopMcp(registry.mcpPool);
     await finishTelemetry(telemetry, io.stderr);
     throw e;
   }

@@ -15,6 +15,10 @@ import { agentToolNames, compileAgent } from './agent-plugin.js';
 import { loadCodePlugin, resolvePluginModule } from './code-plugin.js';
 import type { DefinitionProblem } from './definition-problem.js';
 import { parseAgentFile, type AgentDefinition } from './markdown-agent.js';
+import { parseMcpConfig, type McpServerConfig } from '../mcp/mcp-config.js';
+import { sharedMcpPool, type McpServerPool } from '../mcp/mcp-server-pool.js';
+import { isMcpToolEntry } from '../mcp/mcp-tool-name.js';
+import { resolveAgentMcp } from './agent-mcp.js';
 import { GRANT_ONLY_TOOLS, ToolCatalog, pluginToolFactory } from './tool-catalog.js';
 
 // the registry holds agents of many input types; each validates its own input
@@ -37,6 +41,10 @@ export interface ExtensionRegistryOptions {
   builtins: AnyAgent[];
   /** The package's own skills folder (the builtin layer's skills). */
   builtinSkillsDir: string;
+  /** Where `${VAR}` in mcp.json expands from; default process.env. */
+  env?: Record<string, string | undefined>;
+  /** The MCP servers' connections; default the process-wide pool. */
+  mcpPool?: McpServerPool;
 }
 
 export interface AgentEntry {
@@ -75,6 +83,9 @@ export class ExtensionRegistry {
   readonly skillDirs: string[];
   readonly config: ProjectConfig = {};
   readonly tools = new ToolCatalog();
+  /** MCP servers of mcp.json (user, then project: a later layer wins), by name. */
+  readonly mcpServers = new Map<string, McpServerConfig>();
+  readonly mcpPool: McpServerPool;
   private readonly agents = new Map<string, AgentEntry>();
   private readonly layers: Layer[];
 
@@ -87,6 +98,7 @@ export class ExtensionRegistry {
       { kind: 'project', root: projectRoot, shown: '.runtrail', plugins: [] },
     ];
     this.skillDirs = [...[...this.layers].reverse().map((l) => join(l.root, 'skills')), resolve(opts.builtinSkillsDir)];
+    this.mcpPool = opts.mcpPool ?? sharedMcpPool();
   }
 
   static async load(opts: ExtensionRegistryOptions): Promise<ExtensionRegistry> {
@@ -108,6 +120,7 @@ export class ExtensionRegistry {
   private async loadAll(): Promise<void> {
     for (const a of this.opts.builtins) this.agents.set(a.name, { agent: a, source: { kind: 'builtin' } });
     for (const layer of this.layers) this.loadConfig(layer);
+    for (const layer of this.layers) this.loadMcp(layer);
     for (const layer of this.layers) await this.loadCodePlugins(layer);
     await this.checkSkills();
     for (const layer of this.layers) await this.loadAgentFiles(layer);
@@ -134,6 +147,26 @@ export class ExtensionRegistry {
     if (cfg.limits) this.config.limits = { ...this.config.limits, ...cfg.limits };
     if (cfg.disable) this.config.disable = [...(this.config.disable ?? []), ...cfg.disable];
     layer.plugins = cfg.plugins ?? [];
+  }
+
+  /** mcp.json of a layer, in the `.mcp.json` format; a server of a later layer overrides (with a warning). */
+  private loadMcp(layer: Layer): void {
+    const file = join(layer.root, 'mcp.json');
+    if (!existsSync(file)) return;
+    const shown = this.display(layer, file);
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (e) {
+      return this.problem(shown, `is not valid JSON: ${(e as Error).message}`);
+    }
+    const r = parseMcpConfig(raw, { file: shown, env: this.opts.env ?? process.env, baseDir: this.projectDir });
+    this.problems.push(...r.problems);
+    for (const s of r.servers) {
+      const had = this.mcpServers.get(s.name);
+      if (had) this.problem(shown, `MCP server "${s.name}" overrides the one in ${had.file}`, `mcpServers.${s.name}`, 'warning');
+      this.mcpServers.set(s.name, s);
+    }
   }
 
   private async loadCodePlugins(layer: Layer): Promise<void> {
@@ -190,9 +223,11 @@ export class ExtensionRegistry {
         continue;
       }
       this.problems.push(...parsed.warnings);
-      if (!(await this.checkReferences(parsed.agent, shown))) continue;
+      const mcp = resolveAgentMcp(parsed.agent, this.mcpServers, { file: shown, env: this.opts.env ?? process.env, baseDir: this.projectDir });
+      this.problems.push(...mcp.problems);
+      if (!(await this.checkReferences(parsed.agent, shown)) || mcp.problems.some((p) => p.level === 'error')) continue;
       const source: DefinitionSource = { kind: layer.kind, file: shown };
-      this.addAgent(compileAgent(parsed.agent, this.tools, source), source, layer, parsed.agent);
+      this.addAgent(compileAgent(parsed.agent, this.tools, source, { servers: mcp.servers, pool: this.mcpPool }), source, layer, parsed.agent);
     }
   }
 
@@ -200,7 +235,7 @@ export class ExtensionRegistry {
   private async checkReferences(def: AgentDefinition, shown: string): Promise<boolean> {
     let ok = true;
     for (const t of agentToolNames(def)) {
-      if (this.tools.has(t)) continue;
+      if (this.tools.has(t) || isMcpToolEntry(t)) continue; // mcp__ entries: resolveAgentMcp
       ok = false;
       const offer = this.tools.names().filter((n) => !GRANT_ONLY_TOOLS.includes(n) || def.tools.includes(n));
       this.problem(shown, `unknown tool "${t}" (available: ${offer.join(', ')})`, 'tools');

@@ -10,6 +10,7 @@ import type { ArtifactContract, PlanStep } from '../runtime/business-plugin.js';
 import type { RunLimits } from '../runtime/run-service-types.js';
 import { AGENT_FRONTMATTER_SCHEMA, ARTIFACT_TYPES } from './agent-frontmatter-schema.js';
 import type { DefinitionProblem } from './definition-problem.js';
+import { globMatcher, isMcpToolEntry } from '../mcp/mcp-tool-name.js';
 
 export type ArtifactType = (typeof ARTIFACT_TYPES)[number];
 export type ReasoningLevel = 'off' | 'low' | 'medium' | 'high';
@@ -136,8 +137,10 @@ export function parseAgentFile(file: string, text: string, display: string): Par
     ...(s.done_when_tools_succeeded ? { doneWhenToolsSucceeded: s.done_when_tools_succeeded } : {}),
     ...(s.done_when_artifacts_exist ? { doneWhenArtifactsExist: s.done_when_artifacts_exist } : {}),
   }));
+  // a plan step may name an MCP tool that an `mcp__server__*` entry grants
+  const mcpGranted = globMatcher(tools.filter(isMcpToolEntry));
   plan?.forEach((s, i) => {
-    for (const t of [...s.tools, ...(s.doneWhenToolsSucceeded ?? [])]) if (!tools.includes(t)) err(`plan[${i}].tools`, `"${t}" is not in the agent's tools (${tools.join(', ')})`);
+    for (const t of [...s.tools, ...(s.doneWhenToolsSucceeded ?? [])]) if (!tools.includes(t) && !mcpGranted(t)) err(`plan[${i}].tools`, `"${t}" is not in the agent's tools (${tools.join(', ')})`);
     for (const p of s.doneWhenArtifactsExist ?? []) if (!seen.has(p.replace(/^artifacts\//, ''))) warnings.push({ file: display, field: `plan[${i}].done_when_artifacts_exist`, message: `${p} is not a declared artifact`, level: 'warning' });
   });
   const ids = plan?.map((s) => s.id) ?? [];
