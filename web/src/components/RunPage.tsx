@@ -5,11 +5,12 @@ import { followRun, type WireFrame } from '../run-stream.js';
 import { Artifacts } from './Artifacts.js';
 import { Markdown } from './Markdown.js';
 import { ProcessTimeline } from './ProcessTimeline.js';
-import { Steps } from './Steps.js';
+import { Steps, type StepFocus } from './Steps.js';
 import { TodoList, todosOf, type Todo } from './TodoList.js';
-import { JsonTree } from './JsonTree.js';
 import { DiagnosisBox } from './DiagnosisBox.js';
-import { UsageSummary } from './UsageSummary.js';
+import { MetricsPanel } from './MetricsPanel.js';
+import { Waterfall } from './Waterfall.js';
+import type { RunTraceView } from '../trace-view.js';
 
 type Action = { frame: WireFrame } | { reset: true };
 
@@ -23,28 +24,35 @@ export function RunPage({ runId }: { runId: string }) {
   const [status, setStatus] = useState<RunStatus | null>(null);
   const [todos, setTodos] = useState<Todo[]>([]);
   const [metrics, setMetrics] = useState<unknown>(null);
+  const [trace, setTrace] = useState<{ view: RunTraceView; at: number } | null>(null);
+  const [focus, setFocus] = useState<StepFocus | null>(null);
   const [error, setError] = useState('');
   const [notFound, setNotFound] = useState(false);
 
   useEffect(() => {
     dispatch({ reset: true });
     setNotFound(false);
+    setTrace(null);
+    setFocus(null);
     return followRun(runId, { onFrame: (frame) => dispatch({ frame }), onState: setConn });
   }, [runId]);
 
-  // Status, plan and metrics are not on the wire: poll them while the run is live, once more at the end.
+  // Status, plan, trace and metrics are not on the wire: poll them while the run is live, once more at the end.
   useEffect(() => {
     let stop = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const load = async (): Promise<void> => {
       try {
-        const [s, p] = await Promise.all([
-          api<RunStatus>(`/api/runs/${encodeURIComponent(runId)}`),
+        // the status first: a run that does not exist is not asked for its plan and trace
+        const s = await api<RunStatus>(`/api/runs/${encodeURIComponent(runId)}`);
+        const [p, t] = await Promise.all([
           api<{ todo: unknown }>(`/api/runs/${encodeURIComponent(runId)}/plan`),
+          api<RunTraceView>(`/api/runs/${encodeURIComponent(runId)}/trace`),
         ]);
         if (stop) return;
         setStatus(s);
         setTodos(todosOf(p.todo));
+        setTrace({ view: t, at: Date.now() });
         if (TERMINAL.has(s.status)) {
           const m = await api<{ metrics: unknown }>(`/api/runs/${encodeURIComponent(runId)}/metrics`);
           if (!stop) setMetrics(m.metrics);
@@ -128,13 +136,17 @@ export function RunPage({ runId }: { runId: string }) {
           )}
           {view.error && <DiagnosisBox diagnosis={view.error.diagnosis} fallback={view.error.message} alert />}
         </section>
+        <section className="card wide">
+          <h3>Trace</h3>
+          <Waterfall trace={trace?.view ?? null} fetchedAt={trace?.at ?? 0} onOpenStep={(index) => setFocus((f) => ({ index, n: (f?.n ?? 0) + 1 }))} />
+        </section>
         <section className="card">
           <h3>Plan</h3>
           <TodoList todos={todos} />
         </section>
         <section className="card">
           <h3>Steps</h3>
-          <Steps steps={view.steps} />
+          <Steps steps={view.steps} focus={focus} />
         </section>
         <section className="card">
           <h3>Process</h3>
@@ -147,10 +159,7 @@ export function RunPage({ runId }: { runId: string }) {
         <section className="card">
           <h3>Metrics</h3>
           {metrics ? (
-            <>
-              <UsageSummary metrics={metrics} />
-              <JsonTree value={metrics} />
-            </>
+            <MetricsPanel metrics={metrics} />
           ) : (
             <p className="muted">{live ? 'When the run ends.' : 'None.'}</p>
           )}

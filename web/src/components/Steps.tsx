@@ -1,16 +1,29 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { StepView } from '../run-state.js';
 import { DiagnosisBox } from './DiagnosisBox.js';
 
 // Plain glyphs (coloured by CSS): emoji fonts are not a given on a self-hosted box.
 const ICON: Record<string, string> = { start: '◌', ok: '✓', fail: '✗' };
 
-function Step({ s }: { s: StepView }) {
+/** A step asked to be shown from elsewhere (the waterfall): `n` counts the asks, so the same step can be asked again. */
+export interface StepFocus {
+  index: number;
+  n: number;
+}
+
+function Step({ s, focus }: { s: StepView; focus?: StepFocus | null }) {
   const [open, setOpen] = useState(false);
+  const ref = useRef<HTMLLIElement>(null);
+  const focused = focus?.index === s.index;
+  useEffect(() => {
+    if (!focused) return;
+    setOpen(true);
+    ref.current?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+  }, [focused, focus?.n]);
   const title = s.name || s.type;
   const hasMore = Boolean(s.diagnosis || s.result || s.args || s.text);
   return (
-    <li className={`step phase-${s.phase || 'none'}`}>
+    <li ref={ref} className={`step phase-${s.phase || 'none'}${focused ? ' focused' : ''}`} data-step-index={s.index}>
       <button className="step-head" onClick={() => setOpen(!open)} disabled={!hasMore} aria-expanded={open}>
         <span className="icon" role="img" aria-label={s.phase || 'step'}>{ICON[s.phase] ?? '•'}</span>
         <span className="kind">{s.type}</span>
@@ -39,12 +52,12 @@ function Step({ s }: { s: StepView }) {
   );
 }
 
-export function Steps({ steps }: { steps: StepView[] }) {
+export function Steps({ steps, focus }: { steps: StepView[]; focus?: StepFocus | null }) {
   if (!steps.length) return <p className="muted">No steps yet.</p>;
   return (
     <ol className="steps">
       {steps.map((s) => (
-        <Step key={s.index} s={s} />
+        <Step key={s.index} s={s} focus={focus} />
       ))}
     </ol>
   );
