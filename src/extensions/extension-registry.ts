@@ -125,6 +125,7 @@ export class ExtensionRegistry {
     await this.checkSkills();
     for (const layer of this.layers) await this.loadAgentFiles(layer);
     this.applyDisable();
+    this.checkSubagents();
   }
 
   private loadConfig(layer: Layer): void {
@@ -262,6 +263,17 @@ export class ExtensionRegistry {
       this.problem(source.file ?? layer.shown, `agent "${agent.name}" overrides the one in ${where}`, 'name', 'warning');
     }
     this.agents.set(agent.name, { agent, source, ...(definition ? { definition } : {}) });
+  }
+
+  /** The agents an agent may start must exist and not be itself (depth bounds deeper cycles at run time). */
+  private checkSubagents(): void {
+    for (const [name, e] of [...this.agents]) {
+      const wanted = e.agent.agents ?? [];
+      const bad = wanted.includes(name) ? `lists itself: an agent cannot start itself` : wanted.filter((a: string) => !this.agents.has(a)).map((a: string) => `unknown agent "${a}" (agents: ${this.names().join(', ')})`)[0];
+      if (!bad) continue;
+      this.problem(e.source.file ?? 'builtin', `${bad}; ${name} is not loaded`, 'agents');
+      this.agents.delete(name);
+    }
   }
 
   private applyDisable(): void {

@@ -2,10 +2,10 @@
  * A deterministic summary of conversation turns, one line each: what the offline and script models
  * write when the loop compacts their context (and the fallback when a model's own summary fails).
  */
+import { SUMMARY_PREFIX } from '../events/summary-marker.js';
 import type { ChatMessage } from './model-provider.js';
 
-/** The first line of every compaction summary, so readers (and offline procedures) can tell it apart. */
-export const SUMMARY_PREFIX = '[summary of earlier turns';
+export { SUMMARY_PREFIX };
 
 function clip(text: string, n: number): string {
   const t = text.replace(/\s+/g, ' ').trim();

@@ -32,6 +32,8 @@ export interface PluginRunContext<Input> {
   notice(text: string): void;
   /** The plugin's granted Agent Skills (`skills`), loaded by the runtime. */
   skills?: LoadedSkill[];
+  /** read_file schemes the runtime grants (run://<child_run_id>/artifacts/<path> for subagents' files). */
+  schemes?: Record<string, (rest: string) => string>;
 }
 
 export interface PlanStep {

@@ -132,13 +132,14 @@ export class Compactor implements ContextCompactor {
   async compact(req: CompactionRequest): Promise<CompactionResult> {
     const { window, goalIndex } = this.o;
     const { reserve, keepTail } = compactionBudget(window);
-    const before = this.tokensOf(req.messages, req.tools, req.lastUsage);
-    if (!req.force && before <= window - reserve) return { ok: true };
+    const weighed = this.tokensOf(req.messages, req.tools, req.lastUsage);
+    if (!req.force && weighed <= window - reserve) return { ok: true };
     // nothing but the goal (and the system prompt): nothing to compact; the provider's own check says what does not fit
     if (req.messages.every((_, i) => i === goalIndex)) return { ok: true };
+    const before = this.tokensOf(req.messages, req.tools);
     const n = ++this.count;
     const reporter = this.o.reporter?.(n);
-    reporter?.start(`compacting the context: about ${before} tokens of a ${window}-token window`, { tokensBefore: before, window });
+    reporter?.start(`compacting the context: about ${weighed} tokens of a ${window}-token window`, { tokensBefore: before, window });
     reporter?.stage('compaction');
     this.o.publish('compaction', { phase: 'start', tokensBefore: before });
     const end = (data: { tokensAfter?: number; replaced?: number; failed?: string }) =>
@@ -150,26 +151,31 @@ export class Compactor implements ContextCompactor {
         ...(data.replaced !== undefined ? { replacedMessages: data.replaced } : {}),
         ...(data.failed ? { failed: data.failed } : {}),
       });
+    const fits = (tokens: number) => tokens <= window - Math.min(reserve, 1_024);
 
-    // the tail shrinks until what is left fits; a tail that cannot is a context_length failure, never a loop
-    for (let budget = keepTail; ; budget = Math.floor(budget / 2)) {
+    // the tail shrinks until what is left fits and is smaller; one that cannot is a context_length failure, never a loop
+    for (let budget = keepTail; budget >= 64; budget = Math.floor(budget / 2)) {
       const start = tailStart(req.messages, goalIndex, budget);
       const older = req.messages.slice(0, start).filter((_, i) => i !== goalIndex);
-      if (older.length === 0 && budget < 64) return this.cannotFit(before, end, reporter);
       if (older.length === 0) continue;
       const { text, method } = await this.summaryOf(older, req.signal);
       const goal = req.messages[goalIndex];
-      const summary: ChatMessage = { role: 'user', content: text };
-      const messages = [...(goal ? [goal] : []), summary, ...req.messages.slice(start)];
+      const messages = [...(goal ? [goal] : []), { role: 'user' as const, content: text }, ...req.messages.slice(start)];
       const after = this.tokensOf(messages, req.tools);
-      if (after > window - Math.min(reserve, 1_024) && budget >= 64) continue;
-      if (after > window - Math.min(reserve, 1_024)) return this.cannotFit(before, end, reporter);
+      if (after >= before || !fits(after)) continue;
       await this.o.log?.({ ts: new Date().toISOString(), method, tokens_before: before, tokens_after: after, window, summary: text, replaced: older }).catch(() => undefined);
       this.o.onCompacted?.(before - after);
       end({ tokensAfter: after, replaced: older.length });
       reporter?.complete(`compacted ${older.length} messages: about ${before} → ${after} tokens (${method} summary)`, { tokensBefore: before, tokensAfter: after, replaced: older.length, method });
       return { ok: true, messages };
     }
+    // nothing smaller was found: fine while the request still fits (the provider checks it exactly), else the end
+    if (!req.force && fits(weighed)) {
+      end({ tokensAfter: before, replaced: 0 });
+      reporter?.skip('nothing older to compact that would make the context smaller');
+      return { ok: true };
+    }
+    return this.cannotFit(weighed, end, reporter);
   }
 
   private async summaryOf(older: ChatMessage[], signal: AbortSignal): Promise<{ text: string; method: 'model' | 'extractive' }> {

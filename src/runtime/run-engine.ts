@@ -79,6 +79,7 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
   const { bus, workspace, plugin, machine } = rec;
   const publish: PublishFn = (stream, data) => void bus.publish(stream, data);
   const metrics = new RunMetrics(deps.usageTotals);
+  rec.metrics = metrics;
   const startedMs = Date.now();
   let pipeline: ProcessPipeline | null = null;
   let runReporter: OperationReporter | null = null;

@@ -136,6 +136,15 @@ export class RunMetrics {
     });
   }
 
+  /** A subagent run finished: its tokens and cost join this run's (its own metrics.json keeps them apart). */
+  addSubagent(child: Pick<RunMetricsFile, 'tokens' | 'cost_usd'> | null): void {
+    this.subagentRuns++;
+    if (!child) return;
+    for (const k of Object.keys(this.tokens) as Array<keyof TokenCounts>) this.tokens[k] += child.tokens?.[k] ?? 0;
+    if (child.cost_usd === null) this.unpriced = true;
+    else this.costUsd += child.cost_usd ?? 0;
+  }
+
   get toolCalls(): number {
     return Object.values(this.toolsByName).reduce((a, b) => a + b, 0);
   }

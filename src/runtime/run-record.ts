@@ -2,6 +2,7 @@
 import type { AgentEventBus } from '../events/agent-event-bus.js';
 import type { ApprovalBroker } from './approvals.js';
 import type { RunInbox } from './run-inbox.js';
+import type { RunMetrics } from './run-metrics.js';
 import type { ChatMessage, ModelProvider, ReasoningEffort } from '../providers/model-provider.js';
 import type { LoadedSkill } from '../skills/skill-loader.js';
 import type { AnyToolDefinition } from '../tools/tool.js';
@@ -47,6 +48,12 @@ export interface RunRecord {
   resolveDone(s: RunStatusFile): void;
   /** chained status-file writes, so an older snapshot never lands after a newer one */
   statusWrites: Promise<void>;
+  /** 1 for a run a person started, +1 per subagent level (at most MAX_AGENT_DEPTH) */
+  depth: number;
+  /** subagent runs this run started, in order */
+  children: string[];
+  /** the run's metrics while it runs (subagents add their tokens) */
+  metrics?: RunMetrics;
   /** messages a person sent the run (steer / follow_up), delivered by the loop */
   inbox: RunInbox;
   /** the run's approvals (`ask` tool calls waiting for a person), once the run has started */

@@ -78,6 +78,11 @@ export interface RunStatusFile {
   diagnosis: DiagnosisDict | null;
   last_seq: number;
   public_documents: PublicDocument[];
+  /** a subagent's: the run that started it, and its run_agent call */
+  parent_run_id?: string;
+  parent_tool_call_id?: string;
+  /** the subagent runs this run started */
+  children?: string[];
   /** The run's OpenTelemetry trace id (32 hex digits), also the wire's `trace_id`; absent in runs written before traces. */
   trace_id?: string;
 }

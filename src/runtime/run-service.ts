@@ -27,7 +27,7 @@ import { tailRunEvents } from './event-tail.js';
 import { defaultSkillsDir } from './package-root.js';
 import { PluginRegistry, type PluginSource } from './plugin-registry.js';
 import { activeSkill, checkedInput, chooseModel, fileInputSources, grantedSkills, parseRunRequest, pluginOf, providerFor, type ProviderResolver } from './run-admission.js';
-import { isInside, realpathLoose } from '../tools/confine-path.js';
+import { confinePath, isInside, realpathLoose } from '../tools/confine-path.js';
 import { resolveCapabilities } from './run-capabilities.js';
 import { executeRun, finalise, type NoticeSource } from './run-engine.js';
 import { completeTerminalEvent, endLeftovers, markInterrupted, ownedByLiveProcess, writeOwner } from './interrupted-runs.js';
@@ -42,6 +42,14 @@ import { runTraceContext } from '../events/trace-context.js';
 import { RunStateMachine, isTerminalRunState } from './run-state-machine.js';
 import { RunWorkspace, reserveRunFolder } from './run-workspace.js';
 import { RunInbox, type MessageMode } from './run-inbox.js';
+import { createRunAgentTool, type SubagentHost } from './subagent-tool.js';
+import type { RunMetricsFile } from './run-metrics.js';
+
+/** A subagent's parent: its run, and the run_agent call that started it. */
+interface ParentLink {
+  rec: RunRecord;
+  toolCallId: string;
+}
 
 export type { ProviderResolver };
 
@@ -194,19 +202,26 @@ export class RunService implements RunServiceApi {
   }
 
   async create(raw: unknown, opts: CreateRunOptions = {}): Promise<RunStatusFile> {
+    return this.admit(raw, opts, null);
+  }
+
+  /** The admission steps, then the run; a subagent's (`parent` set) reads its file inputs from the
+   *  parent's run folder and starts at once, beside the queue its parent holds a slot of. */
+  private async admit(raw: unknown, opts: CreateRunOptions, parent: ParentLink | null): Promise<RunStatusFile> {
     await this.init();
     if (this.closed) this.fail('wrong_state', 'the run service is closed');
     const req = parseRunRequest(raw, this.registry);
     const plugin = pluginOf(req, this.registry);
     const input = checkedInput(plugin, req);
-    const sources = fileInputSources(plugin, input, { cwd: this.cwd, inputRoots: this.inputRoots });
+    const scope = parent ? { cwd: parent.rec.workspace.root, inputRoots: [parent.rec.workspace.root] } : { cwd: this.cwd, inputRoots: this.inputRoots };
+    const sources = fileInputSources(plugin, input, scope);
     const skill = await activeSkill(plugin, req, this.skillDirs);
     const skills = await grantedSkills(plugin, this.skillDirs);
     const defaults = this.opts.defaults?.() ?? {};
     const model = chooseModel(plugin, req, { cwd: this.cwd, env: this.env, ...(defaults.model ? { defaultModel: defaults.model } : {}) });
     const provider = providerFor(plugin, model, { env: this.env, resolver: this.resolver });
     // step 7, capacity: running + waiting + accepted-but-not-yet-queued (concurrent creates) within concurrency + maxQueue
-    if (this.runningIds.size + this.queue.length + this.reserving >= this.concurrency + this.maxQueue) {
+    if (!parent && this.runningIds.size + this.queue.length + this.reserving >= this.concurrency + this.maxQueue) {
       this.fail('queue_full', `the run queue is full (${this.maxQueue} waiting); try again later`, { maxQueue: this.maxQueue });
     }
 
@@ -219,7 +234,7 @@ export class RunService implements RunServiceApi {
     let runId: string | null = null;
     try {
       runId = await reserveRunFolder(this.runsDir, createRunId);
-      return await this.createReserved(runId, { req, plugin, input, sources, skill, skills, provider }, unreserve, opts);
+      return await this.createReserved(runId, { req, plugin, input, sources, skill, skills, provider }, unreserve, opts, parent);
     } catch (e) {
       unreserve();
       // the run never started: give its id back
@@ -242,10 +257,12 @@ export class RunService implements RunServiceApi {
     /** called just before the run joins the queue (it then counts there) */
     onQueued: () => void,
     front: CreateRunOptions = {},
+    parent: ParentLink | null = null,
   ): Promise<RunStatusFile> {
     const { req, plugin, input, sources, skill, skills, provider } = p;
     const goal = req.goal?.trim() ? req.goal.trim() : plugin.defaultGoal;
-    const conversationId = req.conversation_id ?? runId;
+    // a subagent works in its parent's conversation
+    const conversationId = parent?.rec.conversationId ?? req.conversation_id ?? runId;
     const workspace = new RunWorkspace(this.runsDir, runId, {
       readScopes: skill?.manifest.read_scopes,
       writeScopes: skill?.manifest.write_scopes,
@@ -260,6 +277,8 @@ export class RunService implements RunServiceApi {
       workspace,
       notice: (text) => void busRef?.publish('run', { type: 'notice', text: String(text) }),
       skills,
+      // run://<child_run_id>/artifacts/<path>: what this run's subagents wrote
+      schemes: { run: (rest) => this.childArtifact(recRef, rest) },
     };
     let tools: AnyToolDefinition[];
     let toolSources: ToolSource[];
@@ -273,6 +292,9 @@ export class RunService implements RunServiceApi {
       const reasons = skillIncompatibilities(skill.manifest, { plugin: plugin.name, tools: tools.map((t) => t.name), inputKeys: Object.keys(input).filter((k) => input[k] !== undefined) });
       if (reasons.length) this.fail('incompatible', reasons.join('; '), { issues: reasons.map((r) => ({ path: 'skill', message: r })) });
     }
+    const limits = { ...DEFAULT_LIMITS, ...this.opts.defaults?.().limits, ...plugin.limits, ...(req.limits ?? {}) };
+    const depth = parent ? parent.rec.depth + 1 : 1;
+    if (plugin.agents?.length) tools.push(createRunAgentTool({ agents: plugin.agents, depth, timeoutMs: limits.timeout_s * 1000, host: this.subagentHost(() => recRef!, front) }));
     const capabilities = resolveCapabilities({ plugin, skill: skill?.manifest ?? null, toolNames: [...tools.map((t) => t.name), ...toolSources.flatMap((s) => s.grants)] });
 
     // 8. the workspace, the bus and the event store
@@ -305,6 +327,7 @@ export class RunService implements RunServiceApi {
       last_seq: 0,
       public_documents: [],
       trace_id: trace.traceId,
+      ...(parent ? { parent_run_id: parent.rec.runId, parent_tool_call_id: parent.toolCallId } : {}),
     };
     const request = {
       run_id: runId,
@@ -340,7 +363,9 @@ export class RunService implements RunServiceApi {
       tenantId: req.tenant_id ?? null,
       skill,
       provider,
-      limits: { ...DEFAULT_LIMITS, ...this.opts.defaults?.().limits, ...plugin.limits, ...(req.limits ?? {}) },
+      limits,
+      depth,
+      children: [],
       grantedSkills: skills,
       reasoning: req.reasoning ?? 'off',
       workspace,
@@ -391,10 +416,51 @@ export class RunService implements RunServiceApi {
     this.live.set(runId, rec);
     await this.persistStatus(rec).catch(() => undefined);
     onQueued();
-    this.queue.push(rec);
     const snapshot = { ...status };
+    if (parent) {
+      parent.rec.children.push(runId);
+      parent.rec.status.children = [...parent.rec.children];
+      void this.persistStatus(parent.rec).catch(() => undefined);
+      void executeRun(rec, this.engineDeps()).catch(() => undefined);
+      return snapshot;
+    }
+    this.queue.push(rec);
     this.pump();
     return snapshot;
+  }
+
+  /** What run_agent needs of this service, for one parent run. */
+  private subagentHost(parentOf: () => RunRecord, front: CreateRunOptions): SubagentHost {
+    return {
+      start: (r) => {
+        const parent = parentOf();
+        return this.admit({ plugin: r.agent, goal: r.goal, input: r.input }, { ...(front.claw ? { claw: front.claw } : {}) }, { rec: parent, toolCallId: r.toolCallId });
+      },
+      events: (id) => this.events(id),
+      wait: (id) => this.wait(id),
+      cancel: (id) => this.cancel(id),
+      metrics: async (id) => {
+        try {
+          return JSON.parse(await readFile(join(this.runsDir, id, 'runtime', 'metrics.json'), 'utf8')) as Pick<RunMetricsFile, 'tokens' | 'cost_usd'>;
+        } catch {
+          return null;
+        }
+      },
+      linked: (childRunId, agent, toolCallId) => {
+        const bus = parentOf().bus;
+        bus.publish('tool', { phase: 'update', name: 'run_agent', toolCallId, partialResult: { run_id: childRunId }, node: { id: childRunId, type: 'run', label: agent } });
+        bus.publish('run', { type: 'subagent.started', childRunId, agent, toolCallId });
+      },
+      finished: (m) => parentOf().metrics?.addSubagent(m),
+    };
+  }
+
+  /** `run://<child_run_id>/artifacts/<path>` of one of `rec`'s subagents, confined to that run's artifacts/. */
+  private childArtifact(rec: RunRecord | null, rest: string): string {
+    const [id, dir, ...path] = rest.split('/');
+    if (!rec || !rec.children.includes(id)) throw new Error(`run ${id} is not a subagent of this run (subagents: ${rec?.children.join(', ') || 'none'})`);
+    if (dir !== 'artifacts') throw new Error('only a subagent\'s artifacts/ can be read: run://<run_id>/artifacts/<path>');
+    return confinePath(join(this.runsDir, id, 'artifacts'), path.join('/') || '.', `the artifacts of ${id}`);
   }
 
   private historyFor(conversationId: string): ChatMessage[] {

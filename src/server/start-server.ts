@@ -24,6 +24,7 @@ import { registerTraceRoute } from './trace-route.js';
 import { registerUploadRoute } from './upload-route.js';
 import { registerWsRoute } from './ws-route.js';
 import { listSkills } from './skill-catalog.js';
+import { registerInteractionRoutes } from './interaction-routes.js';
 import { newStreamCounters } from './stream-counters.js';
 
 export interface ServerOptions {
@@ -216,6 +217,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   app.get('/api/plugins', async () => ({ plugins: infos() }));
   app.get('/api/skills', async () => listSkills(skillDirs));
 
+  registerInteractionRoutes(app, service);
   registerRunRoutes(app, service, { dataDir, plugins, inputRoots, allowScriptModel: opts.allowScriptModel ?? false });
   const streamOpts = { pingMs: opts.pingMs ?? 15_000, maxQueueBytes: opts.maxClientQueueBytes ?? 1024 * 1024, slowClientMs: opts.slowClientMs ?? 10_000, maxClients: opts.maxStreamClients ?? 1000 };
   registerSseRoute(app, service, counters, streamOpts);

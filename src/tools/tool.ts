@@ -44,7 +44,7 @@ export interface ToolDefinition<Args = unknown> {
   /** Executor-enforced timeout; default set by the executor. */
   timeoutMs?: number;
   /** Step kind on the wire; `skill` for compute skills. */
-  kind?: 'tool' | 'skill' | 'mcp';
+  kind?: 'tool' | 'skill' | 'mcp' | 'agent';
   /** MCP tools: the server and the tool's own name there, which the wire's `mcp` step shows. */
   mcp?: { server: string; tool: string };
   /** True for calls that observe changing state (e.g. polling a process): the loop's

@@ -116,6 +116,22 @@ export default definePlugin({ name: 'ts-tools', tools: [upper, { name: 'no-exec'
     expect(lines(await load(q.dir))[0]).toMatch(/^\.runtrail\/config\.json: is not valid JSON: /);
   });
 
+  it('refuses an agent that lists itself or an unknown agent among its subagents', async () => {
+    const p = project({
+      '.runtrail/agents/lead.md': agentFile('name: lead\ndescription: d\nagents: [helper]'),
+      '.runtrail/agents/helper.md': agentFile('name: helper\ndescription: d'),
+      '.runtrail/agents/narcissus.md': agentFile('name: narcissus\ndescription: d\nagents: [narcissus]'),
+      '.runtrail/agents/lonely.md': agentFile('name: lonely\ndescription: d\nagents: [nobody]'),
+    });
+    const r = await load(p.dir);
+    expect(r.names()).toEqual(['chat', 'helper', 'lead']);
+    expect(r.get('lead')!.agents).toEqual(['helper']);
+    expect(lines(r).sort()).toEqual([
+      '.runtrail/agents/lonely.md: agents: unknown agent "nobody" (agents: chat, helper, lead, lonely, narcissus); lonely is not loaded',
+      '.runtrail/agents/narcissus.md: agents: lists itself: an agent cannot start itself; narcissus is not loaded',
+    ]);
+  });
+
   it('checks Agent Skills of the project: a missing description refuses, capitals warn', async () => {
     const p = project({
       '.runtrail/skills/house-style/SKILL.md': '---\nname: house-style\ndescription: How we write\n---\nShort.\n',

@@ -3,7 +3,7 @@
  * turn, walking the plan through the same tools a real model uses. Deterministic.
  */
 import type { ModelTurn, OfflineProcedure } from '../../runtime/business-plugin.js';
-import { argPath, currentGoal, failures, lastOk, toolResults, type SeenToolResult } from '../shared/conversation.js';
+import { argPath, currentGoal, failures, lastOk, summarizeToolResults, toolResults, type SeenToolResult } from '../shared/conversation.js';
 import type { FeedbackStats, ThemeSummary } from './analysis/analyse-feedback.js';
 import { FEEDBACK_ANALYSIS_FILE, INSIGHT_REPORT_FILE, PRODUCT_BACKLOG_FILE } from './artifact-schemas.js';
 import {
@@ -152,3 +152,33 @@ export const feedbackLensOfflineProcedure: OfflineProcedure = (state): ModelTurn
   const files = ((listed?.data?.artifacts as Array<{ path: string }> | undefined) ?? []).map((a) => a.path);
   return { text: buildFinalAnswer(inputs, backlog, files.length ? files : steps.map((s) => s.path)) };
 };
+
+/**
+ * The summary this procedure writes when the loop compacts its context: the results it reads back
+ * (the CSV's facts without its sample rows, the statistics, the quotes, which artifacts were
+ * written), so it carries on from where it was; the bulky parts (rows, artifact bodies) go.
+ */
+feedbackLensOfflineProcedure.summarize = (turns) => summarizeToolResults(turns, keepForLater);
+
+function keepForLater(r: SeenToolResult): SeenToolResult | null {
+  const slim = (data: Record<string, unknown> | null, args: unknown = r.args): SeenToolResult => ({ name: r.name, ok: r.ok, data, content: r.ok ? '' : r.content.slice(0, 500), args });
+  switch (r.name) {
+    case 'read_feedback_csv': {
+      if (!r.data) return slim(null);
+      const { rows: _rows, ...facts } = r.data;
+      return slim(facts);
+    }
+    case 'feedback_stats':
+    case 'list_artifacts':
+      return slim(r.data);
+    case 'extract_evidence':
+      return slim(r.data ? { ok: r.data.ok, evidence: r.data.evidence } : null);
+    case 'write_json_artifact':
+    case 'write_markdown_artifact':
+      return slim({ ok: r.ok }, { path: argPath(r.args) });
+    case EXECUTE_SKILL_TOOL:
+      return { ...slim(r.data), content: r.content.slice(0, 4000) };
+    default:
+      return slim(null);
+  }
+}
