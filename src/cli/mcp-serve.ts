@@ -104,14 +104,14 @@ export async function mcpServeCommand(args: string[], deps: CliDeps, parse: Pars
     if (port !== undefined) {
       const h = await startRuntrailMcpHttp(make, port);
       deps.stdout.write(`runtrail MCP server on ${h.url} (Streamable HTTP, loopback only; Ctrl-C to stop)\n`);
+      // removed only once closed: see serveCommand (the signal bridge must not find itself alone)
+      let off: (() => void) | undefined;
       await new Promise<void>((resolveStop) => {
-        const off = deps.onInterrupt?.(() => {
-          off?.();
-          resolveStop();
-        });
+        off = deps.onInterrupt?.(() => resolveStop());
         if (!deps.onInterrupt) resolveStop();
       });
       await h.close();
+      off?.();
       return EXIT.ok;
     }
     // stdio: stdout carries the protocol; everything Runtrail says goes to stderr
@@ -119,14 +119,16 @@ export async function mcpServeCommand(args: string[], deps: CliDeps, parse: Pars
     const transport = new StdioServerTransport();
     await server.connect(transport);
     deps.stderr.write(`runtrail MCP server on stdio (${ctx.registry.names().length} agents, data in ${ctx.dataDir})\n`);
+    let off: (() => void) | undefined;
     await new Promise<void>((resolveStop) => {
       const stop = () => resolveStop();
       process.stdin.once('end', stop);
       process.stdin.once('close', stop);
       server.server.onclose = stop;
-      deps.onInterrupt?.(stop);
+      off = deps.onInterrupt?.(stop);
     });
     await server.close().catch(() => undefined);
+    off?.();
     return EXIT.ok;
   } finally {
     await service.close();

@@ -439,13 +439,14 @@ async function serveCommand(args: string[], deps: CliDeps): Promise<number> {
     env: deps.env,
   });
   deps.stdout.write(`runtrail serving on ${server.url} (Ctrl-C to stop)\n`);
+  // the handler stays until the server is closed: were it removed on the signal itself, the child-process
+  // signal bridge (MCP servers, background sessions) would find itself the only listener and re-raise it
+  let off: (() => void) | undefined;
   await new Promise<void>((resolveStop) => {
-    const off = deps.onInterrupt?.(() => {
-      off?.();
-      resolveStop();
-    });
+    off = deps.onInterrupt?.(() => resolveStop());
     if (!deps.onInterrupt) resolveStop();
   });
   await server.close();
+  off?.();
   return EXIT.ok;
 }
