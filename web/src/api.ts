@@ -78,6 +78,8 @@ export interface RunStatus {
   diagnosis: Diagnosis | null;
   last_seq: number;
   public_documents: PublicDocument[];
+  parent_run_id?: string;
+  children?: string[];
 }
 
 export interface JsonSchema {

@@ -1,6 +1,16 @@
 /** Folds wire frames into what the run view shows. Pure: (state, frame) → state. */
 import type { Diagnosis, WireFrame } from './wire-types.js';
 
+/** A tool call waiting for a person, or decided: the step's `approval`. */
+export interface ApprovalView {
+  id: string;
+  status: 'pending' | 'approved' | 'denied';
+  tool: string;
+  args: unknown;
+  by?: string;
+  reason?: string;
+}
+
 export interface StepView {
   index: number;
   type: string;
@@ -10,6 +20,9 @@ export interface StepView {
   result: string;
   phase: string;
   diagnosis: Diagnosis | null;
+  /** what the step started: a subagent's run (`type: "run"`, `id` its run id) */
+  node: { id: string; type: string; label: string } | null;
+  approval: ApprovalView | null;
 }
 
 export interface ProcessEventView {
@@ -78,6 +91,8 @@ export function applyFrame(s: RunView, f: WireFrame): RunView {
         result: str(st.result),
         phase: str(st.phase),
         diagnosis: (st.diagnosis as Diagnosis | undefined) ?? null,
+        node: st.node && typeof st.node === 'object' ? (st.node as StepView['node']) : null,
+        approval: st.approval && typeof st.approval === 'object' ? (st.approval as ApprovalView) : null,
       };
       const steps = s.steps.filter((x) => x.index !== index);
       steps.push(view);

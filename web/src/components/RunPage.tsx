@@ -121,6 +121,22 @@ export function RunPage({ runId }: { runId: string }) {
             {status.plugin} · {status.provider}:{status.model} · {status.goal}
           </p>
         )}
+        {status?.parent_run_id && (
+          <p className="small">
+            Subagent of <a href={`#/runs/${encodeURIComponent(status.parent_run_id)}`}>{status.parent_run_id}</a>
+          </p>
+        )}
+        {status?.children && status.children.length > 0 && (
+          <p className="small" data-testid="children">
+            Subagents:{' '}
+            {status.children.map((c, i) => (
+              <span key={c}>
+                {i ? ', ' : ''}
+                <a href={`#/runs/${encodeURIComponent(c)}`}>{c}</a>
+              </span>
+            ))}
+          </p>
+        )}
         {error && <p className="error">{error}</p>}
       </section>
 
@@ -146,7 +162,7 @@ export function RunPage({ runId }: { runId: string }) {
         </section>
         <section className="card">
           <h3>Steps</h3>
-          <Steps steps={view.steps} focus={focus} />
+          <Steps steps={view.steps} focus={focus} runId={runId} />
         </section>
         <section className="card">
           <h3>Process</h3>

@@ -1,0 +1,89 @@
+/** Issue 11 on the page: a tool call waiting for approval is approved from its step; a subagent is a nested step. */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { ExtensionRegistry } from '../../src/extensions/extension-registry.js';
+import { RunService } from '../../src/runtime/run-service.js';
+import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import { agentFile, makeProject, type ProjectFixture } from '../extensions/project-fixture.js';
+import { postJson } from '../server/helpers.js';
+
+const CHROMIUM = process.env.RUNTRAIL_CHROMIUM || '/usr/bin/chromium';
+const out = resolve('test-output');
+let project: ProjectFixture;
+let service: RunService;
+let server: RunningServer;
+let ctx: BrowserContext;
+let profile = '';
+
+beforeAll(async () => {
+  if (!existsSync('web/dist/index.html')) spawnSync('npx', ['vite', 'build', '--config', 'web/vite.config.ts'], { stdio: 'inherit' });
+  mkdirSync(out, { recursive: true });
+  project = makeProject({
+    '.runtrail/agents/careful.md': agentFile('name: careful\ndescription: asks before it writes\nmodel: script:careful.turns.json\npermissions: { write_artifact: ask }'),
+    '.runtrail/agents/careful.turns.json': JSON.stringify([{ toolCalls: [{ name: 'write_artifact', args: { path: 'out.md', content: '# out\n' } }] }, { text: 'written after approval' }]),
+    '.runtrail/agents/lead.md': agentFile('name: lead\ndescription: hands a part to its helper\nmodel: script:lead.turns.json\nagents: [helper]'),
+    '.runtrail/agents/lead.turns.json': JSON.stringify([{ toolCalls: [{ name: 'run_agent', args: { agent: 'helper', goal: 'write the part' } }] }, { text: 'the helper wrote the part' }]),
+    '.runtrail/agents/helper.md': agentFile('name: helper\ndescription: writes parts\nmodel: script:helper.turns.json'),
+    '.runtrail/agents/helper.turns.json': JSON.stringify([{ toolCalls: [{ name: 'write_artifact', args: { path: 'part.md', content: '# part\n' } }] }, { text: 'part done' }]),
+  });
+  const registry = await ExtensionRegistry.load({ projectDir: project.dir, builtins: [], builtinSkillsDir: join(project.dir, 'none') });
+  service = new RunService({ dataDir: join(project.dir, '.runtrail'), pluginSource: registry, env: {}, cwd: project.dir, processRegistry: null });
+  server = await startServer({ service, port: 0, env: {} });
+  profile = mkdtempSync(join(tmpdir(), 'runtrail-chromium-'));
+  ctx = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    viewport: { width: 1280, height: 900 },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await ctx?.close();
+  await server?.close();
+  await service?.close();
+  project?.cleanup();
+  rmSync(profile, { recursive: true, force: true });
+});
+
+describe('agent depth on the page', () => {
+  it('approves a waiting tool call from its step', async () => {
+    const runId = (await postJson(`${server.url}/api/runs`, { plugin: 'careful', input: {} })).body.run_id as string;
+    const page = await ctx.newPage();
+    await page.goto(`${server.url}/#/runs/${runId}`);
+    const group = page.getByRole('group', { name: 'approval for write_artifact' });
+    await group.waitFor({ timeout: 30_000 });
+    await expect.poll(() => page.getByTestId('run-status').textContent()).toBe('awaiting_approval');
+    expect(await page.locator('.badge', { hasText: 'awaiting approval' }).count()).toBe(1);
+    await page.screenshot({ path: join(out, 'approval-pending.png'), fullPage: true });
+    await group.getByRole('button', { name: 'Approve' }).click();
+    await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 30_000 }).toBe('completed');
+    await expect.poll(() => page.getByTestId('approval-decision').first().textContent()).toBe('Approved by web');
+    await page.locator('.answer', { hasText: 'written after approval' }).waitFor();
+    await page.screenshot({ path: join(out, 'approval-approved.png'), fullPage: true });
+    await page.close();
+  }, 60_000);
+
+  it('shows a subagent as a nested step with its own steps and a link to its run', async () => {
+    const runId = (await postJson(`${server.url}/api/runs`, { plugin: 'lead', input: {} })).body.run_id as string;
+    await service.wait(runId);
+    const childId = (await service.get(runId))!.children![0];
+    const page = await ctx.newPage();
+    await page.goto(`${server.url}/#/runs/${runId}`);
+    await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 30_000 }).toBe('completed');
+    await page.getByRole('button', { name: 'ok agent helper' }).click();
+    const child = page.getByTestId('child-run');
+    await child.locator('.step', { hasText: 'write_artifact' }).waitFor();
+    expect(await child.getByRole('link', { name: childId }).count()).toBe(1);
+    expect(await page.getByTestId('children').getByRole('link', { name: childId }).count()).toBe(1);
+    await page.screenshot({ path: join(out, 'subagent-nested.png'), fullPage: true });
+    await child.getByRole('link', { name: childId }).click();
+    await page.waitForURL(new RegExp(`#/runs/${childId}$`));
+    await page.getByRole('link', { name: runId }).waitFor();
+    await page.close();
+  }, 60_000);
+});
