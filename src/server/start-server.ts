@@ -21,6 +21,7 @@ import { registerImRoute } from './im-route.js';
 import { registerRunRoutes } from './run-routes.js';
 import { registerSseRoute } from './sse-route.js';
 import { registerTraceRoute } from './trace-route.js';
+import { registerChatRoutes } from './chat-route.js';
 import { registerUploadRoute } from './upload-route.js';
 import { registerWsRoute } from './ws-route.js';
 import { listSkills } from './skill-catalog.js';
@@ -222,6 +223,13 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   const streamOpts = { pingMs: opts.pingMs ?? 15_000, maxQueueBytes: opts.maxClientQueueBytes ?? 1024 * 1024, slowClientMs: opts.slowClientMs ?? 10_000, maxClients: opts.maxStreamClients ?? 1000 };
   registerSseRoute(app, service, counters, streamOpts);
   registerTraceRoute(app, service, { dataDir });
+  // the AI SDK's useChat protocol (UI message stream v1)
+  registerChatRoutes(app, service, {
+    run: { dataDir, plugins, inputRoots, allowScriptModel: opts.allowScriptModel ?? false },
+    stream: streamOpts,
+    counters,
+    defaultPlugin: opts.chatPlugin ?? 'chat',
+  });
   registerWsRoute(app, service, counters, { ...streamOpts, helloMs: opts.wsHelloMs ?? 300 });
   registerUploadRoute(app, uploadDir, opts.uploadLimitBytes ?? 50 * 1024 * 1024);
   registerImRoute(app, service, {
