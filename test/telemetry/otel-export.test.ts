@@ -128,6 +128,25 @@ describe('OpenTelemetry export over OTLP/HTTP', () => {
     }
   });
 
+  it('exports by itself in batches (no flush asked), and shutdown delivers what is left', async () => {
+    const s = await traced();
+    const a = await s.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
+    await s.wait(a.run_id);
+    // the default batch delay is a second: the spans arrive without anyone flushing
+    await expect.poll(() => receiver.spans.some((x) => x.traceId === a.trace_id && x.name === 'runtrail.run'), { timeout: 15_000 }).toBe(true);
+    await telemetry!.shutdown();
+
+    // a batch delay longer than the test: only shutdown can have delivered these
+    telemetry = await startTelemetry({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }, scheduledDelayMs: 3_600_000 });
+    await svc!.close();
+    svc = makeService(env, new FakeProvider(goodTurns()), { observers: [telemetry!.observer] });
+    const b = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
+    await svc.wait(b.run_id);
+    expect(receiver.spans.some((x) => x.traceId === b.trace_id)).toBe(false);
+    await telemetry!.shutdown();
+    expect(receiver.spans.filter((x) => x.traceId === b.trace_id).map((x) => x.name)).toContain('runtrail.run');
+  });
+
   it('a collector that fails is said (once), and the run is unaffected', async () => {
     const told: string[] = [];
     telemetry = await startTelemetry({ env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/v1/traces` }, onExportError: (m) => told.push(m) });
