@@ -54,6 +54,8 @@ export interface RunRecord {
   children: string[];
   /** the run's metrics while it runs (subagents add their tokens) */
   metrics?: RunMetrics;
+  /** frees the queue slot the run holds (set when a worker claims it) */
+  releaseSlot?: () => void;
   /** messages a person sent the run (steer / follow_up), delivered by the loop */
   inbox: RunInbox;
   /** the run's approvals (`ask` tool calls waiting for a person), once the run has started */

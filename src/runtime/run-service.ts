@@ -42,6 +42,7 @@ import { runTraceContext } from '../events/trace-context.js';
 import { RunStateMachine, isTerminalRunState } from './run-state-machine.js';
 import { RunWorkspace, reserveRunFolder } from './run-workspace.js';
 import { RunInbox, type MessageMode } from './run-inbox.js';
+import { LocalRunQueue, type RunQueue } from './run-queue.js';
 import { createRunAgentTool, type SubagentHost } from './subagent-tool.js';
 import type { RunMetricsFile } from './run-metrics.js';
 
@@ -71,6 +72,8 @@ export interface RunServiceOptions {
   concurrency?: number;
   /** Runs allowed to wait for a slot; past it create() throws queue_full. Default 100. */
   maxQueue?: number;
+  /** Where runs wait for a worker; default the in-process queue (concurrency, maxQueue). */
+  queue?: RunQueue;
   /** Where file inputs may come from: 'any' (the CLI) or folders (server default <dataDir>/uploads). */
   inputRoots?: string[] | 'any';
   env?: Record<string, string | undefined>;
@@ -108,16 +111,13 @@ export class RunService implements RunServiceApi {
   readonly skillsDir: string;
   readonly skillDirs: string[];
   readonly registry: PluginSource;
-  private readonly concurrency: number;
-  private readonly maxQueue: number;
   private readonly inputRoots: string[] | 'any';
   private readonly env: Record<string, string | undefined>;
   private readonly cwd: string;
   private readonly resolver: ProviderResolver;
   private readonly index = new Map<string, RunStatusFile>();
   private readonly live = new Map<string, RunRecord>();
-  private readonly queue: RunRecord[] = [];
-  private readonly runningIds = new Set<string>();
+  private readonly queue: RunQueue;
   /** Accepted creates not yet queued (between the capacity check and the enqueue there are awaits). */
   private reserving = 0;
   private eventsPublished = 0;
@@ -131,8 +131,9 @@ export class RunService implements RunServiceApi {
     this.skillsDir = resolve(opts.skillsDir ?? defaultSkillsDir());
     this.skillDirs = opts.skillDirs?.map((d) => resolve(d)) ?? [this.skillsDir];
     this.registry = opts.pluginSource ?? new PluginRegistry(opts.plugins ?? []);
-    this.concurrency = Math.max(1, opts.concurrency ?? 4);
-    this.maxQueue = Math.max(0, opts.maxQueue ?? 100);
+    const maxQueue = Math.max(0, opts.maxQueue ?? 100);
+    this.queue = opts.queue ?? new LocalRunQueue(Math.max(1, opts.concurrency ?? 4), maxQueue);
+    this.queue.process((runId, release) => this.runClaimed(runId, release));
     this.inputRoots = opts.inputRoots ?? [join(this.dataDir, 'uploads')];
     this.env = opts.env ?? process.env;
     this.cwd = opts.cwd ?? process.cwd();
@@ -221,8 +222,8 @@ export class RunService implements RunServiceApi {
     const model = chooseModel(plugin, req, { cwd: this.cwd, env: this.env, ...(defaults.model ? { defaultModel: defaults.model } : {}) });
     const provider = providerFor(plugin, model, { env: this.env, resolver: this.resolver });
     // step 7, capacity: running + waiting + accepted-but-not-yet-queued (concurrent creates) within concurrency + maxQueue
-    if (!parent && this.runningIds.size + this.queue.length + this.reserving >= this.concurrency + this.maxQueue) {
-      this.fail('queue_full', `the run queue is full (${this.maxQueue} waiting); try again later`, { maxQueue: this.maxQueue });
+    if (!parent && !(await this.queue.hasRoom(this.reserving))) {
+      this.fail('queue_full', `the run queue is full (${maxQueueOf(this.opts)} waiting); try again later`, { maxQueue: maxQueueOf(this.opts) });
     }
 
     this.reserving++;
@@ -424,8 +425,7 @@ export class RunService implements RunServiceApi {
       void executeRun(rec, this.engineDeps()).catch(() => undefined);
       return snapshot;
     }
-    this.queue.push(rec);
-    this.pump();
+    await this.queue.enqueue(runId);
     return snapshot;
   }
 
@@ -499,21 +499,19 @@ export class RunService implements RunServiceApi {
       onFinished: (r: RunRecord) => {
         this.index.set(r.runId, r.status);
         this.live.delete(r.runId);
-        // free the slot before wait()/cancel() callers resume
-        if (this.runningIds.delete(r.runId)) queueMicrotask(() => this.pump());
+        // the slot is free before wait()/cancel() callers resume
+        r.releaseSlot?.();
       },
     };
   }
 
-  private pump(): void {
-    while (this.runningIds.size < this.concurrency && this.queue.length) {
-      const rec = this.queue.shift()!;
-      this.runningIds.add(rec.runId);
-      void executeRun(rec, this.engineDeps()).catch(() => {
-        // executeRun finalises its own failures; this only guards a bug from leaking a slot
-        if (this.runningIds.delete(rec.runId)) this.pump();
-      });
-    }
+  /** A run a worker of this process claimed: prepared here by create(), run to its end. */
+  private async runClaimed(runId: string, release: () => void): Promise<void> {
+    const rec = this.live.get(runId);
+    if (!rec || rec.machine.isTerminal) return;
+    rec.releaseSlot = release;
+    // executeRun finalises its own failures: it resolves once every file is written
+    await executeRun(rec, this.engineDeps()).catch(() => undefined);
   }
 
   async get(runId: string): Promise<RunStatusFile | null> {
@@ -564,9 +562,7 @@ export class RunService implements RunServiceApi {
     }
     if (rec.machine.isTerminal) return rec.done;
     rec.abort.abort(new Error('cancelled'));
-    const qi = this.queue.indexOf(rec);
-    if (qi >= 0) {
-      this.queue.splice(qi, 1);
+    if (await this.queue.remove(runId)) {
       await finalise(rec, this.engineDeps(), {
         status: 'cancelled',
         text: '',
@@ -673,7 +669,7 @@ export class RunService implements RunServiceApi {
   stats(): RunServiceStats {
     const byState: Partial<Record<RunStatus, number>> = {};
     for (const s of this.index.values()) byState[s.status] = (byState[s.status] ?? 0) + 1;
-    return { byState, queueDepth: this.queue.length, running: this.runningIds.size, eventsPublished: this.eventsPublished, models: this.usageTotals.snapshot() };
+    return { byState, ...this.queue.stats(), eventsPublished: this.eventsPublished, models: this.usageTotals.snapshot() };
   }
 
   /** Cancels queued and live runs and waits until each has written its files. */
@@ -682,6 +678,10 @@ export class RunService implements RunServiceApi {
     const recs = [...this.live.values()];
     await Promise.all(recs.map((r) => this.cancel(r.runId).catch(() => r.done)));
   }
+}
+
+function maxQueueOf(opts: RunServiceOptions): number {
+  return Math.max(0, opts.maxQueue ?? 100);
 }
 
 function safeInputName(abs: string): string {
