@@ -49,6 +49,11 @@ function extOf(mime: string | undefined): string {
 }
 
 export async function toToolResult(result: CallToolResult, c: ResultContext): Promise<ToolResult> {
+  const one = result.content?.length === 1 ? result.content[0] : undefined;
+  // the common case (one short text part, nothing else): no artifacts folder, no JSON, nothing to mask
+  if (one?.type === 'text' && !result.isError && result.structuredContent === undefined && one.text.length <= c.maxChars && c.secrets.length === 0) {
+    return { ok: true, content: one.text || '(no content)', details: { server: c.server, tool: c.tool } };
+  }
   const base = `mcp/${safe(c.server)}/${safe(c.tool)}-${safe(c.callId)}`;
   const texts: string[] = [];
   const images: ToolImage[] = [];

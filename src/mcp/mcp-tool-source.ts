@@ -135,7 +135,8 @@ export class McpToolSource implements ToolSource {
         const signal = ctx?.signal;
         let conn: McpConnection;
         try {
-          conn = await this.live(signal);
+          const cur = this.lease?.connection;
+          conn = cur && !cur.closed ? cur : await this.live(signal);
         } catch (e) {
           const d = e instanceof ToolSourceError ? e.diagnosis : { code: 'mcp_unavailable', severity: 'error' as const, summary: (e as Error).message };
           return { ok: false, content: `Error: ${d.summary}${d.detail ? ` — ${d.detail}` : ''}`, diagnosis: d };
