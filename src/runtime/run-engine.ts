@@ -366,6 +366,7 @@ export async function finalise(rec: RunRecord, deps: EngineDeps, f: FinaliseInpu
     } catch {
       // already reported by the failure above
     }
+    await rec.store.settled?.().catch(() => undefined);
     deps.onFinished?.(rec);
     rec.resolveDone(rec.status);
   }
@@ -474,6 +475,8 @@ async function finaliseRun(rec: RunRecord, deps: EngineDeps, f: FinaliseInput): 
   } catch {
     // the events are written (writeSync); a failing fsync/close does not undo the run
   }
+  // a shared store commits in batches: wait() callers must find the terminal event committed
+  await rec.store.settled?.().catch(() => undefined);
   // after the terminal event nothing more is published: a failed projection is simply absent
   await writeTrace(workspace.root, rec.runId).catch(() => undefined);
   deps.onFinished?.(rec);

@@ -8,7 +8,7 @@ import type { LoadedSkill } from '../skills/skill-loader.js';
 import type { AnyToolDefinition } from '../tools/tool.js';
 import type { ToolSource } from '../tools/tool-source.js';
 import type { BusinessPlugin } from './business-plugin.js';
-import type { EventStore } from './event-store.js';
+import type { RunEventLog } from './run-store.js';
 import type { ResolvedRunCapabilities } from './run-capabilities.js';
 import type { RunLimits, RunStatusFile } from './run-service-types.js';
 import type { RunStateMachine } from './run-state-machine.js';
@@ -31,7 +31,7 @@ export interface RunRecord {
   reasoning?: ReasoningEffort;
   workspace: RunWorkspace;
   bus: AgentEventBus;
-  store: EventStore;
+  store: RunEventLog;
   machine: RunStateMachine;
   status: RunStatusFile;
   history: ChatMessage[];

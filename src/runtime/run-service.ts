@@ -3,7 +3,7 @@
  * under a concurrency limit, runs it through the engine, and serves status, events and documents.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { AgentEvent, DecisionSource, RunStatus } from '../events/agent-event.js';
 import type { StepApproval } from '../events/engine-event.js';
@@ -22,15 +22,13 @@ import { DEFAULT_LIMITS } from './agent-loop.js';
 import type { BusinessPlugin, PluginRunContext } from './business-plugin.js';
 import type { ParsedCreateRunRequest } from './create-run-request.js';
 import { defaultDataDir } from './data-dir.js';
-import { EVENTS_FILE, EventStore } from './event-store.js';
-import { tailRunEvents } from './event-tail.js';
 import { defaultSkillsDir } from './package-root.js';
 import { PluginRegistry, type PluginSource } from './plugin-registry.js';
 import { activeSkill, checkedInput, chooseModel, fileInputSources, grantedSkills, parseRunRequest, pluginOf, providerFor, type ProviderResolver } from './run-admission.js';
 import { confinePath, isInside, realpathLoose } from '../tools/confine-path.js';
 import { resolveCapabilities } from './run-capabilities.js';
 import { executeRun, finalise, type NoticeSource } from './run-engine.js';
-import { completeTerminalEvent, endLeftovers, markInterrupted, ownedByLiveProcess, writeOwner } from './interrupted-runs.js';
+import { ownedByLiveProcess, writeOwner } from './interrupted-runs.js';
 import type { RunHooks } from './run-hooks.js';
 import { createRunId, isRunId } from './run-id.js';
 import { RunMetrics } from './run-metrics.js';
@@ -43,6 +41,8 @@ import { RunStateMachine, isTerminalRunState } from './run-state-machine.js';
 import { RunWorkspace, reserveRunFolder } from './run-workspace.js';
 import { RunInbox, type MessageMode } from './run-inbox.js';
 import { LocalRunQueue, type RunQueue } from './run-queue.js';
+import { LocalRunStore, type RunStore } from './run-store.js';
+import { LocalEventFanout, type EventFanout } from './event-fanout.js';
 import { createRunAgentTool, type SubagentHost } from './subagent-tool.js';
 import type { RunMetricsFile } from './run-metrics.js';
 
@@ -74,6 +74,10 @@ export interface RunServiceOptions {
   maxQueue?: number;
   /** Where runs wait for a worker; default the in-process queue (concurrency, maxQueue). */
   queue?: RunQueue;
+  /** Run records and event logs; default the run folders of the data dir. */
+  store?: RunStore;
+  /** Live events to readers; default the runs' buses in this process. */
+  fanout?: EventFanout;
   /** Where file inputs may come from: 'any' (the CLI) or folders (server default <dataDir>/uploads). */
   inputRoots?: string[] | 'any';
   env?: Record<string, string | undefined>;
@@ -115,14 +119,14 @@ export class RunService implements RunServiceApi {
   private readonly env: Record<string, string | undefined>;
   private readonly cwd: string;
   private readonly resolver: ProviderResolver;
-  private readonly index = new Map<string, RunStatusFile>();
+  readonly store: RunStore;
+  private readonly fanout: EventFanout;
   private readonly live = new Map<string, RunRecord>();
   private readonly queue: RunQueue;
   /** Accepted creates not yet queued (between the capacity check and the enqueue there are awaits). */
   private reserving = 0;
   private eventsPublished = 0;
   private readonly usageTotals = new ModelUsageTotals();
-  private initPromise: Promise<void> | null = null;
   private closed = false;
 
   constructor(private readonly opts: RunServiceOptions) {
@@ -138,6 +142,14 @@ export class RunService implements RunServiceApi {
     this.env = opts.env ?? process.env;
     this.cwd = opts.cwd ?? process.cwd();
     this.resolver = opts.providerResolver ?? defaultProviderResolver;
+    const local = new LocalRunStore(this.runsDir, (p) => this.registry.get(p)?.artifacts ?? [], (id) => this.live.has(id));
+    this.store = opts.store ?? local;
+    this.fanout =
+      opts.fanout ??
+      new LocalEventFanout(this.runsDir, (id) => this.live.get(id), async (id) => {
+        const s = await local.readStatusFile(id);
+        return s !== null && !isTerminalRunState(s.status) && (await ownedByLiveProcess(this.runsDir, id));
+      });
   }
 
   pluginNames(): string[] {
@@ -150,52 +162,7 @@ export class RunService implements RunServiceApi {
 
   /** Loads existing runs; runs a crash left live become failed (`interrupted`) with a terminal event. Idempotent. */
   init(): Promise<void> {
-    this.initPromise ??= this.doInit();
-    return this.initPromise;
-  }
-
-  private async doInit(): Promise<void> {
-    await mkdir(this.runsDir, { recursive: true });
-    const names = (await readdir(this.runsDir)).filter(isRunId).sort();
-    for (const id of names) {
-      if (this.live.has(id)) continue;
-      const status = await this.readStatusFile(id);
-      if (!status) continue;
-      if (!isTerminalRunState(status.status) && !(await ownedByLiveProcess(this.runsDir, id))) {
-        try {
-          await markInterrupted(this.runsDir, status, this.registry.get(status.plugin)?.artifacts ?? []);
-        } catch (e) {
-          // one unreadable run folder must not fail init() (and with it every later call): the run is
-          // still not live, so it is failed/interrupted here and its status written when possible
-          Object.assign(status, {
-            status: 'failed' as RunStatus,
-            finished_at: status.finished_at ?? new Date().toISOString(),
-            diagnosis: new Diagnosis({
-              code: 'interrupted',
-              severity: 'error',
-              summary: `run was interrupted while ${status.status} (the runtime stopped before it finished)`,
-              detail: `its files could not be closed: ${(e as Error)?.message ?? String(e)}`,
-              hint: 'start the run again',
-            }).toDict(),
-          });
-          await new RunWorkspace(this.runsDir, id).writeRunJson('runtime/run_status.json', status).catch(() => undefined);
-        }
-      } else if (isTerminalRunState(status.status) && !(await ownedByLiveProcess(this.runsDir, id))) {
-        // a live owner writes its status just before its terminal event: only a dead owner's run is repaired
-        await completeTerminalEvent(this.runsDir, status).catch(() => false);
-        // killed while it finished: what it still ran is ended too
-        await endLeftovers(join(this.runsDir, id));
-      }
-      this.index.set(id, status);
-    }
-  }
-
-  private async readStatusFile(runId: string): Promise<RunStatusFile | null> {
-    try {
-      return JSON.parse(await readFile(join(this.runsDir, runId, 'runtime', 'run_status.json'), 'utf8')) as RunStatusFile;
-    } catch {
-      return null;
-    }
+    return this.store.init();
   }
 
   private fail(code: ConstructorParameters<typeof RunRequestError>[0], message: string, details: ConstructorParameters<typeof RunRequestError>[2] = {}): never {
@@ -303,7 +270,7 @@ export class RunService implements RunServiceApi {
     for (const [key, abs] of Object.entries(sources)) input[key] = await workspace.importInput(abs, safeInputName(abs));
     const bus = new AgentEventBus({ runId });
     busRef = bus;
-    const store = new EventStore(join(workspace.root, EVENTS_FILE));
+    const store = this.store.openLog(runId, workspace.root);
     bus.subscribe((e) => store.append(e));
     bus.subscribe(() => void this.eventsPublished++);
     const rawLog = createRawStreamLogger({ dataDir: this.dataDir, env: this.env });
@@ -374,7 +341,7 @@ export class RunService implements RunServiceApi {
       store,
       machine,
       status,
-      history: this.historyFor(conversationId),
+      history: await this.historyFor(conversationId),
       tools,
       ...(toolSources.length ? { toolSources } : {}),
       capabilities,
@@ -413,7 +380,7 @@ export class RunService implements RunServiceApi {
     bus.publish('run', { type: 'run.created', runId, plugin: plugin.name, goal, conversationId });
     status.last_seq = bus.lastSeq + 1;
     bus.publish('run', { type: 'run.state', from: null, to: 'queued' });
-    this.index.set(runId, status);
+    this.store.note(status);
     this.live.set(runId, rec);
     await this.persistStatus(rec).catch(() => undefined);
     onQueued();
@@ -463,11 +430,8 @@ export class RunService implements RunServiceApi {
     return confinePath(join(this.runsDir, id, 'artifacts'), path.join('/') || '.', `the artifacts of ${id}`);
   }
 
-  private historyFor(conversationId: string): ChatMessage[] {
-    const earlier = [...this.index.values()]
-      .filter((s) => s.conversation_id === conversationId && isTerminalRunState(s.status))
-      .sort((a, b) => a.run_id.localeCompare(b.run_id))
-      .slice(-20);
+  private async historyFor(conversationId: string): Promise<ChatMessage[]> {
+    const earlier = await this.store.endedInConversation(conversationId, 20);
     const out: ChatMessage[] = [];
     for (const s of earlier) {
       out.push({ role: 'user', content: s.goal });
@@ -480,7 +444,8 @@ export class RunService implements RunServiceApi {
    *  (finalise reports and retries it), the queue itself never does. */
   private persistStatus(rec: RunRecord): Promise<void> {
     const snapshot = { ...rec.status };
-    const write = rec.statusWrites.then(() => rec.workspace.writeRunJson('runtime/run_status.json', snapshot));
+    this.store.note(rec.status);
+    const write = rec.statusWrites.then(() => this.store.save(snapshot, rec.workspace));
     rec.statusWrites = write.catch(() => undefined);
     return write;
   }
@@ -497,7 +462,7 @@ export class RunService implements RunServiceApi {
       usageTotals: this.usageTotals,
       persistStatus: (r: RunRecord) => this.persistStatus(r),
       onFinished: (r: RunRecord) => {
-        this.index.set(r.runId, r.status);
+        this.store.note(r.status);
         this.live.delete(r.runId);
         // the slot is free before wait()/cancel() callers resume
         r.releaseSlot?.();
@@ -518,35 +483,12 @@ export class RunService implements RunServiceApi {
     if (!isRunId(runId)) return null;
     const live = this.live.get(runId);
     if (live) return { ...live.status };
-    await this.init();
-    const s = this.index.get(runId) ?? (await this.readStatusFile(runId));
-    return s ? { ...s } : null;
-  }
-
-  /** Picks up runs another process (e.g. the CLI beside a server) created since init. */
-  private async refreshIndex(): Promise<void> {
-    let names: string[];
-    try {
-      names = (await readdir(this.runsDir)).filter((n) => isRunId(n) && !this.index.has(n));
-    } catch {
-      return;
-    }
-    for (const id of names) {
-      const s = await this.readStatusFile(id);
-      if (s) this.index.set(id, s);
-    }
+    return this.store.get(runId);
   }
 
   async list(q: RunListQuery = {}): Promise<{ runs: RunStatusFile[]; total: number }> {
     await this.init();
-    await this.refreshIndex();
-    let runs = [...this.index.values()].sort((a, b) => b.run_id.localeCompare(a.run_id));
-    if (q.status) runs = runs.filter((r) => r.status === q.status);
-    if (q.plugin) runs = runs.filter((r) => r.plugin === q.plugin);
-    const total = runs.length;
-    const offset = Math.max(0, q.offset ?? 0);
-    const limit = Math.max(0, q.limit ?? 50);
-    return { runs: runs.slice(offset, offset + limit).map((r) => ({ ...r })), total };
+    return this.store.list(q);
   }
 
   async cancel(runId: string): Promise<RunStatusFile> {
@@ -626,13 +568,8 @@ export class RunService implements RunServiceApi {
   }
 
   private async *tail(runId: string, after: number, signal?: AbortSignal): AsyncGenerator<AgentEvent> {
-    const rec = this.live.get(runId);
-    if (!rec && !(await this.get(runId))) this.fail('not_found', `run ${runId} not found`);
-    const follow = async () => {
-      const s = await this.readStatusFile(runId);
-      return s !== null && !isTerminalRunState(s.status) && (await ownedByLiveProcess(this.runsDir, runId));
-    };
-    yield* tailRunEvents({ file: join(this.runsDir, runId, EVENTS_FILE), after, ...(rec ? { bus: rec.bus, unwritten: (n: number) => rec.store.unwritten(n) } : { follow }), ...(signal ? { signal } : {}) });
+    if (!this.live.has(runId) && !(await this.get(runId))) this.fail('not_found', `run ${runId} not found`);
+    yield* this.fanout.follow(runId, after, signal);
   }
 
   async manifest(runId: string): Promise<unknown | null> {
@@ -667,9 +604,7 @@ export class RunService implements RunServiceApi {
   }
 
   stats(): RunServiceStats {
-    const byState: Partial<Record<RunStatus, number>> = {};
-    for (const s of this.index.values()) byState[s.status] = (byState[s.status] ?? 0) + 1;
-    return { byState, ...this.queue.stats(), eventsPublished: this.eventsPublished, models: this.usageTotals.snapshot() };
+    return { byState: this.store.countByState(), ...this.queue.stats(), eventsPublished: this.eventsPublished, models: this.usageTotals.snapshot() };
   }
 
   /** Cancels queued and live runs and waits until each has written its files. */

@@ -1,0 +1,173 @@
+/**
+ * The durable side of runs (issue 13's RunStore seam): each run's status record and its event log,
+ * listing, reading back and replay. Locally these are the files of the run folder
+ * (`runtime/run_status.json`, `runtime/events.jsonl`) and an index in memory; a shared store
+ * (PostgreSQL) keeps the same records and events for every node.
+ */
+import { mkdir, readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AgentEvent, RunStatus } from '../events/agent-event.js';
+import { Diagnosis } from '../events/diagnosis.js';
+import type { ArtifactContract } from './business-plugin.js';
+import { EVENTS_FILE, EventStore, readEvents } from './event-store.js';
+import { completeTerminalEvent, endLeftovers, markInterrupted, ownedByLiveProcess } from './interrupted-runs.js';
+import { isRunId } from './run-id.js';
+import type { RunListQuery, RunStatusFile } from './run-service-types.js';
+import { isTerminalRunState } from './run-state-machine.js';
+import { RunWorkspace } from './run-workspace.js';
+
+/** Where a run's events go, in seq order, as the bus publishes them. */
+export interface RunEventLog {
+  append(event: AgentEvent): void;
+  /** Events published to the log and not yet durable (a full disk holds them back). */
+  unwritten(after?: number): AgentEvent[];
+  close(): void;
+  /** Resolves once every appended event is durable (a shared store commits in batches). */
+  settled?(): Promise<void>;
+}
+
+export interface RunStore {
+  /** True when other processes (API nodes, workers) read and write the same records. */
+  readonly shared: boolean;
+  /** Loads what exists and repairs what a crash left behind; idempotent. */
+  init(): Promise<void>;
+  get(runId: string): Promise<RunStatusFile | null>;
+  list(q: RunListQuery): Promise<{ runs: RunStatusFile[]; total: number }>;
+  /** The runs of a conversation that ended, oldest first (the history a new run in it receives). */
+  endedInConversation(conversationId: string, limit: number): Promise<RunStatusFile[]>;
+  /** Keeps the latest status in memory at once (stats, list) before it is written. */
+  note(status: RunStatusFile): void;
+  /** Writes the status record of a run. */
+  save(status: RunStatusFile, workspace: RunWorkspace): Promise<void>;
+  openLog(runId: string, root: string): RunEventLog;
+  /** The run's events after `after`, from the durable log. */
+  readEvents(runId: string, after: number): Promise<AgentEvent[]>;
+  countByState(): Partial<Record<RunStatus, number>>;
+  close?(): Promise<void>;
+}
+
+/** One machine, no services: the run folders under `runsDir`. */
+export class LocalRunStore implements RunStore {
+  readonly shared = false;
+  private readonly index = new Map<string, RunStatusFile>();
+  private initPromise: Promise<void> | null = null;
+
+  constructor(
+    readonly runsDir: string,
+    /** The artifact contract of a plugin by name (an interrupted run's manifest lists what it made). */
+    private readonly artifactsOf: (plugin: string) => ArtifactContract[],
+    /** Runs this process holds live: init leaves them alone. */
+    private readonly isLive: (runId: string) => boolean = () => false,
+  ) {}
+
+  init(): Promise<void> {
+    this.initPromise ??= this.load();
+    return this.initPromise;
+  }
+
+  /** Runs a crash left live become failed (`interrupted`) with a terminal event; their leftover processes end. */
+  private async load(): Promise<void> {
+    await mkdir(this.runsDir, { recursive: true });
+    const names = (await readdir(this.runsDir)).filter(isRunId).sort();
+    for (const id of names) {
+      if (this.isLive(id)) continue;
+      const status = await this.readStatusFile(id);
+      if (!status) continue;
+      if (!isTerminalRunState(status.status) && !(await ownedByLiveProcess(this.runsDir, id))) {
+        try {
+          await markInterrupted(this.runsDir, status, this.artifactsOf(status.plugin));
+        } catch (e) {
+          // one unreadable run folder must not fail init() (and with it every later call): the run is
+          // still not live, so it is failed/interrupted here and its status written when possible
+          Object.assign(status, {
+            status: 'failed' as RunStatus,
+            finished_at: status.finished_at ?? new Date().toISOString(),
+            diagnosis: new Diagnosis({
+              code: 'interrupted',
+              severity: 'error',
+              summary: `run was interrupted while ${status.status} (the runtime stopped before it finished)`,
+              detail: `its files could not be closed: ${(e as Error)?.message ?? String(e)}`,
+              hint: 'start the run again',
+            }).toDict(),
+          });
+          await new RunWorkspace(this.runsDir, id).writeRunJson('runtime/run_status.json', status).catch(() => undefined);
+        }
+      } else if (isTerminalRunState(status.status) && !(await ownedByLiveProcess(this.runsDir, id))) {
+        // a live owner writes its status just before its terminal event: only a dead owner's run is repaired
+        await completeTerminalEvent(this.runsDir, status).catch(() => false);
+        // killed while it finished: what it still ran is ended too
+        await endLeftovers(join(this.runsDir, id));
+      }
+      this.index.set(id, status);
+    }
+  }
+
+  async readStatusFile(runId: string): Promise<RunStatusFile | null> {
+    try {
+      return JSON.parse(await readFile(join(this.runsDir, runId, 'runtime', 'run_status.json'), 'utf8')) as RunStatusFile;
+    } catch {
+      return null;
+    }
+  }
+
+  async get(runId: string): Promise<RunStatusFile | null> {
+    await this.init();
+    const s = this.index.get(runId) ?? (await this.readStatusFile(runId));
+    return s ? { ...s } : null;
+  }
+
+  /** Picks up runs another process (e.g. the CLI beside a server) created since init. */
+  private async refresh(): Promise<void> {
+    let names: string[];
+    try {
+      names = (await readdir(this.runsDir)).filter((n) => isRunId(n) && !this.index.has(n));
+    } catch {
+      return;
+    }
+    for (const id of names) {
+      const s = await this.readStatusFile(id);
+      if (s) this.index.set(id, s);
+    }
+  }
+
+  async list(q: RunListQuery): Promise<{ runs: RunStatusFile[]; total: number }> {
+    await this.init();
+    await this.refresh();
+    let runs = [...this.index.values()].sort((a, b) => b.run_id.localeCompare(a.run_id));
+    if (q.status) runs = runs.filter((r) => r.status === q.status);
+    if (q.plugin) runs = runs.filter((r) => r.plugin === q.plugin);
+    const total = runs.length;
+    const offset = Math.max(0, q.offset ?? 0);
+    const limit = Math.max(0, q.limit ?? 50);
+    return { runs: runs.slice(offset, offset + limit).map((r) => ({ ...r })), total };
+  }
+
+  async endedInConversation(conversationId: string, limit: number): Promise<RunStatusFile[]> {
+    return [...this.index.values()]
+      .filter((s) => s.conversation_id === conversationId && isTerminalRunState(s.status))
+      .sort((a, b) => a.run_id.localeCompare(b.run_id))
+      .slice(-limit);
+  }
+
+  note(status: RunStatusFile): void {
+    this.index.set(status.run_id, status);
+  }
+
+  save(status: RunStatusFile, workspace: RunWorkspace): Promise<void> {
+    return workspace.writeRunJson('runtime/run_status.json', status);
+  }
+
+  openLog(_runId: string, root: string): RunEventLog {
+    return new EventStore(join(root, EVENTS_FILE));
+  }
+
+  readEvents(runId: string, after: number): Promise<AgentEvent[]> {
+    return readEvents(join(this.runsDir, runId, EVENTS_FILE), after);
+  }
+
+  countByState(): Partial<Record<RunStatus, number>> {
+    const byState: Partial<Record<RunStatus, number>> = {};
+    for (const s of this.index.values()) byState[s.status] = (byState[s.status] ?? 0) + 1;
+    return byState;
+  }
+}
