@@ -134,3 +134,15 @@ export { parseAgentFile, type AgentDefinition } from './extensions/markdown-agen
 export { problemLine, type DefinitionProblem } from './extensions/definition-problem.js';
 export { checkSchema, jsonSchemaOf, type JsonSchema, type Schema, type SchemaIssue } from './tools/schema.js';
 export { LivePluginSource, type PluginSource } from './runtime/plugin-registry.js';
+// MCP servers as tools (issue 10) and Runtrail as an MCP server (issue 12 §4)
+export { ToolSourceError, type ToolSource } from './tools/tool-source.js';
+export { parseMcpConfig, parseServerDefinition, expandVars, MCP_DEFAULTS, type McpServerConfig, type McpServerOptions, type McpTransportConfig, type McpConfigProblem } from './mcp/mcp-config.js';
+export { McpConnection, McpUnavailableError, type McpCallOptions, type McpTimings, type McpProgress, type McpLog } from './mcp/mcp-connection.js';
+export { McpServerPool, sharedMcpPool, MCP_IDLE_MS, type McpLease, type McpPoolOptions } from './mcp/mcp-server-pool.js';
+export { McpToolSource, selectTools, type McpToolSourceOptions } from './mcp/mcp-tool-source.js';
+export { mcpToolName, sanitizeToolPart, parseMcpToolEntry, MCP_TOOL_PREFIX } from './mcp/mcp-tool-name.js';
+export { toToolResult as mcpResultToToolResult, type ArtifactWriter } from './mcp/mcp-result.js';
+export { GroupStdioTransport, StdoutNoiseError } from './mcp/stdio-group-transport.js';
+export { resolveAgentMcp, agentMcpSummary } from './extensions/agent-mcp.js';
+export { createRuntrailMcpServer, artifactUri } from './cli/runtrail-mcp-server.js';
+export { startRuntrailMcpHttp } from './cli/mcp-serve.js';

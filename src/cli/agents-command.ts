@@ -2,6 +2,7 @@
 import type { BusinessPlugin, DefinitionSource } from '../runtime/business-plugin.js';
 import { pluginInputJsonSchema } from '../runtime/plugin-input.js';
 import type { ExtensionRegistry } from '../extensions/extension-registry.js';
+import { agentMcpSummary } from '../extensions/agent-mcp.js';
 import type { CliOut } from './cli-io.js';
 
 export function sourceLabel(s: DefinitionSource | undefined): string {
@@ -34,12 +35,14 @@ export function agentRow(p: BusinessPlugin, source: DefinitionSource | undefined
 }
 
 export function printAgents(registry: ExtensionRegistry, out: CliOut, json: boolean): void {
-  const rows = registry.entries().map((e) => agentRow(e.agent, e.source));
+  // an agent's MCP servers and the tools: entries that grant their tools (the tools themselves: runtrail mcp probe)
+  const rows = registry.entries().map((e) => ({ ...agentRow(e.agent, e.source), ...(e.definition?.mcpServers.length ? { mcp: agentMcpSummary(e.definition) } : {}) }));
   if (json) {
     out.write(`${JSON.stringify(rows)}\n`);
     return;
   }
   for (const r of rows) {
     out.write(`${r.name} ${r.version}  ${r.description}\n  source: ${r.source}  model: ${r.model ?? 'default'}\n  input: ${r.inputs.join(', ') || '-'}  artifacts: ${r.artifacts.join(', ') || '-'}\n`);
+    if ('mcp' in r && r.mcp) out.write(`  mcp: ${r.mcp.join('; ')}\n`);
   }
 }

@@ -98,3 +98,12 @@ export function agentMcpSources(tools: readonly string[], mcp: AgentMcp, workspa
   }
   return out;
 }
+
+/** Per MCP server of the agent, the `tools:` entries that grant its tools: what `runtrail agents` shows. */
+export function agentMcpSummary(def: Pick<AgentDefinition, 'mcpServers' | 'tools'>): string[] {
+  const names = def.mcpServers.flatMap((e) => (typeof e === 'string' ? [e] : Object.keys(e)));
+  return names.map((n) => {
+    const grants = def.tools.filter((t) => parseMcpToolEntry(t)?.server === sanitizeToolPart(n));
+    return `${n} (${grants.length ? grants.join(', ') : 'no tools granted'})`;
+  });
+}

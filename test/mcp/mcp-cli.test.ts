@@ -84,6 +84,9 @@ describe.runIf(existsSync(MAIN))('runtrail and MCP servers (built binary)', () =
       '.runtrail/mcp.json': mcpJson({ everything: everythingStdio(m), broken: { command: NODE, args: [fixture('exits-at-once.mjs')] } }),
       '.runtrail/agents/echoer.md': agent('echoer', '[everything]', '[mcp__everything__echo, "mcp__everything__get-*"]'),
     });
+    const agents = await run(['agents']);
+    expect(agents.out).toContain('  mcp: everything (mcp__everything__echo, mcp__everything__get-*)');
+    expect(serverProcesses(m)).toEqual([]); // listing agents connects to nothing
     const list = await run(['mcp', 'list']);
     expect(list.code).toBe(0);
     expect(list.out).toMatch(/^everything {2}stdio {2}\.runtrail\/mcp\.json {2}.*index\.js stdio --marker=/m);

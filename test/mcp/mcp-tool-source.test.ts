@@ -48,7 +48,8 @@ async function executorFor(name: string, def: Record<string, unknown>, grants: s
   newPool();
   dir = mkdtempSync(join(tmpdir(), 'runtrail-mcp-'));
   dirs.push(dir);
-  const source = new McpToolSource({ server: serverConfig(name, def), grants, pool, artifacts: artifactsIn(dir) });
+  const cfg = serverConfig(name, def);
+  const source = new McpToolSource({ server: cfg, grants, pool, artifacts: artifactsIn(dir) });
   const published: Array<{ stream: AgentStream; data: Record<string, unknown> }> = [];
   const ex = new ToolExecutor({
     tools: [],
@@ -58,7 +59,7 @@ async function executorFor(name: string, def: Record<string, unknown>, grants: s
     reporterFor: (call) => recordingReporter(calls, call.toolCallId),
   });
   const failed = await ex.openSources();
-  return { ex, source, published, failed, calls };
+  return { ex, source, cfg, published, failed, calls };
 }
 
 describe('MCP tools through the ToolExecutor (server-everything over stdio)', () => {
@@ -189,6 +190,20 @@ describe('MCP tools: results, failures, timeouts (fixture server)', () => {
     expect(await eventually(() => ex.specs().some((s) => s.name === 'mcp__fixture__extra-1'), 5_000)).toBe(true);
     const r = await ex.execute({ id: 'b', name: 'mcp__fixture__extra-1', args: {} });
     expect(r.result).toMatchObject({ ok: true, content: 'extra 1' });
+  });
+
+  it('list_changed with a tools/list that now fails: the last good list stays, and the failure is logged', async () => {
+    const { ex, cfg } = await executorFor('fixture', FIX(), ['mcp__fixture__*']);
+    const before = ex.specs().map((s) => s.name);
+    await ex.execute({ id: 'b', name: 'mcp__fixture__break-list', args: {} });
+    const lease = await pool.acquire(cfg); // the run's own (shared) connection
+    const conn = lease.connection;
+    expect(await eventually(() => conn.logs.some((l) => String(l.data).includes('tools/list after list_changed failed (the last good list stays)')), 5_000)).toBe(true);
+    expect(String(conn.logs.at(-1)?.data)).toContain('the tool registry is down');
+    expect(ex.specs().map((s) => s.name)).toEqual(before);
+    const r = await ex.execute({ id: 'c', name: 'mcp__fixture__fail', args: { why: 'still callable' } });
+    expect(r.result.diagnosis?.code).toBe('mcp_tool_error');
+    lease.release();
   });
 
   it('log notifications during a call go to its operation', async () => {
