@@ -139,9 +139,11 @@ export class RunSpanFolder {
     return this.run;
   }
 
-  private child(id: string, kind: RunSpanKind, name: string, label: string, ts: number, attrs: SpanAttributes, extra: Partial<RunSpan> = {}): RunSpan {
+  private child(id: string, kind: RunSpanKind, name: string, label: string, ts: number, attrs: SpanAttributes, toolCallId?: string): RunSpan {
     const parent = this.runSpan(ts);
-    const span: RunSpan = { id, parentId: parent.id, kind, name, label, startMs: ts, endMs: null, status: 'running', error: null, attributes: { ...this.base, ...attrs }, ...extra };
+    // one object shape for every span, no spreads: this runs once per model and tool call
+    const attributes: SpanAttributes = Object.assign({}, this.base, attrs);
+    const span: RunSpan = { id, parentId: parent.id, kind, name, label, startMs: ts, endMs: null, status: 'running', error: null, attributes, tokens: undefined, costUsd: undefined, toolCallId };
     this.open.set(id, span);
     this.sink.open(span);
     return span;
@@ -195,13 +197,13 @@ export class RunSpanFolder {
     switch (d.phase) {
       case 'start': {
         const shape = toolShape(d);
-        this.child(id, d.kind ?? 'tool', shape.name, shape.label, ev.ts, shape.attrs, { toolCallId: d.toolCallId });
+        this.child(id, d.kind ?? 'tool', shape.name, shape.label, ev.ts, shape.attrs, d.toolCallId);
         return;
       }
       case 'result': {
         const span =
           this.open.get(id) ??
-          this.child(id, 'tool', `execute_tool ${d.name}`, d.name, ev.ts, { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': d.name, 'gen_ai.tool.call.id': d.toolCallId }, { toolCallId: d.toolCallId });
+          this.child(id, 'tool', `execute_tool ${d.name}`, d.name, ev.ts, { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': d.name, 'gen_ai.tool.call.id': d.toolCallId }, d.toolCallId);
         const code = d.isError ? (d.diagnosis?.code ?? 'tool_error') : null;
         if (code) span.attributes['error.type'] = code;
         this.end(span, ev.ts, d.isError ? 'error' : 'ok', d.isError ? (d.diagnosis?.summary ?? code) : null);
