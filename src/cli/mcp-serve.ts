@@ -40,6 +40,7 @@ export interface RuntrailMcpHttp {
 export async function startRuntrailMcpHttp(make: () => McpServer, port: number): Promise<RuntrailMcpHttp> {
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>();
   let allowedHosts: string[] = [];
+  let allowedOrigins: string[] = [];
   const http: Server = createServer((req: IncomingMessage, res) => {
     void (async () => {
       const path = (req.url ?? '/').split('?')[0];
@@ -59,6 +60,8 @@ export async function startRuntrailMcpHttp(make: () => McpServer, port: number):
         sessionIdGenerator: () => randomUUID(),
         enableDnsRebindingProtection: true,
         allowedHosts,
+        // a browser page elsewhere must not drive it (clients that send no Origin are not browsers)
+        allowedOrigins,
         onsessioninitialized: (id) => void sessions.set(id, { transport, server }),
         onsessionclosed: (id) => void sessions.delete(id),
       });
@@ -77,6 +80,7 @@ export async function startRuntrailMcpHttp(make: () => McpServer, port: number):
   });
   const actual = (http.address() as { port: number }).port;
   allowedHosts = [`127.0.0.1:${actual}`, `localhost:${actual}`];
+  allowedOrigins = allowedHosts.map((h) => `http://${h}`);
   return {
     url: `http://127.0.0.1:${actual}/mcp`,
     close: async () => {

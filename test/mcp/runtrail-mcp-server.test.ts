@@ -156,16 +156,19 @@ describe('runtrail mcp serve --http (Streamable HTTP on loopback)', () => {
     await exercise(c);
     // fetch will not send a Host of our choosing: node:http will (a DNS-rebinding page would)
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
-    const foreign = await new Promise<{ status: number }>((resolve, reject) => {
-      const u = new URL(http!.url);
-      const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { host: 'evil.example.com', 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
-        res.resume();
-        resolve({ status: res.statusCode ?? 0 });
+    const post = (headers: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const u = new URL(http!.url);
+        const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end(body);
       });
-      req.on('error', reject);
-      req.end(body);
-    });
-    expect(foreign.status).toBe(403);
+    expect(await post({ host: 'evil.example.com' })).toBe(403);
+    expect(await post({ origin: 'https://evil.example.com' })).toBe(403);
+    expect(await post({ origin: new URL(http.url).origin })).toBe(200);
     const elsewhere = await fetch(http.url.replace('/mcp', '/other'));
     expect(elsewhere.status).toBe(404);
   }, 60_000);
