@@ -3,6 +3,7 @@
  * name, the reason, the tail of its stderr), nothing hangs (bounded by connect_timeout_s at most), and
  * the process table holds none of its processes afterwards.
  */
+import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpConnection, McpUnavailableError } from '../../src/mcp/mcp-connection.js';
@@ -13,7 +14,18 @@ import { fixture, freePort, NODE, serverConfig, serverProcesses } from './helper
 const servers: Server[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
+  // no orphan: nothing a failed connect started is still running under this test process
+  expect(ownChildren()).toEqual([]);
 });
+
+/** Live (non-zombie) children of this test process, from the process table. */
+function ownChildren(): string[] {
+  const out = execFileSync('ps', ['-o', 'pid=,stat=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !/^\d+\s+Z/.test(l) && !/\bps -o pid=/.test(l));
+}
 
 async function failure(name: string, def: Record<string, unknown>, env?: Record<string, string>): Promise<{ d: DiagnosisInit; ms: number }> {
   const t = performance.now();
@@ -41,7 +53,9 @@ describe('MCP servers that cannot be used', () => {
   });
 
   it('a server that exits at once: its exit code and the tail of its stderr', async () => {
-    const { d } = await failure('crashy', { command: NODE, args: [fixture('exits-at-once.mjs')] });
+    const m = marker();
+    const { d } = await failure('crashy', { command: NODE, args: [fixture('exits-at-once.mjs'), m] });
+    expect(serverProcesses(m)).toEqual([]);
     expect(d.summary).toBe('MCP server "crashy" is unavailable: it closed the connection before answering "initialize" (it exited with code 3)');
     expect(d.detail).toContain('fatal: cannot open /etc/nowhere/server.toml (ENOENT)');
   });
