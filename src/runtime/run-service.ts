@@ -11,9 +11,9 @@ import { AgentEventBus } from '../events/agent-event-bus.js';
 import { Diagnosis } from '../events/diagnosis.js';
 import { ThinkingTagFilter } from '../events/thinking-tag-filter.js';
 import { createRawStreamLogger } from '../events/raw-stream-log.js';
-import type { ChatMessage, ModelProvider } from '../providers/model-provider.js';
-import { resolveModelProvider } from '../providers/resolve-model-provider.js';
-import { skillIncompatibilities, type LoadedSkill } from '../skills/skill-loader.js';
+import type { ChatMessage, ModelProvider, ReasoningEffort } from '../providers/model-provider.js';
+import { resolveModelProvider, type ModelSpec } from '../providers/resolve-model-provider.js';
+import { loadSkill, skillIncompatibilities, type LoadedSkill } from '../skills/skill-loader.js';
 import type { AnyToolDefinition } from '../tools/tool.js';
 import type { ToolSource } from '../tools/tool-source.js';
 import { defaultProcessRegistry } from '../tools/default-process-registry.js';
@@ -24,7 +24,7 @@ import type { ParsedCreateRunRequest } from './create-run-request.js';
 import { defaultDataDir } from './data-dir.js';
 import { defaultSkillsDir } from './package-root.js';
 import { PluginRegistry, type PluginSource } from './plugin-registry.js';
-import { activeSkill, checkedInput, chooseModel, fileInputSources, grantedSkills, parseRunRequest, pluginOf, providerFor, type ProviderResolver } from './run-admission.js';
+import { activeSkill, checkedInput, chooseModel, fileInputSources, grantedSkills, parseRunRequest, pluginOf, providerFor, type ModelChoice, type ProviderResolver } from './run-admission.js';
 import { confinePath, isInside, realpathLoose } from '../tools/confine-path.js';
 import { resolveCapabilities } from './run-capabilities.js';
 import { executeRun, finalise, type NoticeSource } from './run-engine.js';
@@ -36,7 +36,7 @@ import { ModelUsageTotals } from './model-usage-totals.js';
 import type { RunRecord } from './run-record.js';
 import { RunRequestError } from './run-request-error.js';
 import type { CreateRunOptions, RunLimits, RunListQuery, RunObserver, RunServiceApi, RunServiceStats, RunStatusFile } from './run-service-types.js';
-import { runTraceContext } from '../events/trace-context.js';
+import { runTraceContext, type RunTraceContext } from '../events/trace-context.js';
 import { RunStateMachine, isTerminalRunState } from './run-state-machine.js';
 import { RunWorkspace, reserveRunFolder } from './run-workspace.js';
 import { RunInbox, type MessageMode } from './run-inbox.js';
@@ -202,7 +202,7 @@ export class RunService implements RunServiceApi {
     let runId: string | null = null;
     try {
       runId = await reserveRunFolder(this.runsDir, createRunId);
-      return await this.createReserved(runId, { req, plugin, input, sources, skill, skills, provider }, unreserve, opts, parent);
+      return await this.createReserved(runId, { req, plugin, input, sources, skill, skills, provider, model }, unreserve, opts, parent);
     } catch (e) {
       unreserve();
       // the run never started: give its id back
@@ -221,16 +221,37 @@ export class RunService implements RunServiceApi {
       skill: LoadedSkill | null;
       skills: LoadedSkill[];
       provider: ModelProvider;
+      model: ModelChoice;
     },
     /** called just before the run joins the queue (it then counts there) */
     onQueued: () => void,
     front: CreateRunOptions = {},
     parent: ParentLink | null = null,
   ): Promise<RunStatusFile> {
-    const { req, plugin, input, sources, skill, skills, provider } = p;
-    const goal = req.goal?.trim() ? req.goal.trim() : plugin.defaultGoal;
-    // a subagent works in its parent's conversation
-    const conversationId = parent?.rec.conversationId ?? req.conversation_id ?? runId;
+    const { req, plugin } = p;
+    const spec: RunSpec = {
+      ...p,
+      goal: req.goal?.trim() ? req.goal.trim() : plugin.defaultGoal,
+      // a subagent works in its parent's conversation
+      conversationId: parent?.rec.conversationId ?? req.conversation_id ?? runId,
+      tenantId: req.tenant_id ?? null,
+      limits: { ...DEFAULT_LIMITS, ...this.opts.defaults?.().limits, ...plugin.limits, ...(req.limits ?? {}) },
+      reasoning: req.reasoning ?? 'off',
+      requested: { model: req.model ?? null, limits: req.limits ?? {}, skill: req.skill ?? null },
+      trace: runTraceContext(front.traceparent),
+      claw: front.claw ?? '',
+      depth: parent ? parent.rec.depth + 1 : 1,
+    };
+    const rec = await this.prepare(runId, spec, parent, null);
+    return this.announce(rec, onQueued, parent);
+  }
+
+  /**
+   * A run's record: its workspace, tools, capability snapshot, bus, event log and state machine.
+   * `resume` is set when a worker claims a run another node created: its status and events exist.
+   */
+  private async prepare(runId: string, spec: RunSpec, parent: ParentLink | null, resume: { status: RunStatusFile; lastSeq: number } | null): Promise<RunRecord> {
+    const { plugin, input, sources, skill, skills, provider, goal, conversationId, limits, depth } = spec;
     const workspace = new RunWorkspace(this.runsDir, runId, {
       readScopes: skill?.manifest.read_scopes,
       writeScopes: skill?.manifest.write_scopes,
@@ -238,6 +259,8 @@ export class RunService implements RunServiceApi {
     // input values handed to tools are the workspace copies
     for (const [key, abs] of Object.entries(sources)) input[key] = `input/${safeInputName(abs)}`;
     let busRef: AgentEventBus | null = null;
+    // the machine's listener and the tools' host need the record, which needs them
+    let recRef: RunRecord | null = null;
     const ctx: PluginRunContext<Record<string, unknown>> = {
       runId,
       input,
@@ -260,24 +283,21 @@ export class RunService implements RunServiceApi {
       const reasons = skillIncompatibilities(skill.manifest, { plugin: plugin.name, tools: tools.map((t) => t.name), inputKeys: Object.keys(input).filter((k) => input[k] !== undefined) });
       if (reasons.length) this.fail('incompatible', reasons.join('; '), { issues: reasons.map((r) => ({ path: 'skill', message: r })) });
     }
-    const limits = { ...DEFAULT_LIMITS, ...this.opts.defaults?.().limits, ...plugin.limits, ...(req.limits ?? {}) };
-    const depth = parent ? parent.rec.depth + 1 : 1;
-    if (plugin.agents?.length) tools.push(createRunAgentTool({ agents: plugin.agents, depth, timeoutMs: limits.timeout_s * 1000, host: this.subagentHost(() => recRef!, front) }));
+    if (plugin.agents?.length) tools.push(createRunAgentTool({ agents: plugin.agents, depth, timeoutMs: limits.timeout_s * 1000, host: this.subagentHost(() => recRef!, { claw: spec.claw }) }));
     const capabilities = resolveCapabilities({ plugin, skill: skill?.manifest ?? null, toolNames: [...tools.map((t) => t.name), ...toolSources.flatMap((s) => s.grants)] });
 
-    // 8. the workspace, the bus and the event store
+    // the workspace, the bus and the event log
     await workspace.createDirs();
     for (const [key, abs] of Object.entries(sources)) input[key] = await workspace.importInput(abs, safeInputName(abs));
-    const bus = new AgentEventBus({ runId });
+    const bus = new AgentEventBus({ runId, ...(resume ? { startSeq: resume.lastSeq } : {}) });
     busRef = bus;
     const store = this.store.openLog(runId, workspace.root);
     bus.subscribe((e) => store.append(e));
     bus.subscribe(() => void this.eventsPublished++);
     const rawLog = createRawStreamLogger({ dataDir: this.dataDir, env: this.env });
     if (rawLog) bus.subscribe(rawLog);
-    const createdAtMs = Date.now();
-    const trace = runTraceContext(front.traceparent);
-    const status: RunStatusFile = {
+    const createdAtMs = resume ? Date.parse(resume.status.created_at) : Date.now();
+    const status: RunStatusFile = resume?.status ?? {
       run_id: runId,
       status: 'queued',
       plugin: plugin.name,
@@ -294,27 +314,10 @@ export class RunService implements RunServiceApi {
       diagnosis: null,
       last_seq: 0,
       public_documents: [],
-      trace_id: trace.traceId,
+      trace_id: spec.trace.traceId,
       ...(parent ? { parent_run_id: parent.rec.runId, parent_tool_call_id: parent.toolCallId } : {}),
     };
-    const request = {
-      run_id: runId,
-      plugin: plugin.name,
-      goal,
-      input,
-      input_sources: sources,
-      model: req.model ?? null,
-      limits: req.limits ?? {},
-      reasoning: req.reasoning ?? 'off',
-      skill: req.skill ?? null,
-      conversation_id: conversationId,
-      tenant_id: req.tenant_id ?? null,
-      trace: { trace_id: trace.traceId, parent_span_id: trace.parentSpanId },
-      created_at: status.created_at,
-    };
-    // the machine's listener needs the record, which needs the machine
-    let recRef: RunRecord | null = null;
-    const machine = new RunStateMachine('queued', (from, to) => {
+    const machine = new RunStateMachine(status.status, (from, to) => {
       status.status = to;
       status.last_seq = bus.lastSeq + 1;
       bus.publish('run', { type: 'run.state', from, to });
@@ -328,14 +331,14 @@ export class RunService implements RunServiceApi {
       input,
       goal,
       conversationId,
-      tenantId: req.tenant_id ?? null,
+      tenantId: spec.tenantId,
       skill,
       provider,
       limits,
       depth,
-      children: [],
+      children: [...(status.children ?? [])],
       grantedSkills: skills,
-      reasoning: req.reasoning ?? 'off',
+      reasoning: spec.reasoning,
       workspace,
       bus,
       store,
@@ -345,7 +348,7 @@ export class RunService implements RunServiceApi {
       tools,
       ...(toolSources.length ? { toolSources } : {}),
       capabilities,
-      request,
+      request: requestFile(runId, spec, status.created_at),
       abort: new AbortController(),
       createdAtMs,
       done,
@@ -355,8 +358,23 @@ export class RunService implements RunServiceApi {
       inbox: new RunInbox((stream, data) => void bus.publish(stream, data)),
     };
     recRef = rec;
+    for (const observe of this.opts.observers ?? []) {
+      // an observer (tracing) must never stop a run from starting
+      try {
+        observe({ runId, plugin: plugin.name, tenantId: spec.tenantId, conversationId, claw: spec.claw, trace: spec.trace, bus });
+      } catch {
+        // it subscribes or it does not
+      }
+    }
+    return rec;
+  }
+
+  /** A new run made known: input/request.json, its first events, its status, then the queue (or, for a
+   *  subagent, started at once). A shared queue's worker rebuilds the run from these files. */
+  private async announce(rec: RunRecord, onQueued: () => void, parent: ParentLink | null): Promise<RunStatusFile> {
+    const { runId, workspace, store, bus, status, plugin } = rec;
     try {
-      await workspace.writeRunJson('input/request.json', request);
+      await workspace.writeRunJson('input/request.json', rec.request);
       await writeOwner(workspace);
     } catch (e) {
       // the run is refused (its folder removed by create): do not keep its events file open
@@ -369,20 +387,18 @@ export class RunService implements RunServiceApi {
       store.close();
       this.fail('wrong_state', 'the run service is closed');
     }
-    for (const observe of this.opts.observers ?? []) {
-      // an observer (tracing) must never stop a run from starting
-      try {
-        observe({ runId, plugin: plugin.name, tenantId: req.tenant_id ?? null, conversationId, claw: front.claw ?? '', trace, bus });
-      } catch {
-        // it subscribes or it does not
-      }
-    }
-    bus.publish('run', { type: 'run.created', runId, plugin: plugin.name, goal, conversationId });
+    bus.publish('run', { type: 'run.created', runId, plugin: plugin.name, goal: rec.goal, conversationId: rec.conversationId });
     status.last_seq = bus.lastSeq + 1;
     bus.publish('run', { type: 'run.state', from: null, to: 'queued' });
     this.store.note(status);
-    this.live.set(runId, rec);
+    const here = parent !== null || !this.queue.shared;
+    // a worker elsewhere will claim it: this node keeps nothing of it open
+    if (here) this.live.set(runId, rec);
     await this.persistStatus(rec).catch(() => undefined);
+    if (!here) {
+      store.close();
+      await store.settled?.();
+    }
     onQueued();
     const snapshot = { ...status };
     if (parent) {
@@ -394,6 +410,46 @@ export class RunService implements RunServiceApi {
     }
     await this.queue.enqueue(runId);
     return snapshot;
+  }
+
+  /** A run another node created, claimed by a worker of this process: rebuilt from its request file. */
+  private async hydrate(runId: string): Promise<RunRecord | null> {
+    const status = await this.store.get(runId);
+    if (!status || isTerminalRunState(status.status)) return null;
+    const file = JSON.parse(await readFile(join(this.runsDir, runId, 'input', 'request.json'), 'utf8')) as RequestFile;
+    const plugin = this.registry.get(file.plugin) as BusinessPlugin<Record<string, unknown>> | undefined;
+    const r = file.resolved;
+    if (!plugin || !r) throw new Error(plugin ? `run ${runId} has no resolved section in input/request.json` : `plugin "${file.plugin}" is not available on this worker`);
+    const loaded = file.skill_active ? await loadSkill(this.skillDirs, file.skill_active) : null;
+    if (loaded && !loaded.ok) throw new Error(`skill ${file.skill_active} cannot be loaded on this worker: ${loaded.message}`);
+    const skill = loaded?.ok ? loaded.skill : null;
+    const skills = await grantedSkills(plugin, this.skillDirs);
+    const provider = providerFor(plugin, { spec: r.model_spec as ModelSpec, cwd: r.model_cwd }, { env: this.env, resolver: this.resolver });
+    const events = await this.store.readEvents(runId, 0);
+    const spec: RunSpec = {
+      req: { plugin: file.plugin, input: file.input } as ParsedCreateRunRequest,
+      plugin,
+      input: { ...file.input },
+      sources: {},
+      skill,
+      skills,
+      provider,
+      model: { spec: r.model_spec as ModelSpec, cwd: r.model_cwd },
+      goal: file.goal,
+      conversationId: file.conversation_id,
+      tenantId: file.tenant_id,
+      limits: r.limits,
+      reasoning: file.reasoning,
+      requested: { model: file.model, limits: file.limits, skill: file.skill },
+      trace: { traceId: file.trace.trace_id, parentSpanId: file.trace.parent_span_id, sampled: true },
+      claw: r.claw,
+      depth: 1,
+      sourcesRecorded: file.input_sources,
+    };
+    const rec = await this.prepare(runId, spec, null, { status, lastSeq: events.at(-1)?.seq ?? 0 });
+    await writeOwner(rec.workspace);
+    this.live.set(runId, rec);
+    return rec;
   }
 
   /** What run_agent needs of this service, for one parent run. */
@@ -472,7 +528,7 @@ export class RunService implements RunServiceApi {
 
   /** A run a worker of this process claimed: prepared here by create(), run to its end. */
   private async runClaimed(runId: string, release: () => void): Promise<void> {
-    const rec = this.live.get(runId);
+    const rec = this.live.get(runId) ?? (this.queue.shared ? await this.hydrate(runId) : undefined);
     if (!rec || rec.machine.isTerminal) return;
     rec.releaseSlot = release;
     // executeRun finalises its own failures: it resolves once every file is written
@@ -613,6 +669,70 @@ export class RunService implements RunServiceApi {
     const recs = [...this.live.values()];
     await Promise.all(recs.map((r) => this.cancel(r.runId).catch(() => r.done)));
   }
+}
+
+/** What a run is built from: the admission's results, or (a worker's claim) its request file's. */
+interface RunSpec {
+  req: ParsedCreateRunRequest;
+  plugin: BusinessPlugin<Record<string, unknown>>;
+  input: Record<string, unknown>;
+  /** file inputs to copy into input/ (empty when rebuilding: they are there) */
+  sources: Record<string, string>;
+  skill: LoadedSkill | null;
+  skills: LoadedSkill[];
+  provider: ModelProvider;
+  model: ModelChoice;
+  goal: string;
+  conversationId: string;
+  tenantId: string | null;
+  limits: RunLimits;
+  reasoning: ReasoningEffort;
+  /** what the request itself asked for (request.json keeps it as sent) */
+  requested: { model: unknown; limits: Partial<RunLimits>; skill: string | null };
+  trace: RunTraceContext;
+  claw: string;
+  depth: number;
+  /** a rebuilt run's recorded file sources */
+  sourcesRecorded?: Record<string, string>;
+}
+
+/** input/request.json: the request as sent, and what the runtime resolved from it (a worker rebuilds the run from this). */
+interface RequestFile {
+  run_id: string;
+  plugin: string;
+  goal: string;
+  input: Record<string, unknown>;
+  input_sources: Record<string, string>;
+  model: unknown;
+  limits: Partial<RunLimits>;
+  reasoning: ReasoningEffort;
+  skill: string | null;
+  conversation_id: string;
+  tenant_id: string | null;
+  trace: { trace_id: string; parent_span_id: string | null };
+  created_at: string;
+  skill_active?: string | null;
+  resolved?: { model_spec: unknown; model_cwd: string; limits: RunLimits; claw: string };
+}
+
+function requestFile(runId: string, spec: RunSpec, createdAt: string): RequestFile & Record<string, unknown> {
+  return {
+    run_id: runId,
+    plugin: spec.plugin.name,
+    goal: spec.goal,
+    input: spec.input,
+    input_sources: spec.sourcesRecorded ?? spec.sources,
+    model: spec.requested.model,
+    limits: spec.requested.limits,
+    reasoning: spec.reasoning,
+    skill: spec.requested.skill,
+    conversation_id: spec.conversationId,
+    tenant_id: spec.tenantId,
+    trace: { trace_id: spec.trace.traceId, parent_span_id: spec.trace.parentSpanId },
+    created_at: createdAt,
+    skill_active: spec.skill?.manifest.name ?? null,
+    resolved: { model_spec: spec.model.spec ?? null, model_cwd: spec.model.cwd, limits: spec.limits, claw: spec.claw },
+  };
 }
 
 function maxQueueOf(opts: RunServiceOptions): number {
