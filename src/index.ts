@@ -146,3 +146,10 @@ export { GroupStdioTransport, StdoutNoiseError } from './mcp/stdio-group-transpo
 export { resolveAgentMcp, agentMcpSummary } from './extensions/agent-mcp.js';
 export { createRuntrailMcpServer, artifactUri } from './cli/runtrail-mcp-server.js';
 export { startRuntrailMcpHttp } from './cli/mcp-serve.js';
+// OpenTelemetry traces, the run page's trace view and the AI SDK's UI message stream (issue 12 §1–3)
+export { parseTraceparent, runTraceContext, newTraceId, isTraceId, type RunTraceContext, type TraceParent } from './events/trace-context.js';
+export { startTelemetry, type Telemetry, type TelemetryOptions } from './telemetry/otel-telemetry.js';
+export { otlpTraceConfig, telemetryWanted, TelemetryConfigError, type OtlpTraceConfig } from './telemetry/otlp-config.js';
+export { RunSpanFolder, type RunSpan, type RunSpanKind, type RunSpanSink, type RunSpanContext, type SpanAttributes } from './telemetry/run-spans.js';
+export { runTraceView, type RunTraceView, type TraceBar } from './telemetry/run-trace-view.js';
+export { UiMessageStreamTranslator, UI_MESSAGE_STREAM_HEADERS, type RunMessageMetadata } from './server/ui-message-stream.js';

@@ -104,6 +104,8 @@ export interface ObservedRun {
   claw: string;
   trace: RunTraceContext;
   bus: AgentEventBus;
+  /** A subagent's parent run and the run_agent call that started it. */
+  parent?: { runId: string; toolCallId: string };
 }
 
 export type RunObserver = (run: ObservedRun) => void;

@@ -238,7 +238,8 @@ export class RunService implements RunServiceApi {
       limits: { ...DEFAULT_LIMITS, ...this.opts.defaults?.().limits, ...plugin.limits, ...(req.limits ?? {}) },
       reasoning: req.reasoning ?? 'off',
       requested: { model: req.model ?? null, limits: req.limits ?? {}, skill: req.skill ?? null },
-      trace: runTraceContext(front.traceparent),
+      // a subagent is part of its parent's trace: its run span goes under the parent's invoke_agent span
+      trace: parent ? { traceId: parent.rec.status.trace_id || runTraceContext().traceId, parentSpanId: null, sampled: true } : runTraceContext(front.traceparent),
       claw: front.claw ?? '',
       depth: parent ? parent.rec.depth + 1 : 1,
     };
@@ -361,7 +362,7 @@ export class RunService implements RunServiceApi {
     for (const observe of this.opts.observers ?? []) {
       // an observer (tracing) must never stop a run from starting
       try {
-        observe({ runId, plugin: plugin.name, tenantId: spec.tenantId, conversationId, claw: spec.claw, trace: spec.trace, bus });
+        observe({ runId, plugin: plugin.name, tenantId: spec.tenantId, conversationId, claw: spec.claw, trace: spec.trace, bus, ...(parent ? { parent: { runId: parent.rec.runId, toolCallId: parent.toolCallId } } : {}) });
       } catch {
         // it subscribes or it does not
       }

@@ -87,10 +87,16 @@ export async function startTelemetry(opts: TelemetryOptions): Promise<Telemetry 
     spanProcessors: [new sdk.BatchSpanProcessor(exporter, delay !== undefined ? { scheduledDelayMillis: delay } : {})],
   });
   const tracer: Tracer = provider.getTracer('runtrail');
+  // open invoke_agent spans by run and call: a subagent's run span goes under its parent's call
+  const agentSpans = new Map<string, Span>();
+  const callKey = (runId: string, toolCallId: string) => `${runId}\u0000${toolCallId}`;
 
   const observer: RunObserver = (run: ObservedRun) => {
     const { trace } = run;
-    const remote: Context = trace.parentSpanId
+    const caller = run.parent ? agentSpans.get(callKey(run.parent.runId, run.parent.toolCallId)) : undefined;
+    const remote: Context = caller
+      ? api.trace.setSpan(api.ROOT_CONTEXT, caller)
+      : trace.parentSpanId
       ? api.trace.setSpanContext(api.ROOT_CONTEXT, {
           traceId: trace.traceId,
           spanId: trace.parentSpanId,
@@ -102,16 +108,18 @@ export async function startTelemetry(opts: TelemetryOptions): Promise<Telemetry 
     const sink: RunSpanSink = {
       open(s) {
         const parent = s.parentId ? live.get(s.parentId) : undefined;
-        if (!parent && !trace.parentSpanId) ids.next = trace.traceId;
+        if (!parent && !trace.parentSpanId && !caller) ids.next = trace.traceId;
         const kind = s.kind === 'model' || s.kind === 'mcp' ? api.SpanKind.CLIENT : api.SpanKind.INTERNAL;
         const span = tracer.startSpan(s.name, { kind, startTime: s.startMs, attributes: s.attributes }, parent ? api.trace.setSpan(api.ROOT_CONTEXT, parent) : remote);
         ids.next = null;
         live.set(s.id, span);
+        if (s.kind === 'agent' && s.toolCallId) agentSpans.set(callKey(run.runId, s.toolCallId), span);
       },
       close(s) {
         const span = live.get(s.id);
         if (!span) return;
         live.delete(s.id);
+        if (s.kind === 'agent' && s.toolCallId) agentSpans.delete(callKey(run.runId, s.toolCallId));
         span.setAttributes(s.attributes);
         if (s.status === 'error') span.setStatus({ code: api.SpanStatusCode.ERROR, ...(s.error ? { message: s.error } : {}) });
         if (s.status === 'cancelled') span.setAttribute('runtrail.cancelled', true);

@@ -5,7 +5,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunService } from '../../src/runtime/run-service.js';
+import { z } from 'zod';
+import type { ModelTurn } from '../../src/providers/model-turn.js';
+import { toolResults } from '../../src/plugins/shared/conversation.js';
+import type { BusinessPlugin } from '../../src/runtime/business-plugin.js';
+import { RunService } from '../../src/runtime/run-service.js';
 import { startTelemetry, type Telemetry } from '../../src/telemetry/otel-telemetry.js';
 import { otlpTraceConfig, TelemetryConfigError, telemetryWanted } from '../../src/telemetry/otlp-config.js';
 import { goodTurns } from '../runtime/fixtures/fake-plugin.js';
@@ -126,6 +130,45 @@ describe('OpenTelemetry export over OTLP/HTTP', () => {
       expect(again.body.trace_id).not.toBe(caller.trace);
       await s.wait(again.body.run_id);
     }
+  });
+
+  it('a subagent\'s run is in its parent\'s trace, under the run_agent call (invoke_agent) that started it', async () => {
+    const agent = (name: string, turns: (seen: number) => ModelTurn, agents?: string[]): BusinessPlugin => ({
+      name,
+      version: '1.0.0',
+      description: name,
+      inputSchema: z.object({}).passthrough(),
+      fileInputs: [],
+      defaultSkill: null,
+      defaultGoal: `${name}'s goal`,
+      promptFragments: [],
+      createTools: () => [],
+      plan: [],
+      artifacts: [],
+      validators: [],
+      ...(agents ? { agents } : {}),
+      offlineProcedure: (state) => turns(toolResults(state.messages).length),
+    });
+    const helper = agent('helper', () => ({ text: 'helped' }));
+    const lead = agent('lead', (seen) => (seen === 0 ? { toolCalls: [{ name: 'run_agent', args: { agent: 'helper', goal: 'help' } }] } : { text: 'done' }), ['helper']);
+    telemetry = await startTelemetry({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } });
+    svc = new RunService({ dataDir: env.dataDir, plugins: [lead, helper], env: {}, processRegistry: null, observers: [telemetry!.observer] });
+    const created = await svc.create({ plugin: 'lead', input: {} });
+    const done = await svc.wait(created.run_id);
+    expect(done.status).toBe('completed');
+    const child = (await svc.get(done.children![0]))!;
+    await telemetry!.flush();
+    // one trace: the child's status and spans carry the parent's trace id
+    expect(child.trace_id).toBe(created.trace_id);
+    const runs = receiver.spans.filter((x) => x.name === 'runtrail.run');
+    expect(runs.map((r) => r.attributes['runtrail.run_id']).sort()).toEqual([created.run_id, child.run_id].sort());
+    const invoke = receiver.spans.find((x) => x.name === 'invoke_agent helper')!;
+    expect(invoke.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'helper', 'runtrail.node.id': child.run_id });
+    const parentRun = runs.find((r) => r.attributes['runtrail.run_id'] === created.run_id)!;
+    const childRun = runs.find((r) => r.attributes['runtrail.run_id'] === child.run_id)!;
+    expect(invoke.parentSpanId).toBe(parentRun.spanId);
+    expect(childRun.parentSpanId).toBe(invoke.spanId);
+    expect(new Set(receiver.spans.map((x) => x.traceId))).toEqual(new Set([created.trace_id]));
   });
 
   it('exports by itself in batches (no flush asked), and shutdown delivers what is left', async () => {
