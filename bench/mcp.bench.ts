@@ -284,6 +284,9 @@ export async function run(): Promise<void> {
     // Streamable HTTP: one server instance, a session for each client
     const port = await freePort();
     const srv = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    // a bench ended early (Ctrl-C, a closed pipe) must not leave the server behind
+    const killServer = () => void srv.kill('SIGKILL');
+    process.once('exit', killServer);
     let err = '';
     srv.stderr!.setEncoding('utf8').on('data', (s: string) => (err += s));
     for (let i = 0; i < 200 && !/listening on port/i.test(err); i++) await new Promise((r) => setTimeout(r, 50));
@@ -297,7 +300,8 @@ export async function run(): Promise<void> {
       await hbare.close();
       await hb.close();
     } finally {
-      srv.kill('SIGKILL');
+      killServer();
+      process.off('exit', killServer);
     }
   } finally {
     rmSync(root, { recursive: true, force: true });
