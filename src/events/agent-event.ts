@@ -149,3 +149,8 @@ export type AgentEvent = {
 }[AgentStream];
 
 export type AgentEventOf<S extends AgentStream> = Extract<AgentEvent, { stream: S }>;
+
+/** The run's last event: run.completed, run.failed or run.cancelled. */
+export function isTerminalRunEvent(e: AgentEvent): boolean {
+  return e.stream === 'run' && (e.data.type === 'run.completed' || e.data.type === 'run.failed' || e.data.type === 'run.cancelled');
+}

@@ -2,13 +2,11 @@
  * History then live (RunService.events): events after `after` from events.jsonl, then from the bus,
  * without gap or duplicate, ending after the run's terminal event.
  */
-import type { AgentEvent } from '../events/agent-event.js';
+import { isTerminalRunEvent, type AgentEvent } from '../events/agent-event.js';
 import type { AgentEventBus } from '../events/agent-event-bus.js';
 import { readEvents } from './event-store.js';
 
-export function isTerminalRunEvent(e: AgentEvent): boolean {
-  return e.stream === 'run' && (e.data.type === 'run.completed' || e.data.type === 'run.failed' || e.data.type === 'run.cancelled');
-}
+export { isTerminalRunEvent };
 
 export interface TailOptions {
   file: string;

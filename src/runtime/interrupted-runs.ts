@@ -13,6 +13,7 @@ import { endLeftoverProcesses } from '../tools/process-ledger.js';
 import { publicDocuments, type RunManifest } from './run-manifest.js';
 import type { RunStatusFile } from './run-service-types.js';
 import { RunWorkspace } from './run-workspace.js';
+import type { RunEventLog } from './run-store.js';
 
 /** Marks the run as this process's, so another process's init() does not take it for a crash. */
 export async function writeOwner(ws: RunWorkspace): Promise<void> {
@@ -94,6 +95,64 @@ export async function markInterrupted(runsDir: string, status: RunStatusFile, co
   await ws.writeRunJson('manifest.json', manifest).catch(() => undefined);
   await writeTrace(ws.root, status.run_id).catch(() => undefined);
   await ws.writeRunJson('runtime/run_status.json', status);
+}
+
+/** What a shared store (several nodes) offers to end a run whose worker died. */
+export interface SharedRunIo {
+  readEvents(runId: string, after: number): Promise<AgentEvent[]>;
+  /** Adds events the dead worker wrote to the run's file but never committed. */
+  insertEvents(runId: string, events: AgentEvent[]): Promise<void>;
+  openLog(runId: string, root: string): RunEventLog;
+  /** Takes the run to its terminal status exactly once across the nodes; false when another did. */
+  claimTerminal(status: RunStatusFile): Promise<boolean>;
+  save(status: RunStatusFile, ws: RunWorkspace): Promise<void>;
+}
+
+/**
+ * A run whose worker died (a stalled job, a lost machine), ended by whichever node learns of it
+ * first: failed as `interrupted`, with exactly one terminal event. Returns whether this node did it.
+ */
+export async function interruptInSharedStore(runsDir: string, status: RunStatusFile, contract: ArtifactContract[], io: SharedRunIo, why: string): Promise<boolean> {
+  const ws = new RunWorkspace(runsDir, status.run_id);
+  const file = join(ws.root, EVENTS_FILE);
+  let committed = await io.readEvents(status.run_id, 0);
+  // what the worker wrote to its file but did not commit belongs to the run too
+  const { lastSeq: fileLast } = repairEventsFile(file);
+  const pgLast = committed.at(-1)?.seq ?? 0;
+  if (fileLast > pgLast) {
+    const missing = await readEvents(file, pgLast);
+    await io.insertEvents(status.run_id, missing);
+    committed = [...committed, ...missing];
+  }
+  const last = committed.at(-1);
+  if (last && isTerminalRunEvent(last)) return false; // it did finish: nothing to end
+  const diagnosis = new Diagnosis({ code: 'interrupted', severity: 'error', summary: `run was interrupted while ${status.status} (${why})`, hint: 'start the run again' }).toDict();
+  const lastSeq = last?.seq ?? 0;
+  const now = Date.now();
+  const failed: RunStatusFile = { ...status, status: 'failed', finished_at: new Date(now).toISOString(), diagnosis, last_seq: lastSeq + 3 };
+  if (!(await io.claimTerminal(failed))) return false;
+  const bus = new AgentEventBus({ runId: status.run_id, startSeq: lastSeq });
+  const log = io.openLog(status.run_id, ws.root);
+  bus.subscribe((e) => log.append(e));
+  bus.publish('run', { type: 'run.state', from: status.status, to: 'failed' });
+  bus.publish('lifecycle', { phase: 'error', endedAt: now, diagnosis });
+  bus.publish('run', {
+    type: 'run.failed',
+    status: 'failed',
+    messageId: status.run_id,
+    conversationId: status.conversation_id,
+    content: status.final_answer ?? '',
+    usedSkills: status.skill ? [status.skill] : [],
+    usedMcp: [],
+    diagnosis,
+  });
+  log.close();
+  await log.settled?.();
+  failed.public_documents = publicDocuments(await ws.listArtifacts(), contract);
+  await ws.writeRunJson('manifest.json', { run_id: failed.run_id, status: 'failed', plugin: { name: failed.plugin, version: failed.plugin_version }, skill: failed.skill ? { name: failed.skill, version: '' } : null, provider: failed.provider, model: failed.model, created_at: failed.created_at, finished_at: failed.finished_at, documents: failed.public_documents } satisfies RunManifest).catch(() => undefined);
+  await writeTrace(ws.root, failed.run_id).catch(() => undefined);
+  await io.save(failed, ws);
+  return true;
 }
 
 /**

@@ -63,6 +63,9 @@ function diag(code: string, summary: string, detail = ''): DiagnosisDict {
 }
 
 class Cancelled extends Error {}
+
+/** The abort reason of a run its process stops (a worker's drain ran out): it fails as interrupted, not cancelled. */
+export class RunInterrupted extends Error {}
 /** The run cannot start its loop (e.g. an MCP server is unavailable): it fails with this diagnosis. */
 class StartFailure extends Error {
   constructor(readonly diagnosis: DiagnosisDict) {
@@ -297,7 +300,11 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
     }
   }
   if (rec.abort.signal.aborted && outcome.status !== 'completed') {
-    outcome = { status: 'cancelled', text: outcome.text, diagnosis: new Diagnosis({ code: 'cancelled', severity: 'warning', summary: 'run cancelled' }).toDict() };
+    const why = rec.abort.signal.reason;
+    outcome =
+      why instanceof RunInterrupted
+        ? { status: 'failed', text: outcome.text, diagnosis: diag('interrupted', `run was interrupted while ${rec.machine.state} (${why.message})`) }
+        : { status: 'cancelled', text: outcome.text, diagnosis: new Diagnosis({ code: 'cancelled', severity: 'warning', summary: 'run cancelled' }).toDict() };
   }
   await executor?.closeSources();
   await finalise(rec, deps, { ...outcome, metrics, startedMs, pipeline, runReporter });

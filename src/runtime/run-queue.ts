@@ -24,6 +24,12 @@ export interface RunQueue {
   /** Called with each cancel signal this process's workers should act on. */
   onCancel(listener: (runId: string) => void): void;
   stats(): RunQueueStats;
+  /** A shared queue: runs whose worker died (its lock expired), heard by every node. */
+  onStalled?(listener: (runId: string) => void): void;
+  /** A shared queue: whether it still holds the run (a flushed Redis forgets). */
+  has?(runId: string): Promise<boolean>;
+  /** A shared queue: closes its connections once the runs it claimed have ended or been interrupted. */
+  dispose?(): Promise<void>;
   /** Stops claiming; resolves when the runs this process claimed have ended or `drainMs` passed. */
   close(drainMs?: number): Promise<void>;
 }

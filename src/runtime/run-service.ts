@@ -27,8 +27,8 @@ import { PluginRegistry, type PluginSource } from './plugin-registry.js';
 import { activeSkill, checkedInput, chooseModel, fileInputSources, grantedSkills, parseRunRequest, pluginOf, providerFor, type ModelChoice, type ProviderResolver } from './run-admission.js';
 import { confinePath, isInside, realpathLoose } from '../tools/confine-path.js';
 import { resolveCapabilities } from './run-capabilities.js';
-import { executeRun, finalise, type NoticeSource } from './run-engine.js';
-import { ownedByLiveProcess, writeOwner } from './interrupted-runs.js';
+import { executeRun, finalise, RunInterrupted, type NoticeSource } from './run-engine.js';
+import { interruptInSharedStore, ownedByLiveProcess, writeOwner } from './interrupted-runs.js';
 import type { RunHooks } from './run-hooks.js';
 import { createRunId, isRunId } from './run-id.js';
 import { RunMetrics } from './run-metrics.js';
@@ -121,6 +121,7 @@ export class RunService implements RunServiceApi {
   private readonly resolver: ProviderResolver;
   readonly store: RunStore;
   private readonly fanout: EventFanout;
+  private reconciler: NodeJS.Timeout | undefined;
   private readonly live = new Map<string, RunRecord>();
   private readonly queue: RunQueue;
   /** Accepted creates not yet queued (between the capacity check and the enqueue there are awaits). */
@@ -137,7 +138,6 @@ export class RunService implements RunServiceApi {
     this.registry = opts.pluginSource ?? new PluginRegistry(opts.plugins ?? []);
     const maxQueue = Math.max(0, opts.maxQueue ?? 100);
     this.queue = opts.queue ?? new LocalRunQueue(Math.max(1, opts.concurrency ?? 4), maxQueue);
-    this.queue.process((runId, release) => this.runClaimed(runId, release));
     this.inputRoots = opts.inputRoots ?? [join(this.dataDir, 'uploads')];
     this.env = opts.env ?? process.env;
     this.cwd = opts.cwd ?? process.cwd();
@@ -150,6 +150,14 @@ export class RunService implements RunServiceApi {
         const s = await local.readStatusFile(id);
         return s !== null && !isTerminalRunState(s.status) && (await ownedByLiveProcess(this.runsDir, id));
       });
+    this.queue.process((runId, release) => this.runClaimed(runId, release));
+    // a cancel sent to any node reaches the worker that runs it
+    this.queue.onCancel((runId) => this.live.get(runId)?.abort.abort(new Error('cancelled')));
+    this.queue.onStalled?.((runId) => void this.interruptOrphan(runId, 'its worker stopped (lost or killed)').catch(() => undefined));
+    if (this.queue.shared && this.store.queuedRuns) {
+      this.reconciler = setInterval(() => void this.requeueLost().catch(() => undefined), 10_000);
+      this.reconciler.unref();
+    }
   }
 
   pluginNames(): string[] {
@@ -553,6 +561,7 @@ export class RunService implements RunServiceApi {
     if (!rec) {
       const s = await this.get(runId);
       if (!s) this.fail('not_found', `run ${runId} not found`);
+      if (!isTerminalRunState(s.status) && this.queue.shared) return this.cancelElsewhere(runId);
       if (!isTerminalRunState(s.status)) {
         // e.g. a CLI run watched through a server on the same data dir: only its own process can stop it
         this.fail('wrong_state', `run ${runId} is ${s.status} in another runtrail process; cancel it there (Ctrl-C for a CLI run)`, { status: s.status, elsewhere: true });
@@ -657,7 +666,53 @@ export class RunService implements RunServiceApi {
     if (rec) return { ...(await rec.done) };
     const s = await this.get(runId);
     if (!s) this.fail('not_found', `run ${runId} not found`);
-    return s;
+    if (isTerminalRunState(s.status) || !this.queue.shared) return s;
+    // a run of another node: its terminal event ends the stream, then its record is final
+    for await (const _ of this.fanout.follow(runId, s.last_seq > 0 ? s.last_seq - 1 : 0)) void _;
+    return (await this.store.get(runId)) ?? s;
+  }
+
+  /** A run this node does not hold: taken out of the queue while it waits, else its worker is told. */
+  private async cancelElsewhere(runId: string): Promise<RunStatusFile> {
+    if (await this.queue.remove(runId)) {
+      const rec = await this.hydrate(runId);
+      if (rec) {
+        rec.abort.abort(new Error('cancelled'));
+        await finalise(rec, this.engineDeps(), {
+          status: 'cancelled',
+          text: '',
+          diagnosis: new Diagnosis({ code: 'cancelled', severity: 'warning', summary: 'run cancelled while queued' }).toDict(),
+          metrics: new RunMetrics(),
+          startedMs: Date.now(),
+          pipeline: null,
+          runReporter: null,
+        });
+        return { ...(await rec.done) };
+      }
+    }
+    await this.queue.signalCancel(runId);
+    return this.wait(runId);
+  }
+
+  /** A run whose worker died: failed as interrupted by this node, unless another node was first. */
+  async interruptOrphan(runId: string, why: string): Promise<boolean> {
+    const status = await this.store.get(runId);
+    const store = this.store;
+    if (!status || isTerminalRunState(status.status) || !store.claimTerminal || !store.insertEvents) return false;
+    return interruptInSharedStore(this.runsDir, status, this.registry.get(status.plugin)?.artifacts ?? [], {
+      readEvents: (id, after) => store.readEvents(id, after),
+      insertEvents: (id, events) => store.insertEvents!(id, events),
+      openLog: (id, root) => store.openLog(id, root),
+      claimTerminal: (s) => store.claimTerminal!(s),
+      save: (s, ws) => store.save(s, ws),
+    }, why);
+  }
+
+  /** Runs the shared queue lost (Redis flushed or restarted) go back into it, from the store's record. */
+  private async requeueLost(): Promise<void> {
+    for (const runId of (await this.store.queuedRuns?.(5_000)) ?? []) {
+      if (this.queue.has && !(await this.queue.has(runId))) await this.queue.enqueue(runId);
+    }
   }
 
   stats(): RunServiceStats {
@@ -667,8 +722,29 @@ export class RunService implements RunServiceApi {
   /** Cancels queued and live runs and waits until each has written its files. */
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.reconciler);
     const recs = [...this.live.values()];
     await Promise.all(recs.map((r) => this.cancel(r.runId).catch(() => r.done)));
+    await this.queue.close();
+    await this.queue.dispose?.();
+    await this.fanout.close?.();
+    await this.store.close?.();
+  }
+
+  /**
+   * A worker's SIGTERM: it stops claiming, lets its runs finish for `drainMs`, then interrupts the
+   * rest (failed as interrupted, files written), and closes.
+   */
+  async drain(drainMs: number): Promise<void> {
+    this.closed = true;
+    clearInterval(this.reconciler);
+    await this.queue.close(drainMs);
+    const left = [...this.live.values()];
+    for (const r of left) r.abort.abort(new RunInterrupted(`the worker was stopped and its ${Math.round(drainMs / 1000)} s to drain ran out`));
+    await Promise.all(left.map((r) => r.done));
+    await this.queue.dispose?.();
+    await this.fanout.close?.();
+    await this.store.close?.();
   }
 }
 

@@ -44,6 +44,12 @@ export interface RunStore {
   readEvents(runId: string, after: number): Promise<AgentEvent[]>;
   countByState(): Partial<Record<RunStatus, number>>;
   close?(): Promise<void>;
+  /** A shared store: take a run to its terminal status exactly once across the nodes. */
+  claimTerminal?(status: RunStatusFile): Promise<boolean>;
+  /** A shared store: add events (a dead worker's, from its file) that were never committed. */
+  insertEvents?(runId: string, events: AgentEvent[]): Promise<void>;
+  /** A shared store: runs waiting longer than `olderThanMs` (a flushed Redis may have lost their jobs). */
+  queuedRuns?(olderThanMs: number): Promise<string[]>;
 }
 
 /** One machine, no services: the run folders under `runsDir`. */
