@@ -22,7 +22,7 @@ export interface CliDeps {
   /** Registers a Ctrl-C handler; returns the unregister function. */
   onInterrupt?: (handler: () => void) => () => void;
   /** `serve`: the server engineer's startServer (kept injectable so the CLI loads without the server). */
-  serve?: (opts: ServeOptions) => Promise<{ url: string; close(): Promise<void> }>;
+  serve?: (opts: ServeOptions) => Promise<{ url: string | null; describe?: string; close(): Promise<void> }>;
   /** Example data for `start`; default <package>/examples/feedback.csv */
   exampleCsv?: string;
 }
@@ -39,6 +39,12 @@ export interface ServeOptions {
   watch?: boolean;
   /** A broken definition stops the server from starting. */
   strict?: boolean;
+  /** Several nodes: take requests (api), run them (worker) or both (all, the default). */
+  role?: 'api' | 'worker' | 'all';
+  /** Runs at once on this node; default 4. */
+  concurrency?: number;
+  /** A worker's grace on SIGTERM before it interrupts its runs; default 60 s. */
+  drainS?: number;
 }
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, cancelled: 130 } as const;

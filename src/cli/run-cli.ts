@@ -27,6 +27,9 @@ import { WIRE_FORMATS, createWireWriter, type WireFormat } from './wire-output.j
 import { cliTelemetry, finishTelemetry } from './cli-telemetry.js';
 import { readRunMetrics, usageLines } from './usage-lines.js';
 import { REASONING_EFFORTS, type ReasoningEffort } from '../runtime/create-run-request.js';
+import { ClusterConfigError } from '../distributed/cluster-settings.js';
+import { doctorCommand } from './doctor-command.js';
+import { ServiceUnavailableError } from '../distributed/service-url.js';
 
 export const USAGE = `Usage: runtrail <command> [options]
 
@@ -50,7 +53,14 @@ Commands:
   init [DIR]          write a small working project (an agent, a skill, a code plugin, a script model)
   start               feedbacklens on examples/feedback.csv with the offline model
   serve               start the HTTP server and web page: --host H, --port N, --watch (reload
-                      agents, skills and plugins for the next run when their files change)
+                      agents, skills and plugins for the next run when their files change),
+                      --concurrency N (runs at once, default 4); with RUNTRAIL_REDIS_URL and
+                      RUNTRAIL_DATABASE_URL set: --role api|worker|all (default all)
+  worker              several nodes: claim and run queued runs (serve --role worker):
+                      --concurrency N (default 4), --drain-s N (on SIGTERM, let runs finish for
+                      N s, default 60, then interrupt them)
+  doctor              check this node: data dir, and with several nodes Redis, PostgreSQL, the
+                      workers and whether the data dir is shared with them: --json
   mcp list            every MCP server of .runtrail/mcp.json and ~/.runtrail/mcp.json: status, tools
   mcp probe <server>  connect to one MCP server: its tools (as agents name them) and the timings
   mcp serve           Runtrail as an MCP server on stdio; --http PORT for Streamable HTTP on 127.0.0.1
@@ -113,6 +123,13 @@ export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
         return await skillsCommand(rest, deps);
       case 'serve':
         return await serveCommand(rest, deps);
+      case 'worker':
+        return await serveCommand(rest, deps, true);
+      case 'doctor': {
+        const { values, positionals } = parse(rest, { json: { type: 'boolean' } });
+        if (positionals.length) throw new UsageError('doctor takes no arguments');
+        return await doctorCommand(values, dataDirOf(values, deps, projectDirOf(values, deps)), deps);
+      }
       case 'mcp':
         return await mcpCommand(rest, deps, parse);
       default:
@@ -423,22 +440,47 @@ async function skillsCommand(args: string[], deps: CliDeps): Promise<number> {
   return errors.length ? EXIT.failed : EXIT.ok;
 }
 
-async function serveCommand(args: string[], deps: CliDeps): Promise<number> {
-  const { values } = parse(args, { host: { type: 'string' }, port: { type: 'string' }, watch: { type: 'boolean' } });
-  if (!deps.serve) throw new UsageError('serve is not available in this build');
-  const port = intOpt(values, 'port', 0);
-  const projectDir = projectDirOf(values, deps);
-  const server = await deps.serve({
-    dataDir: dataDirOf(values, deps, projectDir),
-    projectDir,
-    watch: values.watch === true,
-    strict: values.strict === true,
-    ...(typeof values.host === 'string' ? { host: values.host } : {}),
-    ...(port !== undefined ? { port } : {}),
-    skillsDir: deps.skillsDir ?? defaultSkillsDir(),
-    env: deps.env,
+async function serveCommand(args: string[], deps: CliDeps, worker = false): Promise<number> {
+  const { values } = parse(args, {
+    host: { type: 'string' },
+    port: { type: 'string' },
+    watch: { type: 'boolean' },
+    role: { type: 'string' },
+    concurrency: { type: 'string' },
+    'drain-s': { type: 'string' },
   });
-  deps.stdout.write(`runtrail serving on ${server.url} (Ctrl-C to stop)\n`);
+  if (!deps.serve) throw new UsageError('serve is not available in this build');
+  const role = worker ? 'worker' : (values.role ?? 'all');
+  if (role !== 'api' && role !== 'worker' && role !== 'all') throw new UsageError(`--role must be api, worker or all, got ${JSON.stringify(role)}`);
+  if (worker && values.role !== undefined) throw new UsageError('worker takes no --role (it is serve --role worker)');
+  const port = intOpt(values, 'port', 0);
+  const concurrency = intOpt(values, 'concurrency', 1);
+  const drainS = intOpt(values, 'drain-s', 0);
+  const projectDir = projectDirOf(values, deps);
+  let server;
+  try {
+    server = await deps.serve({
+      dataDir: dataDirOf(values, deps, projectDir),
+      projectDir,
+      watch: values.watch === true,
+      strict: values.strict === true,
+      role,
+      ...(concurrency !== undefined ? { concurrency } : {}),
+      ...(drainS !== undefined ? { drainS } : {}),
+      ...(typeof values.host === 'string' ? { host: values.host } : {}),
+      ...(port !== undefined ? { port } : {}),
+      skillsDir: deps.skillsDir ?? defaultSkillsDir(),
+      env: deps.env,
+    });
+  } catch (e) {
+    // a service that cannot be reached, or its variables set wrong: say which, exit 2
+    if (e instanceof ClusterConfigError || e instanceof ServiceUnavailableError) {
+      deps.stderr.write(`runtrail: ${e.message}\n`);
+      return EXIT.usage;
+    }
+    throw e;
+  }
+  deps.stdout.write(`${server.describe ?? `runtrail serving on ${server.url}`} (Ctrl-C to stop)\n`);
   // the handler stays until the server is closed: were it removed on the signal itself, the child-process
   // signal bridge (MCP servers, background sessions) would find itself the only listener and re-raise it
   let off: (() => void) | undefined;

@@ -1,20 +1,58 @@
 /**
- * `runtrail serve`: a RunService over the project's registry and the HTTP server in front of it;
- * with --watch, agents, skills and plugins are re-read for the next run when their files change.
+ * `runtrail serve` and `runtrail worker`: a RunService over the project's registry and, for the API
+ * role, the HTTP server in front of it; with --watch, agents, skills and plugins are re-read for the
+ * next run when their files change. With RUNTRAIL_REDIS_URL and RUNTRAIL_DATABASE_URL the service
+ * composes the shared queue, store and fan-out, and the role decides what this node does.
  */
 import { join } from 'node:path';
 import { watchProject } from '../extensions/project-watcher.js';
 import { defaultSkillsDir } from '../runtime/package-root.js';
 import { LivePluginSource } from '../runtime/plugin-registry.js';
-import { RunService } from '../runtime/run-service.js';
-import type { CliOut, ServeOptions } from './cli-io.js';
+import { RunService, type RunServiceOptions } from '../runtime/run-service.js';
+import { clusterSettings, type ClusterSettings } from '../distributed/cluster-settings.js';
+import { redactServiceUrl } from '../distributed/service-url.js';
+import type { Cluster } from '../distributed/cluster.js';
+import type { WorkerPresence } from '../distributed/worker-presence.js';
+import { UsageError, type CliOut, type ServeOptions } from './cli-io.js';
 import { cliPlugins } from './cli-plugins.js';
 import { loadRegistry, reportProblems } from './project-context.js';
 import { prepareMcp, stopMcp } from './mcp-lifecycle.js';
 import { cliTelemetry, finishTelemetry } from './cli-telemetry.js';
 
-export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): Promise<{ url: string; close(): Promise<void> }> {
-  const { startServer } = await import('../server/start-server.js');
+export interface ServingNode {
+  /** The HTTP server's URL; null for a worker (it serves no requests). */
+  url: string | null;
+  /** What this node is, for the line the CLI prints. */
+  describe: string;
+  /** Ctrl-C / SIGTERM: a worker drains (stops claiming, lets runs finish for --drain-s, interrupts the rest). */
+  close(): Promise<void>;
+}
+
+/** The shared services of several nodes, connected, and this worker's presence (null for an API node). */
+async function joinCluster(s: ClusterSettings, opts: ServeOptions, io: { stderr: CliOut }): Promise<{ cluster: Cluster; presence: WorkerPresence | null }> {
+  const [{ connectCluster }, { WorkerPresence }] = await Promise.all([import('../distributed/cluster.js'), import('../distributed/worker-presence.js')]);
+  const role = opts.role ?? 'all';
+  let presence: WorkerPresence | null = null;
+  const cluster = await connectCluster(s, {
+    role,
+    concurrency: opts.concurrency ?? 4,
+    maxQueue: 100,
+    onRunning: (ids) => presence?.setRunning(ids),
+  });
+  if (role !== 'api') {
+    presence = new WorkerPresence({ dataDir: opts.dataDir, redis: cluster.redis, prefix: s.prefix, concurrency: opts.concurrency ?? 4 });
+    const { ended } = await presence.start();
+    for (const line of ended) io.stderr.write(`runtrail: a worker that died on this host left processes: ${line}\n`);
+  }
+  return { cluster, presence };
+}
+
+export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): Promise<ServingNode> {
+  const role = opts.role ?? 'all';
+  const settings = clusterSettings(opts.env);
+  if (!settings && role !== 'all') {
+    throw new UsageError(`--role ${role} needs RUNTRAIL_REDIS_URL and RUNTRAIL_DATABASE_URL (several nodes); without them one process takes requests and runs them`);
+  }
   const skillsDir = opts.skillsDir ?? defaultSkillsDir();
   // shell_task hands whoever reaches the API a shell: offered only when asked for
   const builtins = await cliPlugins(skillsDir, { shellTask: opts.env.RUNTRAIL_ENABLE_SHELL_TASK === '1' });
@@ -25,6 +63,13 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
   const source = new LivePluginSource(registry);
   // traces when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set: batched, exported within about a second and at shutdown
   const telemetry = await cliTelemetry(opts.env, io.stderr, { announce: true });
+  const joined = settings ? await joinCluster(settings, opts, io).catch(async (e: unknown) => {
+    await finishTelemetry(telemetry, io.stderr);
+    throw e;
+  }) : null;
+  const shared: Partial<RunServiceOptions> = joined
+    ? { queue: joined.cluster.queue, store: joined.cluster.store, fanout: joined.cluster.fanout, reconcileMs: joined.cluster.settings.reconcileMs }
+    : { ...(opts.concurrency ? { concurrency: opts.concurrency } : {}) };
   const service = new RunService({
     dataDir: opts.dataDir,
     pluginSource: source,
@@ -32,6 +77,7 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
     defaults: () => registry.config,
     skillsDir,
     env: opts.env,
+    ...shared,
     ...(telemetry ? { observers: [telemetry.observer] } : {}),
   });
   await service.init();
@@ -45,23 +91,28 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
         io.stderr.write(`runtrail: definitions reloaded (${next.names().length} agents)\n`);
       })
     : null;
-  try {
-    const server = await startServer({ service, dataDir: opts.dataDir, skillsDir, host: opts.host, port: opts.port, env: opts.env });
-    return {
-      url: server.url,
-      close: async () => {
-        watcher?.close();
-        await server.close();
-        await service.close();
-        await stopMcp(registry.mcpPool);
-        await finishTelemetry(telemetry, io.stderr);
-      },
-    };
-  } catch (e) {
+  const stop = async (server: { close(): Promise<void> } | null) => {
     watcher?.close();
+    // a worker stops claiming and lets its runs finish first; the API keeps streaming them meanwhile
+    if (joined && role !== 'api') await service.drain((opts.drainS ?? 60) * 1000);
+    await server?.close();
     await service.close();
+    await joined?.presence?.stop();
+    await joined?.cluster.close();
     await stopMcp(registry.mcpPool);
     await finishTelemetry(telemetry, io.stderr);
+  };
+  const where = settings ? ` (Redis ${redactServiceUrl(settings.redisUrl)}, PostgreSQL ${redactServiceUrl(settings.databaseUrl)})` : '';
+  if (role === 'worker') {
+    return { url: null, describe: `runtrail worker claiming runs, concurrency ${opts.concurrency ?? 4}${where}`, close: () => stop(null) };
+  }
+  try {
+    const { startServer } = await import('../server/start-server.js');
+    const server = await startServer({ service, dataDir: opts.dataDir, skillsDir, host: opts.host, port: opts.port, env: opts.env });
+    const what = role === 'api' ? 'runtrail API node serving' : 'runtrail serving';
+    return { url: server.url, describe: `${what} on ${server.url}${where}`, close: () => stop(server) };
+  } catch (e) {
+    await stop(null);
     throw e;
   }
 }

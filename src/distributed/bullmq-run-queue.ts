@@ -7,10 +7,15 @@
 import { Queue, QueueEvents, Worker, type ConnectionOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { RunQueue, RunQueueStats } from '../runtime/run-queue.js';
+import { ServiceUnavailableError } from './service-url.js';
 
 export interface BullRunQueueOptions {
-  /** For BullMQ's own connections (it makes one per Queue, Worker and QueueEvents). */
+  /** The Queue's connection: fails fast while Redis is away (an API request is answered 503, not held). */
   connection: ConnectionOptions;
+  /** The Worker's and QueueEvents' connection options: they wait for Redis and reconnect (no retry limit). */
+  blockingConnection: ConnectionOptions;
+  /** RUNTRAIL_REDIS_URL without its password, for the errors of a lost Redis. */
+  shownUrl: string;
   /** Key prefix of the queue and the cancel channel (tests isolate with it). */
   prefix: string;
   /** Publishes cancel signals. */
@@ -26,6 +31,8 @@ export interface BullRunQueueOptions {
   stalledIntervalMs?: number;
   /** How long a worker's lock on a job lasts without renewal (ms); default 30 s. */
   lockDurationMs?: number;
+  /** Told of the runs this worker holds whenever that changes (its presence file lists them). */
+  onRunning?: (runIds: string[]) => void;
 }
 
 export class BullRunQueue implements RunQueue {
@@ -65,29 +72,38 @@ export class BullRunQueue implements RunQueue {
   onStalled(listener: (runId: string) => void): void {
     this.stalledListeners.push(listener);
     if (this.events) return;
-    this.events = new QueueEvents('runs', { connection: this.o.connection, prefix: this.o.prefix });
+    this.events = new QueueEvents('runs', { connection: this.o.blockingConnection, prefix: this.o.prefix });
     this.events.on('error', () => undefined);
     this.events.on('failed', ({ jobId, failedReason }) => {
       if (/stalled/i.test(failedReason)) for (const l of this.stalledListeners) l(jobId);
     });
   }
 
+  /** Redis is away: the API's 503 (the queue's connection fails fast instead of holding requests). */
+  private async redis<T>(op: () => Promise<T>): Promise<T> {
+    try {
+      return await op();
+    } catch (e) {
+      throw new ServiceUnavailableError('Redis', this.o.shownUrl, (e as Error).message);
+    }
+  }
+
   async hasRoom(reserving: number): Promise<boolean> {
-    const waiting = await this.queue.getWaitingCount().catch(() => this.counts.waiting);
+    const waiting = await this.redis(() => this.queue.getWaitingCount());
     return waiting + reserving < this.o.maxQueue;
   }
 
   async enqueue(runId: string): Promise<void> {
-    await this.queue.add('run', { runId }, { jobId: runId, removeOnComplete: true, removeOnFail: { age: 86_400 } });
+    await this.redis(() => this.queue.add('run', { runId }, { jobId: runId, removeOnComplete: true, removeOnFail: { age: 86_400 } }));
   }
 
   /** Whether BullMQ still knows the run (a flushed or restarted Redis forgets queued jobs). */
   async has(runId: string): Promise<boolean> {
-    return (await this.queue.getJob(runId)) !== undefined;
+    return (await this.redis(() => this.queue.getJob(runId))) !== undefined;
   }
 
   async remove(runId: string): Promise<boolean> {
-    const job = await this.queue.getJob(runId);
+    const job = await this.redis(() => this.queue.getJob(runId));
     if (!job) return false;
     const state = await job.getState();
     if (state !== 'waiting' && state !== 'delayed' && state !== 'prioritized') return false;
@@ -106,14 +122,16 @@ export class BullRunQueue implements RunQueue {
       async (job) => {
         const runId = String((job.data as { runId?: unknown }).runId ?? job.id);
         this.running.add(runId);
+        this.o.onRunning?.([...this.running]);
         try {
           await handler(runId, () => undefined);
         } finally {
           this.running.delete(runId);
+          this.o.onRunning?.([...this.running]);
         }
       },
       {
-        connection: this.o.connection,
+        connection: this.o.blockingConnection,
         prefix: this.o.prefix,
         concurrency: this.o.concurrency,
         // a stalled run is not run twice: it is failed as interrupted, exactly once
@@ -126,7 +144,7 @@ export class BullRunQueue implements RunQueue {
   }
 
   async signalCancel(runId: string): Promise<void> {
-    await this.o.pub.publish(this.channel, runId);
+    await this.redis(() => this.o.pub.publish(this.channel, runId));
   }
 
   onCancel(listener: (runId: string) => void): void {

@@ -10,7 +10,7 @@ import { isTerminalRunEvent, type AgentEvent, type RunStatus } from '../events/a
 import type { RunEventLog, RunStore } from '../runtime/run-store.js';
 import type { RunListQuery, RunStatusFile } from '../runtime/run-service-types.js';
 import type { RunWorkspace } from '../runtime/run-workspace.js';
-import { redactUrl, ServiceUnavailableError } from './service-url.js';
+import { redactServiceUrl, ServiceUnavailableError } from './service-url.js';
 
 const TERMINAL: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
 
@@ -21,10 +21,12 @@ export interface PgRunStoreOptions {
   schema?: string;
   /** The run folder's own events.jsonl (kept beside the database copy). */
   fileLog: (runId: string, root: string) => RunEventLog;
-  /** Called with each committed batch, in order: the fan-out makes it live. */
-  onCommitted?: (runId: string, events: AgentEvent[]) => void;
+  /** Called with each committed batch (and its JSON lines), in order: the fan-out makes it live. */
+  onCommitted?: (runId: string, events: AgentEvent[], lines: string[]) => void;
   /** How long a batch gathers events before it is committed; default 2 ms (terminal events at once). */
   batchMs?: number;
+  /** How long a status write is retried while the database is away; default 60 s. */
+  saveRetryMs?: number;
 }
 
 const SCHEMA_SQL = (s: string) => `
@@ -45,6 +47,12 @@ CREATE TABLE IF NOT EXISTS ${s}.runtrail_events (
   line text NOT NULL,
   PRIMARY KEY (run_id, seq)
 );`;
+
+/** An error of the connection (refused, reset, timed out, the server shutting down), not of a statement. */
+export function isConnectionError(e: unknown): boolean {
+  if (e instanceof pg.DatabaseError) return /^(08|57P)/.test(e.code ?? '');
+  return e instanceof Error;
+}
 
 function ident(schema: string): string {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new TypeError(`RUNTRAIL_DATABASE_SCHEMA must be a lowercase identifier, got ${JSON.stringify(schema)}`);
@@ -86,7 +94,7 @@ export class PgRunStore implements RunStore {
       }
     } catch (e) {
       await pool.end().catch(() => undefined);
-      throw new ServiceUnavailableError('PostgreSQL', redactUrl(o.url), (e as Error).message);
+      throw new ServiceUnavailableError('PostgreSQL', redactServiceUrl(o.url), (e as Error).message);
     }
     const store = new PgRunStore(pool, o, schema);
     await store.refreshCounts();
@@ -95,17 +103,32 @@ export class PgRunStore implements RunStore {
     return store;
   }
 
+  /** A query whose lost connection becomes ServiceUnavailableError (the API's 503). */
+  private async query<R extends pg.QueryResultRow>(sql: string, args: unknown[] = []): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.pool.query<R>(sql, args);
+    } catch (e) {
+      if (isConnectionError(e)) throw new ServiceUnavailableError('PostgreSQL', redactServiceUrl(this.o.url), (e as Error).message);
+      throw e;
+    }
+  }
+
+  /** Whether the database answers now (a create checks before it writes anything). */
+  async ping(): Promise<void> {
+    await this.query('SELECT 1');
+  }
+
   async init(): Promise<void> {
     // the schema is made by connect(); interrupted runs are found by the queue's stalled check
   }
 
   private async refreshCounts(): Promise<void> {
-    const r = await this.pool.query<{ status: RunStatus; n: string }>(`SELECT status, count(*) AS n FROM ${this.t.runs} GROUP BY status`);
+    const r = await this.query<{ status: RunStatus; n: string }>(`SELECT status, count(*) AS n FROM ${this.t.runs} GROUP BY status`);
     this.counts = Object.fromEntries(r.rows.map((x) => [x.status, Number(x.n)]));
   }
 
   async get(runId: string): Promise<RunStatusFile | null> {
-    const r = await this.pool.query<{ record: string }>(`SELECT record FROM ${this.t.runs} WHERE run_id = $1`, [runId]);
+    const r = await this.query<{ record: string }>(`SELECT record FROM ${this.t.runs} WHERE run_id = $1`, [runId]);
     return r.rows[0] ? (JSON.parse(r.rows[0].record) as RunStatusFile) : null;
   }
 
@@ -118,14 +141,14 @@ export class PgRunStore implements RunStore {
     const limit = Math.max(0, q.limit ?? 50);
     const offset = Math.max(0, q.offset ?? 0);
     const [rows, count] = await Promise.all([
-      this.pool.query<{ record: string }>(`SELECT record FROM ${this.t.runs} ${w} ORDER BY run_id DESC LIMIT ${limit} OFFSET ${offset}`, args),
-      this.pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${this.t.runs} ${w}`, args),
+      this.query<{ record: string }>(`SELECT record FROM ${this.t.runs} ${w} ORDER BY run_id DESC LIMIT ${limit} OFFSET ${offset}`, args),
+      this.query<{ n: string }>(`SELECT count(*) AS n FROM ${this.t.runs} ${w}`, args),
     ]);
     return { runs: rows.rows.map((r) => JSON.parse(r.record) as RunStatusFile), total: Number(count.rows[0].n) };
   }
 
   async endedInConversation(conversationId: string, limit: number): Promise<RunStatusFile[]> {
-    const r = await this.pool.query<{ record: string }>(
+    const r = await this.query<{ record: string }>(
       `SELECT record FROM ${this.t.runs} WHERE conversation_id = $1 AND status = ANY($2) ORDER BY run_id DESC LIMIT ${Math.max(0, limit)}`,
       [conversationId, TERMINAL],
     );
@@ -134,7 +157,7 @@ export class PgRunStore implements RunStore {
 
   /** Runs waiting for a worker longer than `olderThanMs` (the queue may have lost them: Redis flushed). */
   async queuedRuns(olderThanMs: number): Promise<string[]> {
-    const r = await this.pool.query<{ run_id: string }>(`SELECT run_id FROM ${this.t.runs} WHERE status = 'queued' AND updated_at < now() - ($1 || ' milliseconds')::interval`, [String(olderThanMs)]);
+    const r = await this.query<{ run_id: string }>(`SELECT run_id FROM ${this.t.runs} WHERE status = 'queued' AND updated_at < now() - ($1 || ' milliseconds')::interval`, [String(olderThanMs)]);
     return r.rows.map((x) => x.run_id);
   }
 
@@ -142,14 +165,29 @@ export class PgRunStore implements RunStore {
     // the database is the index; counts are refreshed from it
   }
 
+  /** Status records are retried while the database is away (for `saveRetryMs`): a worker's run is not
+   *  left half-written by a restart of PostgreSQL. */
   async save(status: RunStatusFile, workspace: RunWorkspace): Promise<void> {
-    await this.pool.query(
+    const until = Date.now() + (this.o.saveRetryMs ?? 60_000);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.upsert(status);
+        break;
+      } catch (e) {
+        if (!(e instanceof ServiceUnavailableError) || Date.now() >= until) throw e;
+        await new Promise((r) => setTimeout(r, Math.min(5_000, 50 * 2 ** Math.min(attempt, 7))));
+      }
+    }
+    await workspace.writeRunJson('runtime/run_status.json', status);
+  }
+
+  private async upsert(status: RunStatusFile): Promise<void> {
+    await this.query(
       `INSERT INTO ${this.t.runs} (run_id, status, plugin, conversation_id, record, updated_at) VALUES ($1, $2, $3, $4, $5, now())
        ON CONFLICT (run_id) DO UPDATE SET status = EXCLUDED.status, record = EXCLUDED.record, updated_at = now()
        WHERE ${this.t.runs}.status <> ALL($6) OR ${this.t.runs}.status = EXCLUDED.status`,
       [status.run_id, status.status, status.plugin, status.conversation_id, JSON.stringify(status), TERMINAL],
     );
-    await workspace.writeRunJson('runtime/run_status.json', status);
   }
 
   /**
@@ -157,7 +195,7 @@ export class PgRunStore implements RunStore {
    * update); false when another node (or its worker) ended it first.
    */
   async claimTerminal(status: RunStatusFile): Promise<boolean> {
-    const r = await this.pool.query(`UPDATE ${this.t.runs} SET status = $2, record = $3, updated_at = now() WHERE run_id = $1 AND status <> ALL($4)`, [
+    const r = await this.query(`UPDATE ${this.t.runs} SET status = $2, record = $3, updated_at = now() WHERE run_id = $1 AND status <> ALL($4)`, [
       status.run_id,
       status.status,
       JSON.stringify(status),
@@ -172,7 +210,7 @@ export class PgRunStore implements RunStore {
       const values: string[] = [];
       const args: unknown[] = [];
       for (const e of batch) values.push(`($${args.push(runId)}, $${args.push(e.seq)}, $${args.push(JSON.stringify(e))})`);
-      await this.pool.query(`INSERT INTO ${this.t.events} (run_id, seq, line) VALUES ${values.join(', ')} ON CONFLICT (run_id, seq) DO NOTHING`, args);
+      await this.query(`INSERT INTO ${this.t.events} (run_id, seq, line) VALUES ${values.join(', ')} ON CONFLICT (run_id, seq) DO NOTHING`, args);
     }
   }
 
@@ -181,7 +219,7 @@ export class PgRunStore implements RunStore {
   }
 
   async readEvents(runId: string, after: number): Promise<AgentEvent[]> {
-    const r = await this.pool.query<{ line: string }>(`SELECT line FROM ${this.t.events} WHERE run_id = $1 AND seq > $2 ORDER BY seq`, [runId, after]);
+    const r = await this.query<{ line: string }>(`SELECT line FROM ${this.t.events} WHERE run_id = $1 AND seq > $2 ORDER BY seq`, [runId, after]);
     return r.rows.map((x) => JSON.parse(x.line) as AgentEvent);
   }
 
@@ -208,7 +246,7 @@ class PgEventLog implements RunEventLog {
     private readonly file: RunEventLog,
     private readonly pool: pg.Pool,
     private readonly table: string,
-    private readonly onCommitted: ((runId: string, events: AgentEvent[]) => void) | undefined,
+    private readonly onCommitted: PgRunStoreOptions['onCommitted'],
     private readonly batchMs: number,
   ) {}
 
@@ -258,7 +296,7 @@ class PgEventLog implements RunEventLog {
       }
       this.failures = 0;
       this.pending.splice(0, batch.length);
-      this.onCommitted?.(this.runId, batch.map((b) => b.ev));
+      this.onCommitted?.(this.runId, batch.map((b) => b.ev), batch.map((b) => b.line));
     }
   }
 

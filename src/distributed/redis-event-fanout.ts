@@ -47,12 +47,21 @@ export class RedisEventFanout implements EventFanout {
   }
 
   publish(runId: string, event: AgentEvent): void {
+    this.publishAll(runId, [event]);
+  }
+
+  /** A committed batch in one round trip; `lines` are the events' JSON when the caller has them. */
+  publishAll(runId: string, events: readonly AgentEvent[], lines?: readonly string[]): void {
     const key = this.key(runId);
+    const maxLen = String(this.o.maxLen ?? 10_000);
     const p = this.o.writer.pipeline();
-    p.xadd(key, 'MAXLEN', '~', String(this.o.maxLen ?? 10_000), `${event.seq}-0`, 'e', JSON.stringify(event));
-    // a finished run's stream goes after a day; its history stays in the database
-    if (isTerminalRunEvent(event)) p.expire(key, 86_400);
-    // Redis away: readers fall back to the database, which already has the event
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i];
+      p.xadd(key, 'MAXLEN', '~', maxLen, `${event.seq}-0`, 'e', lines?.[i] ?? JSON.stringify(event));
+      // a finished run's stream goes after a day; its history stays in the database
+      if (isTerminalRunEvent(event)) p.expire(key, 86_400);
+    }
+    // Redis away: readers fall back to the database, which already has the events
     p.exec().catch(() => undefined);
   }
 

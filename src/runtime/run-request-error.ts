@@ -9,6 +9,7 @@ export const RUN_ERROR_HTTP_STATUS: Readonly<Record<RunErrorCode, number>> = {
   wrong_state: 409,
   incompatible: 422,
   queue_full: 429,
+  service_unavailable: 503,
 };
 
 /** A request the runtime refuses; front doors map `status` to HTTP and `code` to a CLI exit. */

@@ -42,7 +42,8 @@ export type RunErrorCode =
   | 'not_found' // 404
   | 'wrong_state' // 409
   | 'incompatible' // 422 skill/plugin incompatible, provider not configured
-  | 'queue_full'; // 429
+  | 'queue_full' // 429
+  | 'service_unavailable'; // 503: Redis or PostgreSQL away (several nodes); retry after details.retry_after_s
 
 export interface RunErrorDetails {
   /** zod-style issues: `path` names the field. */

@@ -78,6 +78,8 @@ export interface RunServiceOptions {
   store?: RunStore;
   /** Live events to readers; default the runs' buses in this process. */
   fanout?: EventFanout;
+  /** A shared queue: how often queued runs it lost (Redis flushed or restarted) are looked for; default 10 s. */
+  reconcileMs?: number;
   /** Where file inputs may come from: 'any' (the CLI) or folders (server default <dataDir>/uploads). */
   inputRoots?: string[] | 'any';
   env?: Record<string, string | undefined>;
@@ -155,7 +157,7 @@ export class RunService implements RunServiceApi {
     this.queue.onCancel((runId) => this.live.get(runId)?.abort.abort(new Error('cancelled')));
     this.queue.onStalled?.((runId) => void this.interruptOrphan(runId, 'its worker stopped (lost or killed)').catch(() => undefined));
     if (this.queue.shared && this.store.queuedRuns) {
-      this.reconciler = setInterval(() => void this.requeueLost().catch(() => undefined), 10_000);
+      this.reconciler = setInterval(() => void this.requeueLost().catch(() => undefined), opts.reconcileMs ?? 10_000);
       this.reconciler.unref();
     }
   }
@@ -197,6 +199,8 @@ export class RunService implements RunServiceApi {
     const model = chooseModel(plugin, req, { cwd: this.cwd, env: this.env, ...(defaults.model ? { defaultModel: defaults.model } : {}) });
     const provider = providerFor(plugin, model, { env: this.env, resolver: this.resolver });
     // step 7, capacity: running + waiting + accepted-but-not-yet-queued (concurrent creates) within concurrency + maxQueue
+    // several nodes: nothing is written while the database is away (the API answers 503)
+    await this.store.ping?.();
     if (!parent && !(await this.queue.hasRoom(this.reserving))) {
       this.fail('queue_full', `the run queue is full (${maxQueueOf(this.opts)} waiting); try again later`, { maxQueue: maxQueueOf(this.opts) });
     }
@@ -417,7 +421,12 @@ export class RunService implements RunServiceApi {
       void executeRun(rec, this.engineDeps()).catch(() => undefined);
       return snapshot;
     }
-    await this.queue.enqueue(runId);
+    try {
+      await this.queue.enqueue(runId);
+    } catch (e) {
+      // the run is in the shared store as queued: the reconciler enqueues it once the queue is back
+      if (!this.queue.shared) throw e;
+    }
     return snapshot;
   }
 

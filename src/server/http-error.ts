@@ -51,6 +51,8 @@ export function toHttpError(err: unknown): HttpError {
 
 export function sendError(reply: FastifyReply, err: unknown): FastifyReply {
   const h = toHttpError(err);
+  // a service the node depends on is away (several nodes): the client is told when to try again
+  if (h.status === 503 && typeof h.details.retry_after_s === 'number') reply.header('retry-after', String(h.details.retry_after_s));
   return reply.code(h.status).type('application/json; charset=utf-8').send(errorBody(h.code, h.message, h.details));
 }
 

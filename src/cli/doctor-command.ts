@@ -1,0 +1,108 @@
+/**
+ * `runtrail doctor`: what this node needs, checked. One process: the data dir. Several nodes: the
+ * variables, Redis, PostgreSQL (its schema made if missing), the workers Redis knows, and whether
+ * each one's presence file is on this node's data dir — the data dir must be one folder every node
+ * mounts, and this is how a node can tell.
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ClusterConfigError, clusterSettings, type ClusterSettings } from '../distributed/cluster-settings.js';
+import { redactServiceUrl } from '../distributed/service-url.js';
+import { EXIT, type CliDeps } from './cli-io.js';
+
+export interface DoctorCheck {
+  name: string;
+  status: 'ok' | 'warn' | 'fail';
+  detail: string;
+}
+
+function checkDataDir(dataDir: string): DoctorCheck {
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    const probe = join(dataDir, `.doctor-${process.pid}`);
+    writeFileSync(probe, 'ok');
+    rmSync(probe);
+    return { name: 'data dir', status: 'ok', detail: `${dataDir} is writable` };
+  } catch (e) {
+    return { name: 'data dir', status: 'fail', detail: `${dataDir} cannot be written: ${(e as Error).message}` };
+  }
+}
+
+function checkNode(): DoctorCheck {
+  const major = Number(process.versions.node.split('.')[0]);
+  return major >= 20
+    ? { name: 'node', status: 'ok', detail: `Node.js ${process.versions.node}` }
+    : { name: 'node', status: 'fail', detail: `Node.js ${process.versions.node}: Runtrail needs 20 or later` };
+}
+
+async function clusterChecks(s: ClusterSettings, dataDir: string): Promise<DoctorCheck[]> {
+  const out: DoctorCheck[] = [];
+  const [{ checkRedis }, { PgRunStore }, { workersSeen, clusterDir }, { Redis }] = await Promise.all([
+    import('../distributed/cluster.js'),
+    import('../distributed/pg-run-store.js'),
+    import('../distributed/worker-presence.js'),
+    import('ioredis'),
+  ]);
+  const redisShown = redactServiceUrl(s.redisUrl);
+  let redisOk = false;
+  try {
+    await checkRedis(s.redisUrl);
+    redisOk = true;
+    out.push({ name: 'redis', status: 'ok', detail: `${redisShown} answers (key prefix ${s.prefix})` });
+  } catch (e) {
+    out.push({ name: 'redis', status: 'fail', detail: (e as Error).message });
+  }
+  try {
+    const store = await PgRunStore.connect({ url: s.databaseUrl, schema: s.schema, fileLog: () => ({ append() {}, unwritten: () => [], close() {} }) });
+    const counts = store.countByState();
+    await store.close();
+    const runs = Object.values(counts).reduce((a, b) => a + (b ?? 0), 0);
+    out.push({ name: 'postgresql', status: 'ok', detail: `${redactServiceUrl(s.databaseUrl)} answers, schema ${s.schema} ready (${runs} runs)` });
+  } catch (e) {
+    out.push({ name: 'postgresql', status: 'fail', detail: (e as Error).message });
+  }
+  if (!redisOk) return out;
+  const redis = new Redis(s.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    const workers = await workersSeen(dataDir, redis, s.prefix);
+    if (workers.length === 0) {
+      out.push({ name: 'workers', status: 'warn', detail: 'no worker is running (start one with `runtrail worker`); the shared data dir is checked against running workers' });
+    }
+    for (const w of workers) {
+      const file = join(clusterDir(dataDir), `${w.name}.json`);
+      if (w.file === 'same') out.push({ name: `worker ${w.name}`, status: 'ok', detail: `alive (beat ${w.beatAt}); its presence file is on this data dir: shared` });
+      else {
+        out.push({
+          name: `worker ${w.name}`,
+          status: 'fail',
+          detail:
+            w.file === 'missing'
+              ? `alive in Redis, but ${file} is not on this node: RUNTRAIL_DATA_DIR must be one folder every node mounts (NFS or the like)`
+              : `alive in Redis, but ${file} here is another worker's: this data dir is not the one that worker writes to`,
+        });
+      }
+    }
+  } finally {
+    redis.disconnect();
+  }
+  return out;
+}
+
+export async function doctorCommand(values: { json?: unknown }, dataDir: string, deps: CliDeps): Promise<number> {
+  const checks: DoctorCheck[] = [checkNode(), checkDataDir(dataDir)];
+  let settings: ClusterSettings | null = null;
+  try {
+    settings = clusterSettings(deps.env);
+    checks.push({ name: 'mode', status: 'ok', detail: settings ? 'several nodes (RUNTRAIL_REDIS_URL and RUNTRAIL_DATABASE_URL set)' : 'one process: run folders on the data dir, no services' });
+  } catch (e) {
+    if (!(e instanceof ClusterConfigError)) throw e;
+    checks.push({ name: 'mode', status: 'fail', detail: e.message });
+  }
+  if (settings) checks.push(...(await clusterChecks(settings, dataDir)));
+  const ok = checks.every((c) => c.status !== 'fail');
+  if (values.json) deps.stdout.write(`${JSON.stringify({ ok, checks })}\n`);
+  else for (const c of checks) deps.stdout.write(`${c.status === 'ok' ? '✓' : c.status === 'warn' ? '!' : '✗'} ${c.name}: ${c.detail}\n`);
+  return ok ? EXIT.ok : EXIT.failed;
+}
