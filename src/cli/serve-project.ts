@@ -9,6 +9,9 @@ import { watchProject } from '../extensions/project-watcher.js';
 import { defaultSkillsDir } from '../runtime/package-root.js';
 import { LivePluginSource } from '../runtime/plugin-registry.js';
 import { RunService, type RunServiceOptions } from '../runtime/run-service.js';
+import { EVENTS_FILE, EventStore } from '../runtime/event-store.js';
+import { endLeftovers } from '../runtime/interrupted-runs.js';
+import { isRunId } from '../runtime/run-id.js';
 import { clusterSettings, type ClusterSettings } from '../distributed/cluster-settings.js';
 import { redactServiceUrl } from '../distributed/service-url.js';
 import type { Cluster } from '../distributed/cluster.js';
@@ -37,10 +40,17 @@ async function joinCluster(s: ClusterSettings, opts: ServeOptions, io: { stderr:
     role,
     concurrency: opts.concurrency ?? 4,
     maxQueue: 100,
+    fileLog: (_runId, root) => new EventStore(join(root, EVENTS_FILE)),
     onRunning: (ids) => presence?.setRunning(ids),
   });
   if (role !== 'api') {
-    presence = new WorkerPresence({ dataDir: opts.dataDir, redis: cluster.redis, prefix: s.prefix, concurrency: opts.concurrency ?? 4 });
+    presence = new WorkerPresence({
+      dataDir: opts.dataDir,
+      redis: cluster.redis,
+      prefix: s.prefix,
+      concurrency: opts.concurrency ?? 4,
+      endRunLeftovers: (runId) => (isRunId(runId) ? endLeftovers(join(opts.dataDir, 'runs', runId)) : Promise.resolve('')),
+    });
     const { ended } = await presence.start();
     for (const line of ended) io.stderr.write(`runtrail: a worker that died on this host left processes: ${line}\n`);
   }

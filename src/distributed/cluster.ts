@@ -3,9 +3,8 @@
  * composes the PostgreSQL store, the Redis Streams fan-out and the BullMQ queue connected here.
  * Without them this module is never loaded: one process, its files, no services.
  */
-import { join } from 'node:path';
 import { Redis, type RedisOptions } from 'ioredis';
-import { EVENTS_FILE, EventStore } from '../runtime/event-store.js';
+import type { RunEventLog } from '../runtime/run-store.js';
 import { BullRunQueue } from './bullmq-run-queue.js';
 import { PgRunStore } from './pg-run-store.js';
 import { RedisEventFanout } from './redis-event-fanout.js';
@@ -42,7 +41,14 @@ export async function checkRedis(url: string): Promise<void> {
 
 export async function connectCluster(
   s: ClusterSettings,
-  o: { role: NodeRole; concurrency: number; maxQueue: number; onRunning?: (runIds: string[]) => void },
+  o: {
+    role: NodeRole;
+    concurrency: number;
+    maxQueue: number;
+    /** The run folder's own events.jsonl, kept beside the database's copy. */
+    fileLog: (runId: string, root: string) => RunEventLog;
+    onRunning?: (runIds: string[]) => void;
+  },
 ): Promise<Cluster> {
   await checkRedis(s.redisUrl);
   const shownUrl = redactServiceUrl(s.redisUrl);
@@ -60,7 +66,7 @@ export async function connectCluster(
   const store = await PgRunStore.connect({
     url: s.databaseUrl,
     schema: s.schema,
-    fileLog: (_runId, root) => new EventStore(join(root, EVENTS_FILE)),
+    fileLog: o.fileLog,
     onCommitted: (runId, events, lines) => fanout?.publishAll(runId, events, lines),
   }).catch(async (e: unknown) => {
     await Promise.all(conns.map((c) => c.quit().catch(() => undefined)));

@@ -9,8 +9,6 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
-import { endLeftovers } from '../runtime/interrupted-runs.js';
-import { isRunId } from '../runtime/run-id.js';
 
 export interface PresenceFile {
   host: string;
@@ -59,7 +57,14 @@ export class WorkerPresence {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly o: { dataDir: string; redis: Redis; prefix: string; concurrency: number },
+    private readonly o: {
+      dataDir: string;
+      redis: Redis;
+      prefix: string;
+      concurrency: number;
+      /** Ends the process groups a run's ledger records (the run folder's runtime/processes.json); the sentence saying what. */
+      endRunLeftovers: (runId: string) => Promise<string>;
+    },
   ) {
     const host = hostname();
     this.name = `${host}-${process.pid}`;
@@ -71,7 +76,7 @@ export class WorkerPresence {
   /** Ends what dead workers of this host left running, then announces this one. */
   async start(): Promise<{ ended: string[] }> {
     mkdirSync(clusterDir(this.o.dataDir), { recursive: true });
-    const ended = await endLeftoversOfDeadWorkers(this.o.dataDir);
+    const ended = await endLeftoversOfDeadWorkers(this.o.dataDir, this.o.endRunLeftovers);
     this.beat();
     this.timer = setInterval(() => this.beat(), PRESENCE_BEAT_MS);
     this.timer.unref();
@@ -110,7 +115,7 @@ export class WorkerPresence {
 }
 
 /** Presence files of this host whose worker is gone: the process groups of their runs are ended. */
-export async function endLeftoversOfDeadWorkers(dataDir: string): Promise<string[]> {
+export async function endLeftoversOfDeadWorkers(dataDir: string, endRunLeftovers: (runId: string) => Promise<string>): Promise<string[]> {
   const dir = clusterDir(dataDir);
   const host = hostname();
   const lines: string[] = [];
@@ -123,8 +128,8 @@ export async function endLeftoversOfDeadWorkers(dataDir: string): Promise<string
   for (const n of names) {
     const p = readPresence(join(dir, n));
     if (!p || p.host !== host || p.pid === process.pid || alive(p.pid)) continue;
-    for (const runId of p.running.filter(isRunId)) {
-      const what = await endLeftovers(join(dataDir, 'runs', runId));
+    for (const runId of p.running) {
+      const what = await endRunLeftovers(runId);
       if (what) lines.push(`${runId}: ${what}`);
     }
     rmSync(join(dir, n), { force: true });
