@@ -78,7 +78,7 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
     throw e;
   }) : null;
   const shared: Partial<RunServiceOptions> = joined
-    ? { queue: joined.cluster.queue, store: joined.cluster.store, fanout: joined.cluster.fanout, reconcileMs: joined.cluster.settings.reconcileMs }
+    ? { queue: joined.cluster.queue, store: joined.cluster.store, fanout: joined.cluster.fanout, reconcileMs: joined.cluster.settings.reconcileMs, drainsOnSignal: role !== 'api' }
     : { ...(opts.concurrency ? { concurrency: opts.concurrency } : {}) };
   const service = new RunService({
     dataDir: opts.dataDir,

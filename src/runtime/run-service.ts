@@ -17,6 +17,7 @@ import { loadSkill, skillIncompatibilities, type LoadedSkill } from '../skills/s
 import type { AnyToolDefinition } from '../tools/tool.js';
 import type { ToolSource } from '../tools/tool-source.js';
 import { defaultProcessRegistry } from '../tools/default-process-registry.js';
+import { holdSignalForwarding } from '../tools/signal-bridge.js';
 import type { TextFilter } from './agent-loop.js';
 import { DEFAULT_LIMITS } from './agent-loop.js';
 import type { BusinessPlugin, PluginRunContext } from './business-plugin.js';
@@ -80,6 +81,9 @@ export interface RunServiceOptions {
   fanout?: EventFanout;
   /** A shared queue: how often queued runs it lost (Redis flushed or restarted) are looked for; default 10 s. */
   reconcileMs?: number;
+  /** A worker that drains on SIGTERM: the signal is not forwarded to its runs' commands, which finish
+   *  with their runs (drain() interrupts what is left, and that ends them). */
+  drainsOnSignal?: boolean;
   /** Where file inputs may come from: 'any' (the CLI) or folders (server default <dataDir>/uploads). */
   inputRoots?: string[] | 'any';
   env?: Record<string, string | undefined>;
@@ -124,6 +128,7 @@ export class RunService implements RunServiceApi {
   readonly store: RunStore;
   private readonly fanout: EventFanout;
   private reconciler: NodeJS.Timeout | undefined;
+  private releaseSignals: (() => void) | null = null;
   private readonly live = new Map<string, RunRecord>();
   private readonly queue: RunQueue;
   /** Accepted creates not yet queued (between the capacity check and the enqueue there are awaits). */
@@ -156,6 +161,7 @@ export class RunService implements RunServiceApi {
     // a cancel sent to any node reaches the worker that runs it
     this.queue.onCancel((runId) => this.live.get(runId)?.abort.abort(new Error('cancelled')));
     this.queue.onStalled?.((runId) => void this.interruptOrphan(runId, 'its worker stopped (lost or killed)').catch(() => undefined));
+    if (opts.drainsOnSignal) this.releaseSignals = holdSignalForwarding();
     if (this.queue.shared && this.store.queuedRuns) {
       this.reconciler = setInterval(() => void this.requeueLost().catch(() => undefined), opts.reconcileMs ?? 10_000);
       this.reconciler.unref();
@@ -734,6 +740,7 @@ export class RunService implements RunServiceApi {
     clearInterval(this.reconciler);
     const recs = [...this.live.values()];
     await Promise.all(recs.map((r) => this.cancel(r.runId).catch(() => r.done)));
+    this.releaseSignals?.();
     await this.queue.close();
     await this.queue.dispose?.();
     await this.fanout.close?.();
@@ -751,6 +758,7 @@ export class RunService implements RunServiceApi {
     const left = [...this.live.values()];
     for (const r of left) r.abort.abort(new RunInterrupted(`the worker was stopped and its ${Math.round(drainMs / 1000)} s to drain ran out`));
     await Promise.all(left.map((r) => r.done));
+    this.releaseSignals?.();
     await this.queue.dispose?.();
     await this.fanout.close?.();
     await this.store.close?.();

@@ -16,6 +16,8 @@ const FORWARDED: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const live = new Set<BridgedChild>();
 const handlers = new Map<NodeJS.Signals, () => void>();
 let exitHook: (() => void) | null = null;
+/** Holders that end the children themselves on a signal (a draining worker); the exit hook still kills. */
+let holders = 0;
 
 function install(): void {
   for (const sig of FORWARDED) {
@@ -39,6 +41,8 @@ function uninstall(): void {
 function onSignal(sig: NodeJS.Signals): void {
   const children = [...live];
   const alone = process.listenerCount(sig) === 1;
+  // a draining worker lets its runs' children finish with the runs; it ends what is left itself
+  if (holders > 0 && !alone) return;
   for (const c of children) c.signal(sig);
   if (!alone) return; // someone else (the server) owns shutdown
   void Promise.allSettled(children.map((c) => c.terminate())).then(() => {
@@ -54,6 +58,19 @@ export function bridgeChild(child: BridgedChild): () => void {
   return () => {
     if (!live.delete(child)) return;
     if (live.size === 0) uninstall();
+  };
+}
+
+/**
+ * Signals stop being forwarded while held: the caller owns shutdown and ends every child itself
+ * (a worker draining on SIGTERM lets its runs, and their commands, finish first). Returns the release.
+ */
+export function holdSignalForwarding(): () => void {
+  holders++;
+  let held = true;
+  return () => {
+    if (held) holders--;
+    held = false;
   };
 }
 
