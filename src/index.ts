@@ -58,6 +58,10 @@ export * from './skills/compute-skill-runner.js';
 export * from './skills/execute-skill-tool.js';
 // runtime: RunService, engine, loop, executor, workspace, hooks (issue 3 §1, §3)
 export * from './runtime/run-service.js';
+// the seams of several nodes (issue 13); their PostgreSQL/Redis implementations are `runtrail/distributed`
+export * from './runtime/run-queue.js';
+export * from './runtime/run-store.js';
+export * from './runtime/event-fanout.js';
 export * from './runtime/run-request-error.js';
 export * from './runtime/run-id.js';
 export * from './runtime/data-dir.js';
