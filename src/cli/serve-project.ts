@@ -32,8 +32,12 @@ export interface ServingNode {
 }
 
 /** The shared services of several nodes, connected, and this worker's presence (null for an API node). */
-async function joinCluster(s: ClusterSettings, opts: ServeOptions, io: { stderr: CliOut }): Promise<{ cluster: Cluster; presence: WorkerPresence | null }> {
-  const [{ connectCluster }, { WorkerPresence }] = await Promise.all([import('../distributed/cluster.js'), import('../distributed/worker-presence.js')]);
+async function joinCluster(
+  s: ClusterSettings,
+  opts: ServeOptions,
+  io: { stderr: CliOut },
+): Promise<{ cluster: Cluster; presence: WorkerPresence | null; runOwnerGone: (dataDir: string, runId: string) => boolean }> {
+  const [{ connectCluster }, { WorkerPresence, runOwnerGone }] = await Promise.all([import('../distributed/cluster.js'), import('../distributed/worker-presence.js')]);
   const role = opts.role ?? 'all';
   let presence: WorkerPresence | null = null;
   const cluster = await connectCluster(s, {
@@ -54,7 +58,7 @@ async function joinCluster(s: ClusterSettings, opts: ServeOptions, io: { stderr:
     const { ended } = await presence.start();
     for (const line of ended) io.stderr.write(`runtrail: a worker that died on this host left processes: ${line}\n`);
   }
-  return { cluster, presence };
+  return { cluster, presence, runOwnerGone };
 }
 
 export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): Promise<ServingNode> {
@@ -78,7 +82,14 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
     throw e;
   }) : null;
   const shared: Partial<RunServiceOptions> = joined
-    ? { queue: joined.cluster.queue, store: joined.cluster.store, fanout: joined.cluster.fanout, reconcileMs: joined.cluster.settings.reconcileMs, drainsOnSignal: role !== 'api' }
+    ? {
+        queue: joined.cluster.queue,
+        store: joined.cluster.store,
+        fanout: joined.cluster.fanout,
+        reconcileMs: joined.cluster.settings.reconcileMs,
+        drainsOnSignal: role !== 'api',
+        workerGone: async (runId: string) => joined.runOwnerGone(opts.dataDir, runId),
+      }
     : { ...(opts.concurrency ? { concurrency: opts.concurrency } : {}) };
   const service = new RunService({
     dataDir: opts.dataDir,

@@ -161,6 +161,14 @@ export class PgRunStore implements RunStore {
     return r.rows.map((x) => x.run_id);
   }
 
+  async activeRuns(olderThanMs: number): Promise<string[]> {
+    const r = await this.query<{ run_id: string }>(
+      `SELECT run_id FROM ${this.t.runs} WHERE status <> 'queued' AND status <> ALL($2) AND updated_at < now() - ($1 || ' milliseconds')::interval`,
+      [String(olderThanMs), TERMINAL],
+    );
+    return r.rows.map((x) => x.run_id);
+  }
+
   note(): void {
     // the database is the index; counts are refreshed from it
   }

@@ -5,7 +5,7 @@
  * file); a worker that starts on a host ends the process groups its dead predecessors there left.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
@@ -154,4 +154,25 @@ export async function workersSeen(dataDir: string, redis: Redis, prefix: string)
     }
   } while (cursor !== '0');
   return out.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/**
+ * Whether the worker that owns a run (its runtime/owner.json) is gone: dead on this host, or its
+ * presence file silent for `staleMs` (missing, or its last beat that old). Works with Redis away.
+ */
+export function runOwnerGone(dataDir: string, runId: string, staleMs = 60_000): boolean {
+  const ownerFile = join(dataDir, 'runs', runId, 'runtime', 'owner.json');
+  let owner: { pid?: unknown; host?: unknown };
+  let ownerAge: number;
+  try {
+    owner = JSON.parse(readFileSync(ownerFile, 'utf8')) as { pid?: unknown; host?: unknown };
+    ownerAge = Date.now() - statSync(ownerFile).mtimeMs;
+  } catch {
+    return false; // nothing to go by: the stalled check decides
+  }
+  if (typeof owner.pid !== 'number' || typeof owner.host !== 'string') return false;
+  if (owner.host === hostname() && !alive(owner.pid)) return true;
+  const p = readPresence(join(clusterDir(dataDir), `${owner.host}-${owner.pid}.json`));
+  if (!p) return ownerAge > staleMs;
+  return Date.now() - Date.parse(p.beat_at) > staleMs;
 }

@@ -81,6 +81,9 @@ export interface RunServiceOptions {
   fanout?: EventFanout;
   /** A shared queue: how often queued runs it lost (Redis flushed or restarted) are looked for; default 10 s. */
   reconcileMs?: number;
+  /** Several nodes: whether the worker that claimed a run is gone (its presence file stopped beating).
+   *  The reconciler interrupts such runs even when the queue forgot them (Redis flushed). */
+  workerGone?: (runId: string) => Promise<boolean>;
   /** A worker that drains on SIGTERM: the signal is not forwarded to its runs' commands, which finish
    *  with their runs (drain() interrupts what is left, and that ends them). */
   drainsOnSignal?: boolean;
@@ -163,7 +166,7 @@ export class RunService implements RunServiceApi {
     this.queue.onStalled?.((runId) => void this.interruptOrphan(runId, 'its worker stopped (lost or killed)').catch(() => undefined));
     if (opts.drainsOnSignal) this.releaseSignals = holdSignalForwarding();
     if (this.queue.shared && this.store.queuedRuns) {
-      this.reconciler = setInterval(() => void this.requeueLost().catch(() => undefined), opts.reconcileMs ?? 10_000);
+      this.reconciler = setInterval(() => void this.reconcile().catch(() => undefined), opts.reconcileMs ?? 10_000);
       this.reconciler.unref();
     }
   }
@@ -723,12 +726,22 @@ export class RunService implements RunServiceApi {
     }, why);
   }
 
-  /** Runs the shared queue lost (Redis flushed or restarted) go back into it, from the store's record. */
-  private async requeueLost(): Promise<void> {
+  /**
+   * What the shared queue lost (Redis flushed or restarted), from the store's records: queued runs go
+   * back into it; runs whose worker is gone are interrupted (the stalled check that would have found
+   * them lived in Redis).
+   */
+  private async reconcile(): Promise<void> {
     for (const runId of (await this.store.queuedRuns?.(5_000)) ?? []) {
       if (this.queue.has && !(await this.queue.has(runId))) await this.queue.enqueue(runId);
     }
+    const gone = this.opts.workerGone;
+    if (!gone) return;
+    for (const runId of (await this.store.activeRuns?.(5_000)) ?? []) {
+      if (!this.live.has(runId) && (await gone(runId))) await this.interruptOrphan(runId, 'its worker stopped (no sign of life from it)');
+    }
   }
+
 
   stats(): RunServiceStats {
     return { byState: this.store.countByState(), ...this.queue.stats(), eventsPublished: this.eventsPublished, models: this.usageTotals.snapshot() };

@@ -48,6 +48,8 @@ export interface RunStore {
   claimTerminal?(status: RunStatusFile): Promise<boolean>;
   /** A shared store: add events (a dead worker's, from its file) that were never committed. */
   insertEvents?(runId: string, events: AgentEvent[]): Promise<void>;
+  /** A shared store: runs claimed by a worker and not finished, unchanged for `olderThanMs`. */
+  activeRuns?(olderThanMs: number): Promise<string[]>;
   /** A shared store: throws (ServiceUnavailableError) when it cannot be reached now. */
   ping?(): Promise<void>;
   /** A shared store: runs waiting longer than `olderThanMs` (a flushed Redis may have lost their jobs). */

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { getJson, postJson, readSse } from '../server/helpers.js';
-import { sleep } from '../tools/helpers.js';
+import { marker, sleep } from '../tools/helpers.js';
 import { CuttableProxy, MAIN, OwnRedis, PG_URL, TestCluster, freePort, pgLines, servicesDown } from './cluster-helpers.js';
 
 const down = existsSync(MAIN) ? await servicesDown() : 'the CLI is not built';
@@ -81,6 +81,35 @@ describe.skipIf(down !== null)('Redis restarted mid-run', () => {
     expect((await getJson(`${api.url}/api/runs`)).status).toBe(200);
     await redis.start();
   }, 30_000);
+});
+
+describe.skipIf(down !== null)('a worker killed while Redis lost everything', () => {
+  let redis: OwnRedis;
+  let cluster: TestCluster;
+  afterAll(async () => {
+    await cluster?.cleanup();
+    await redis?.stop();
+  }, 30_000);
+
+  it('has its run interrupted from PostgreSQL and its presence file, once', async () => {
+    redis = new OwnRedis(await freePort());
+    await redis.start();
+    cluster = new TestCluster({ RUNTRAIL_RECONCILE_MS: '500' }, redis.url);
+    const api = await cluster.api();
+    const worker = await cluster.worker(1);
+    const m = marker();
+    cluster.markers.push(m);
+    const id = await shellRun(api.url!, `sleep ${m}`);
+    expect(await until(async () => (await statusOf(api.url!, id)) === 'tool_executing', 15_000)).toBe(true);
+    await redis.restart(); // the job, its lock and the stalled check's state are gone
+    await worker.kill('SIGKILL');
+    expect(await until(async () => (await statusOf(api.url!, id)) === 'failed', 30_000)).toBe(true);
+    const run = (await getJson(`${api.url}/api/runs/${id}`)).body;
+    expect(run.diagnosis.code).toBe('interrupted');
+    expect(run.diagnosis.summary).toContain('its worker stopped');
+    const lines = await pgLines(cluster.schema, id);
+    expect(lines.filter((l) => /"type":"run\.(completed|failed|cancelled)"/.test(l))).toHaveLength(1);
+  }, 90_000);
 });
 
 describe.skipIf(down !== null)('PostgreSQL lost mid-run', () => {
