@@ -3,6 +3,7 @@
  * (timeout, AbortSignal, OperationReporter) → validate output → PostToolUse → ToolResult.
  * Every failure becomes an error result with a Diagnosis for the model; nothing here throws.
  */
+import { setMaxListeners } from 'node:events';
 import { checkSchema, issuesText, jsonSchemaOf } from '../tools/schema.js';
 import type { DiagnosisInit } from '../events/diagnosis.js';
 import type { OperationReporter } from '../events/operation-reporter-types.js';
@@ -64,6 +65,8 @@ export class ToolExecutor {
     this.allowed = new Set(opts.allowedTools);
     this.hooks = opts.hooks ?? emptyHooks();
     this.publish = opts.publish ?? noopPublish;
+    // each call in flight holds one listener on the run's signal: a parallel batch may hold many
+    if (opts.signal) setMaxListeners(0, opts.signal);
   }
 
   /** The specs the model sees: registered and allowed tools only. */

@@ -137,4 +137,20 @@ describe('ToolExecutor', () => {
     await ex.execute({ id: 'c9', name: 'rep', args: { text: 'a' } });
     expect(seen).toEqual(['c9:go', 'auto-complete']);
   });
+
+  it('holds many calls at once on one run signal without a listener-leak warning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => void warnings.push(w.name);
+    process.on('warning', onWarning);
+    const slow: AnyToolDefinition = { ...echo, name: 'slow', execute: async (args: { text: string }) => {
+      await new Promise((r) => setTimeout(r, 20));
+      return { ok: true, content: args.text, details: { echoed: args.text } };
+    } };
+    const { ex } = setup([slow], ['slow'], emptyHooks(), { signal: new AbortController().signal });
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => ex.execute({ id: `p${i}`, name: 'slow', args: { text: String(i) } })));
+    await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
+    process.off('warning', onWarning);
+    expect(results.every((r) => r.result.ok)).toBe(true);
+    expect(warnings).toEqual([]);
+  });
 });
