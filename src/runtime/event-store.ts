@@ -1,25 +1,43 @@
 /**
  * runtime/events.jsonl: every AgentEvent of a run, one JSON line each, in seq order — the source of
- * replay. Appends are synchronous so a reader that subscribes first and reads the file second never
- * misses an event (see RunService.events).
+ * replay. The lines a burst of publishes appends are written together, in one write, in a microtask
+ * queued at the burst's first append: before any reader (they all take events asynchronously) sees
+ * one of them, and a reader that subscribes first and reads the file second gets what is not written
+ * yet from `unwritten()` (see RunService.events). close() writes what is left and fsyncs.
  */
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { AgentEvent } from '../events/agent-event.js';
 import { isAgentStream, makeAgentEvent } from '../events/agent-event-factory.js';
+import { eventLine } from './event-line.js';
 
 export const EVENTS_FILE = 'runtime/events.jsonl';
 
 /** Lines kept in memory while the disk refuses them (ENOSPC); past it new events are dropped. */
 export const MAX_PENDING_LINES = 10_000;
 
+/** A burst this long is written at once rather than at its end (it would hold too much in memory). */
+const BURST_LINES = 512;
+/** Characters joined into one write at most (a longer burst takes several writes). */
+const MAX_WRITE_CHARS = 4 * 1024 * 1024;
+
 export class EventStore {
   private fd: number | null;
   private count = 0;
   private lastSeqWritten = 0;
-  /** lines not (fully) written yet, oldest first; `offset` bytes of the first are on disk */
-  private pending: Array<{ buf: Buffer; seq: number; event: AgentEvent }> = [];
-  private offset = 0;
+  /** lines not (fully) written yet, oldest first */
+  private pending: Array<{ line: string; seq: number; event: AgentEvent }> = [];
+  /** the write in progress: the first `lines` pending lines as bytes, `offset` of them on disk */
+  private chunk: { buf: Buffer; lines: number; offset: number } | null = null;
+  private scheduled = false;
+  private readonly flushTask = (): void => {
+    this.scheduled = false; // a queued task that finds nothing pending does nothing
+    try {
+      this.drain();
+    } catch {
+      // the disk refuses: the lines stay pending, retried by the next append and by close()
+    }
+  };
 
   constructor(readonly file: string) {
     this.fd = openSync(file, 'a');
@@ -37,19 +55,22 @@ export class EventStore {
     if (this.fd === null) return; // closed: late events after the terminal one are not part of the run
     let line: string;
     try {
-      line = JSON.stringify(event);
+      line = eventLine(event);
     } catch {
       // data JSON cannot hold (a BigInt, a cycle in a tool's details): keep the event, degraded, rather
       // than leave a seq gap that replay and resuming clients would trip on
       line = JSON.stringify(jsonSafe(event, []));
     }
     if (this.pending.length >= MAX_PENDING_LINES) throw new Error(`events.jsonl: ${MAX_PENDING_LINES} lines wait for disk space; event ${event.seq} dropped`);
-    this.pending.push({ buf: Buffer.from(`${line}\n`), seq: event.seq, event });
-    // throws while the disk refuses (the bus counts it); what was not written is retried by the next append
-    this.drain();
+    this.pending.push({ line: `${line}\n`, seq: event.seq, event });
+    if (this.pending.length >= BURST_LINES) this.flushTask();
+    else if (!this.scheduled) {
+      this.scheduled = true;
+      queueMicrotask(this.flushTask);
+    }
   }
 
-  /** Events after `after` published to this store but not (fully) on disk yet (the disk refused them). */
+  /** Events after `after` published to this store but not (fully) on disk yet (the burst's write is queued, or the disk refused it). */
   unwritten(after = 0): AgentEvent[] {
     return this.pending.filter((p) => p.seq > after).map((p) => p.event);
   }
@@ -57,17 +78,28 @@ export class EventStore {
   /** Writes the pending lines whole and in order; a short write is continued, never glued to the next line. */
   private drain(): void {
     while (this.pending.length && this.fd !== null) {
-      const head = this.pending[0];
-      while (this.offset < head.buf.length) {
-        const n = writeSync(this.fd, head.buf, this.offset, head.buf.length - this.offset);
+      this.chunk ??= this.nextChunk();
+      const c = this.chunk;
+      while (c.offset < c.buf.length) {
+        const n = writeSync(this.fd, c.buf, c.offset, c.buf.length - c.offset);
         if (n <= 0) throw new Error('events.jsonl: the write made no progress');
-        this.offset += n;
+        c.offset += n;
       }
-      this.pending.shift();
-      this.offset = 0;
-      this.count++;
-      this.lastSeqWritten = head.seq;
+      this.chunk = null;
+      this.count += c.lines;
+      this.lastSeqWritten = this.pending[c.lines - 1].seq;
+      this.pending.splice(0, c.lines);
     }
+  }
+
+  private nextChunk(): { buf: Buffer; lines: number; offset: number } {
+    let text = '';
+    let lines = 0;
+    while (lines < this.pending.length && (lines === 0 || text.length + this.pending[lines].line.length <= MAX_WRITE_CHARS)) {
+      text += this.pending[lines].line;
+      lines++;
+    }
+    return { buf: Buffer.from(text), lines, offset: 0 };
   }
 
   close(): void {

@@ -4,11 +4,18 @@ import type { FastifyInstance } from 'fastify';
 import type { RunServiceApi } from '../runtime/run-service-types.js';
 import { HttpError, sendError } from './http-error.js';
 import { parseAfter, runFrames } from './run-frames.js';
+import { SseFrameWriter } from './sse-frame-writer.js';
 import { slowClientFrame } from './slow-client-frame.js';
 import type { StreamCounters } from './stream-counters.js';
 import { isRunId } from './run-id-param.js';
 
 /** Resolves true when the response drained, false after `ms` or when it closed. */
+/** The held frames written, then the socket's buffer drained within `ms`. */
+function flushedAndDrained(out: SseFrameWriter, res: ServerResponse, ms: number): Promise<boolean> {
+  out.flush();
+  return drained(res, ms);
+}
+
 function drained(res: ServerResponse, ms: number): Promise<boolean> {
   return new Promise((resolve) => {
     const done = (ok: boolean): void => {
@@ -66,6 +73,7 @@ export function registerSseRoute(app: FastifyInstance, service: RunServiceApi, c
     });
     res.write('retry: 2000\n\n');
     counters.sseClients++;
+    const out = new SseFrameWriter(res);
 
     const abort = new AbortController();
     let finished = false;
@@ -75,10 +83,11 @@ export function registerSseRoute(app: FastifyInstance, service: RunServiceApi, c
       clearInterval(ping);
       counters.sseClients--;
       abort.abort();
+      out.flush();
       if (!res.writableEnded) res.end();
     };
     const ping = setInterval(() => {
-      if (!res.writableEnded) res.write(': ping\n\n');
+      if (!res.writableEnded) out.write(': ping\n\n');
     }, opts.pingMs);
     ping.unref?.();
     res.on('close', finish);
@@ -86,15 +95,15 @@ export function registerSseRoute(app: FastifyInstance, service: RunServiceApi, c
     try {
       for await (const frame of runFrames(service, runId, { after, signal: abort.signal })) {
         if (finished) break;
-        res.write(frame.text);
+        out.write(frame.text);
         counters.framesSent++;
         // The socket's own buffer is the per-client queue. Past the bound we wait (bounded) for it to drain;
         // a client that still has not read by then is dropped, so a stalled reader costs at most about
         // maxQueueBytes and never slows the run or other clients.
-        if (res.writableLength > opts.maxQueueBytes && !(await drained(res, opts.slowClientMs))) {
+        if (out.queuedBytes > opts.maxQueueBytes && !(await flushedAndDrained(out, res, opts.slowClientMs))) {
           if (finished) break;
           counters.clientsDropped++;
-          res.write(slowClientFrame(runId, opts.maxQueueBytes));
+          out.write(slowClientFrame(runId, opts.maxQueueBytes));
           finish();
           // end() lets the queued frames and the error frame drain; a reader that never reads is cut off.
           setTimeout(() => res.destroy(), 10_000).unref();

@@ -4,12 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-const disk = { mode: 'ok' as 'ok' | 'full' | 'partial' };
+const disk = { mode: 'ok' as 'ok' | 'full' | 'partial', writes: 0 };
 vi.mock('node:fs', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs')>();
   return {
     ...real,
     writeSync: (fd: number, data: string | Uint8Array, ...rest: unknown[]) => {
+      disk.writes++;
       if (disk.mode === 'full') throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
       if (disk.mode === 'partial') {
         disk.mode = 'full'; // the disk fills up in the middle of this line
@@ -32,7 +33,55 @@ afterEach(() => {
   dir = null;
 });
 
+const burstWritten = () => new Promise<void>((r) => queueMicrotask(r));
+
 describe('EventStore on a full disk', () => {
+  it('a burst of publishes (up to 512) is one write, made before any reader can see the burst', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'runtrail-enospc-'));
+    const file = join(dir, 'events.jsonl');
+    const bus = new AgentEventBus({ runId: 'r' });
+    const store = new EventStore(file);
+    bus.subscribe((e) => store.append(e));
+    const onDiskWhenSeen: number[] = [];
+    bus.subscribe(() => void Promise.resolve().then(() => onDiskWhenSeen.push(store.written)));
+    disk.writes = 0;
+    for (let i = 0; i < 500; i++) bus.publish('assistant', { text: '', delta: 'x' });
+    expect(store.unwritten(0)).toHaveLength(500);
+    await burstWritten();
+    expect(disk.writes).toBe(1);
+    expect(store.written).toBe(500);
+    // every asynchronous reader of the burst ran after the write
+    await new Promise((r) => setImmediate(r));
+    expect(onDiskWhenSeen.every((n) => n === 500)).toBe(true);
+    store.close();
+    expect(parseEventLines(readFileSync(file, 'utf8'))).toHaveLength(500);
+  });
+
+  it('a burst whose write the disk cuts in the middle is finished whole once it has room', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'runtrail-enospc-'));
+    const file = join(dir, 'events.jsonl');
+    const bus = new AgentEventBus({ runId: 'r' });
+    const store = new EventStore(file);
+    bus.subscribe((e) => store.append(e));
+    bus.publish('run', { type: 'notice', text: 'one' });
+    await burstWritten();
+    disk.mode = 'partial';
+    bus.publish('run', { type: 'notice', text: 'two, cut in the middle' });
+    bus.publish('run', { type: 'notice', text: 'three, in the same write' });
+    await burstWritten();
+    expect(store.unwritten(0).map((e) => e.seq)).toEqual([2, 3]);
+    bus.publish('run', { type: 'notice', text: 'four, refused' });
+    await burstWritten();
+    disk.mode = 'ok';
+    bus.publish('run', { type: 'notice', text: 'five' });
+    await burstWritten();
+    expect(store.unwritten(0)).toEqual([]);
+    store.close();
+    const text = readFileSync(file, 'utf8');
+    expect(parseEventLines(text).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
+    expect(text.trim().split('\n')).toHaveLength(5);
+  });
+
   it('keeps the lines it could not write and writes them, whole and in order, once the disk has room again', () => {
     dir = mkdtempSync(join(tmpdir(), 'runtrail-enospc-'));
     const file = join(dir, 'events.jsonl');
