@@ -7,14 +7,15 @@
  *     16. The runs wait on I/O: an agent whose script model takes 250 ms per turn (two turns, a tool
  *     call between them), so the two cores are not what limits them. Load is a closed loop: as many
  *     clients as there are run slots, each creating a run, streaming it to its end, then the next
- *     (a run never waits in the queue for a slot; its first frame shows the claim, not a backlog).
- *     Target: 4 workers ≥ 3.5× the runs/s of 1 worker.
+ *     (runs do not pile up in the queue: the first frame shows the claim, not a backlog); the POST's
+ *     own answer is shown beside it. Target: 4 workers ≥ 3.5× the runs/s of 1 worker.
  *  2. cross-node delivery latency p50/p99: runs created on API node A, streamed from API node B; each
  *     frame's arrival (here) minus its event's `ts` (set when the worker's bus publishes it: same
  *     machine, same clock) — through the PostgreSQL batch commit, the Redis Stream, B's reader, the
  *     bridge and SSE. Only events published after the client connected count (earlier ones are
- *     history). `ts` is whole milliseconds (floored), so figures read up to 1 ms high. Baseline: the
- *     same runs in one process (bus → SSE). Target: cross-node p99 ≤ 20 ms.
+ *     history). `ts` is whole milliseconds (floored), so figures read up to 1 ms high. An observer of
+ *     each run's Redis Stream (a blocking XREAD here) splits the figure at Redis. Baseline: the same
+ *     runs in one process (bus → SSE). Target: cross-node p99 ≤ 20 ms.
  * Each phase runs a warm-up first; its runs/s is taken over the waves after the first. Alongside: the
  * CPU time each process took per run and how busy the machine was (the cores are shared).
  * PostgreSQL and Redis come from RUNTRAIL_BENCH_DATABASE_URL / RUNTRAIL_BENCH_REDIS_URL (default the
@@ -29,6 +30,7 @@ import { fileURLToPath } from 'node:url';
 import { createParser } from 'eventsource-parser';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { redactServiceUrl } from '../src/distributed/service-url.js';
 
 const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const DATABASE_URL = process.env.RUNTRAIL_BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
@@ -110,12 +112,19 @@ class Nodes {
   private readonly onSignal = (sig: NodeJS.Signals): void => {
     this.killAll('SIGKILL');
     this.detach();
-    process.kill(process.pid, sig);
+    // the schema and keys too, briefly; then the signal does what it would have done
+    const t = setTimeout(() => process.kill(process.pid, sig), 3_000);
+    void this.cleanup().finally(() => {
+      clearTimeout(t);
+      process.kill(process.pid, sig);
+    });
   };
 
   constructor(
     private readonly cwd: string,
     private readonly env: Record<string, string>,
+    /** What else a bench ended by a signal removes (the nodes are killed first). */
+    private readonly cleanup: () => Promise<void>,
   ) {
     // a bench ended early (an exception, Ctrl-C, a closed pipe) leaves no node behind
     process.once('exit', this.onExit);
@@ -279,20 +288,36 @@ function streamRun(api: string, runId: string, dead: () => string): Promise<Stre
   });
 }
 
+/** CPU time each node took and how busy the whole machine was, from `start()` to `read(runs)`. */
+function usageMeter(nodes: Nodes): { read: (runs: number) => string } {
+  const pids = nodes.pids();
+  const cpu0 = pids.map((p) => cpuMs(p.pid));
+  const [busy0, total0] = machineTicks();
+  return {
+    read: (runs) => {
+      const [busy1, total1] = machineTicks();
+      const per = pids.map((p, i) => `${p.name} ${((cpuMs(p.pid) - cpu0[i]) / runs).toFixed(1)}`).join(', ');
+      const machine = total1 > total0 ? `${(((busy1 - busy0) / (total1 - total0)) * 100).toFixed(0)}%` : '?';
+      return `CPU ms/run: ${per}; machine ${machine} busy`;
+    },
+  };
+}
+
 interface LoadFigures {
   runsPerS: number;
+  /** POST sent → its answer */
+  post: number[];
+  /** POST sent → the first frame of the run's stream */
   firstFrame: number[];
   runs: number;
   seconds: number;
-  cpuPerRun: Array<{ name: string; ms: number }>;
-  machineBusy: number;
+  usage: string;
 }
 
 /** `clients` clients, each making `perClient` runs one after another; runs/s over the waves after the first. */
 async function closedLoop(nodes: Nodes, api: string, plugin: string, clients: number, perClient: number): Promise<LoadFigures> {
-  const pids = nodes.pids();
-  const cpu0 = pids.map((p) => cpuMs(p.pid));
-  const [busy0, total0] = machineTicks();
+  const meter = usageMeter(nodes);
+  const post: number[] = [];
   const firstFrame: number[] = [];
   const ends: number[] = [];
   const t0 = wallNow();
@@ -301,32 +326,24 @@ async function closedLoop(nodes: Nodes, api: string, plugin: string, clients: nu
       for (let i = 0; i < perClient; i++) {
         const t = wallNow();
         const id = await postRun(api, plugin);
+        post.push(wallNow() - t);
         const s = await streamRun(api, id, () => nodes.dead());
         firstFrame.push(s.firstFrameAt - t);
         ends.push(wallNow());
       }
     }),
   );
-  const [busy1, total1] = machineTicks();
   ends.sort((a, b) => a - b);
   const n = ends.length;
   const window = (ends[n - 1] - ends[clients - 1]) / 1000;
-  return {
-    runsPerS: (n - clients) / window,
-    firstFrame,
-    runs: n,
-    seconds: (ends[n - 1] - t0) / 1000,
-    cpuPerRun: pids.map((p, i) => ({ name: p.name, ms: (cpuMs(p.pid) - cpu0[i]) / n })),
-    machineBusy: total1 > total0 ? (busy1 - busy0) / (total1 - total0) : NaN,
-  };
+  return { runsPerS: (n - clients) / window, post, firstFrame, runs: n, seconds: (ends[n - 1] - t0) / 1000, usage: meter.read(n) };
 }
 
 async function measureLoad(label: string, nodes: Nodes, api: string, clients: number): Promise<LoadFigures> {
   await closedLoop(nodes, api, 'waiter', clients, WARMUP_PER_CLIENT);
   const f = await closedLoop(nodes, api, 'waiter', clients, RUNS_PER_CLIENT);
-  const cpu = f.cpuPerRun.map((c) => `${c.name} ${c.ms.toFixed(1)}`).join(', ');
   console.log(
-    `  ${label.padEnd(34)} ${f.runsPerS.toFixed(2).padStart(6)} runs/s   POST → first frame p50 ${ms(pct(f.firstFrame, 50))}, p99 ${ms(pct(f.firstFrame, 99))}   (${f.runs} runs, ${clients} clients, ${f.seconds.toFixed(1)} s; CPU ms/run: ${cpu}; machine ${(f.machineBusy * 100).toFixed(0)}% busy)`,
+    `  ${label.padEnd(34)} ${f.runsPerS.toFixed(2).padStart(6)} runs/s   POST → first frame p50 ${ms(pct(f.firstFrame, 50))}, p99 ${ms(pct(f.firstFrame, 99))} (the POST's answer p50 ${ms(pct(f.post, 50))}, p99 ${ms(pct(f.post, 99))})   (${f.runs} runs, ${clients} clients, ${f.seconds.toFixed(1)} s; ${f.usage})`,
   );
   return f;
 }
@@ -338,6 +355,7 @@ interface Delivery {
   toRedis: number[];
   /** the entry on Redis → the frame at the client (the API node's reader, bridge, SSE, HTTP) */
   fromRedis: number[];
+  usage: string;
 }
 
 /**
@@ -346,7 +364,8 @@ interface Delivery {
  * splits the figure in two.
  */
 async function delivery(nodes: Nodes, createOn: string, streamFrom: string, dataDir: string, stream?: { url: string; prefix: string }): Promise<Delivery> {
-  const d: Delivery = { total: [], toRedis: [], fromRedis: [] };
+  const d: Delivery = { total: [], toRedis: [], fromRedis: [], usage: '' };
+  const meter = usageMeter(nodes);
   for (let round = 0; round < STREAM_ROUNDS; round++) {
     await Promise.all(
       Array.from({ length: STREAM_RUNS }, async () => {
@@ -369,6 +388,7 @@ async function delivery(nodes: Nodes, createOn: string, streamFrom: string, data
       }),
     );
   }
+  d.usage = meter.read(STREAM_ROUNDS * STREAM_RUNS);
   return d;
 }
 
@@ -430,7 +450,7 @@ async function unreachable(): Promise<string | null> {
     await c.connect();
     await c.query('SELECT 1');
   } catch (e) {
-    return `PostgreSQL ${DATABASE_URL.replace(/\/\/[^@/]*@/, '//***@')} is not reachable (${(e as Error).message || (e as Error).name})`;
+    return `PostgreSQL ${redactServiceUrl(DATABASE_URL)} is not reachable (${(e as Error).message || (e as Error).name})`;
   } finally {
     await c.end().catch(() => undefined);
   }
@@ -441,7 +461,7 @@ async function unreachable(): Promise<string | null> {
     await r.connect();
     await r.ping();
   } catch (e) {
-    return `Redis ${REDIS_URL.replace(/\/\/[^@/]*@/, '//***@')} is not reachable (${cause || (e as Error).message})`;
+    return `Redis ${redactServiceUrl(REDIS_URL)} is not reachable (${cause || (e as Error).message})`;
   } finally {
     r.disconnect();
   }
@@ -512,13 +532,17 @@ export async function run(): Promise<void> {
   const tag = `${process.pid.toString(36)}${Date.now().toString(36)}`;
   const schema = `bench_scale_${tag}`;
   const prefix = `bench-scale-${tag}`;
-  const nodes = new Nodes(project, baseEnv(home));
+  const cleanup = async (): Promise<void> => {
+    await dropServices(schema, prefix);
+    rmSync(root, { recursive: true, force: true });
+  };
+  const nodes = new Nodes(project, baseEnv(home), cleanup);
   try {
     console.log(`runs that wait on I/O (two ${TURN_MS} ms model turns and a tool call), closed loop of one client per run slot, ${RUNS_PER_CLIENT} runs each after ${WARMUP_PER_CLIENT} of warm-up:`);
 
     // one process, at the capacity of one worker and of four
     const single: Record<number, LoadFigures> = {};
-    let singleLat: Delivery = { total: [], toRedis: [], fromRedis: [] };
+    let singleLat: Delivery = { total: [], toRedis: [], fromRedis: [], usage: '' };
     for (const c of [CONCURRENCY, 4 * CONCURRENCY]) {
       const dataDir = join(root, `single-${c}`);
       const s = await nodes.start(`serve`, ['serve', '--port', '0', '--concurrency', String(c), '--data-dir', dataDir]);
@@ -553,13 +577,12 @@ export async function run(): Promise<void> {
     const p99 = pct(lat, 99);
     console.log(`delivery latency, event published → frame at an SSE client (${STREAM_ROUNDS} rounds of ${STREAM_RUNS} runs at once, ${DELTAS} deltas each ${DELTA_MS} ms apart):`);
     const one = singleLat.total;
-    console.log(`  one process (bus → SSE):                         p50 ${ms(pct(one, 50))}, p99 ${ms(pct(one, 99))} (${one.length} frames)`);
-    console.log(`  cross-node (worker → PostgreSQL → Redis → API B): p50 ${ms(pct(lat, 50))}, p99 ${ms(p99)}, max ${ms(Math.max(...lat))} (${lat.length} frames) → p99 ${(p99 / pct(one, 99)).toFixed(2)}× one process's (target p99 ≤ 20 ms: ${p99 <= 20 ? 'met' : 'MISSED'})`);
+    console.log(`  one process (bus → SSE):                         p50 ${ms(pct(one, 50))}, p99 ${ms(pct(one, 99))} (${one.length} frames; ${singleLat.usage})`);
+    console.log(`  cross-node (worker → PostgreSQL → Redis → API B): p50 ${ms(pct(lat, 50))}, p99 ${ms(p99)}, max ${ms(Math.max(...lat))} (${lat.length} frames; ${d.usage}) → p99 ${(p99 / pct(one, 99)).toFixed(2)}× one process's (target p99 ≤ 20 ms: ${p99 <= 20 ? 'met' : 'MISSED'})`);
     console.log(`    where it goes: publish → on the Redis Stream (batch wait, PostgreSQL commit, XADD) p50 ${ms(pct(d.toRedis, 50))}, p99 ${ms(pct(d.toRedis, 99))}; Redis → frame at the client on B p50 ${ms(pct(d.fromRedis, 50))}, p99 ${ms(pct(d.fromRedis, 99))}`);
   } finally {
     await nodes.stopAll();
     nodes.detach();
-    await dropServices(schema, prefix);
-    rmSync(root, { recursive: true, force: true });
+    await cleanup();
   }
 }
