@@ -1,6 +1,6 @@
 /**
  * The RunStore of several nodes (issue 13): run records and every event in PostgreSQL. Events are
- * committed in batches — in seq order, one transaction per batch — before anyone sees them (the
+ * committed in batches — in seq order, one transaction (a multi-row INSERT) per batch — before anyone sees them (the
  * fan-out publishes a batch only after its commit); records and event lines keep the exact JSON the
  * run wrote, so a run replays byte for byte from here as from its events.jsonl. The run folders on
  * the shared data dir are written too (status, events.jsonl), so every file tool keeps working.
@@ -23,7 +23,8 @@ export interface PgRunStoreOptions {
   fileLog: (runId: string, root: string) => RunEventLog;
   /** Called with each committed batch (and its JSON lines), in order: the fan-out makes it live. */
   onCommitted?: (runId: string, events: AgentEvent[], lines: string[]) => void;
-  /** How long a batch gathers events before it is committed; default 2 ms (terminal events at once). */
+  /** How long a batch gathers events before it is committed; default 0: a batch is what arrived while
+   *  the previous commit was on its way (terminal events at once). */
   batchMs?: number;
   /** How long a status write is retried while the database is away; default 60 s. */
   saveRetryMs?: number;
@@ -223,7 +224,7 @@ export class PgRunStore implements RunStore {
   }
 
   openLog(runId: string, root: string): RunEventLog {
-    return new PgEventLog(runId, this.o.fileLog(runId, root), this.pool, this.t.events, this.o.onCommitted, this.o.batchMs ?? 2);
+    return new PgEventLog(runId, this.o.fileLog(runId, root), this.pool, this.t.events, this.o.onCommitted, this.o.batchMs ?? 0);
   }
 
   async readEvents(runId: string, after: number): Promise<AgentEvent[]> {
@@ -246,6 +247,7 @@ class PgEventLog implements RunEventLog {
   private pending: Array<{ ev: AgentEvent; line: string }> = [];
   private chain: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
+  private timerMs = 0;
   private closed = false;
   private failures = 0;
 
@@ -269,8 +271,10 @@ class PgEventLog implements RunEventLog {
   }
 
   private flushSoon(ms: number): void {
-    if (this.timer && ms > 0) return;
+    // a flush already due as soon or sooner takes this event too
+    if (this.timer && this.timerMs <= ms) return;
     if (this.timer) clearTimeout(this.timer);
+    this.timerMs = ms;
     this.timer = setTimeout(() => {
       this.timer = null;
       this.chain = this.chain.then(() => this.flush());
@@ -285,17 +289,8 @@ class PgEventLog implements RunEventLog {
       const args: unknown[] = [];
       for (const p of batch) values.push(`($${args.push(this.runId)}, $${args.push(p.ev.seq)}, $${args.push(p.line)})`);
       try {
-        const c = await this.pool.connect();
-        try {
-          await c.query('BEGIN');
-          await c.query(`INSERT INTO ${this.table} (run_id, seq, line) VALUES ${values.join(', ')} ON CONFLICT (run_id, seq) DO NOTHING`, args);
-          await c.query('COMMIT');
-        } catch (e) {
-          await c.query('ROLLBACK').catch(() => undefined);
-          throw e;
-        } finally {
-          c.release();
-        }
+        // one multi-row INSERT is one transaction of its own: all of the batch or none of it
+        await this.pool.query(`INSERT INTO ${this.table} (run_id, seq, line) VALUES ${values.join(', ')} ON CONFLICT (run_id, seq) DO NOTHING`, args);
       } catch {
         // the database is away: nothing of the batch is visible; it is retried (the run goes on, readers wait)
         this.failures++;
