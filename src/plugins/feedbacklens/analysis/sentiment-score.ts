@@ -194,14 +194,14 @@ export function sentimentSource(lang: string): string | null {
 
 /** Detect the rating scale from the values seen: 1–5, 0–10 (NPS), or 0–100. */
 export function ratingScale(ratings: Array<number | null>): { min: number; max: number } | null {
-  let max = Number.NEGATIVE_INFINITY;
-  let any = false;
-  for (const r of ratings) {
-    if (r === null) continue;
-    any = true;
-    if (r > max) max = r;
-  }
-  if (!any) return null;
+  let max: number | null = null;
+  for (const r of ratings) if (r !== null && (max === null || r > max)) max = r;
+  return ratingScaleOfMax(max);
+}
+
+/** The same scale from the largest rating alone (null: no ratings), for readers that stream rows. */
+export function ratingScaleOfMax(max: number | null): { min: number; max: number } | null {
+  if (max === null) return null;
   if (max <= 5) return { min: 1, max: 5 };
   if (max <= 10) return { min: 0, max: 10 };
   return { min: 0, max: Math.max(100, max) };

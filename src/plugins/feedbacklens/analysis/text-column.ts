@@ -5,8 +5,12 @@
  */
 import { TEXT_ALIASES, textAliasExamples } from './header-aliases.js';
 
-/** Rows looked at to judge a column; enough to be representative, cheap on 10,000-row files. */
-const SAMPLE_ROWS = 200;
+/**
+ * Rows looked at to judge a column; enough to be representative, cheap on 10,000-row files. A
+ * streaming reader holds this many rows back until the columns are decided.
+ */
+export const COLUMN_SAMPLE_ROWS = 200;
+const SAMPLE_ROWS = COLUMN_SAMPLE_ROWS;
 /** A column must score at least this (0–1) on average to count as free text. */
 export const MIN_TEXT_SCORE = 0.35;
 
@@ -69,6 +73,20 @@ function hasAnyText(data: string[][], c: number): { any: boolean; onlyNumbers: b
   }
   if (!any) for (const r of data) if ((r[c] ?? '').trim() !== '') return { any: true, onlyNumbers: false };
   return { any, onlyNumbers: any && onlyNumbers };
+}
+
+/**
+ * Text-header columns with no value among the sampled rows: for these `chooseTextColumn` looks at
+ * every row, so a streaming reader must find their first value further down before deciding.
+ */
+export function textAliasColumnsWithoutSample(keys: string[], data: string[][], exclude: number[] = []): number[] {
+  const out: number[] = [];
+  for (const a of TEXT_ALIASES) {
+    const c = keys.indexOf(a);
+    if (c < 0 || exclude.includes(c) || out.includes(c)) continue;
+    if (data.slice(0, SAMPLE_ROWS).every((r) => (r[c] ?? '').trim() === '')) out.push(c);
+  }
+  return out;
 }
 
 function describeColumns(columns: string[], data: string[][]): string {

@@ -2,8 +2,11 @@
  * Themes by term clustering: TF-IDF vectors over unigram and bigram stems, seeds from greedy
  * grouping of salient co-occurring terms, then spherical k-means (cosine) to settle membership.
  * Nothing here knows any topic in advance; labels come from each cluster's most distinctive terms.
+ * The fitted model also places rows it was not fitted on (a bounded sample of a large file fits,
+ * every row is then placed): nearest k-means centroid, as k-means itself assigns.
  */
 import { contentTokens, termsOf } from '../../shared/tokenize.js';
+import { TermCorpus, type TermVectors } from './term-corpus.js';
 
 export interface ThemeCluster {
   /** document indices, most central first */
@@ -22,22 +25,31 @@ export interface ClusteringResult {
   topTerms: Array<{ term: string; rows: number }>;
 }
 
-type SparseVec = Map<number, number>;
-
-/** Sparse document · dense centroid: no hash lookups in the k-means inner loop. */
-function cosine(doc: SparseVec, centroid: Float64Array): number {
-  let s = 0;
-  for (const [k, v] of doc) s += v * centroid[k];
-  return s;
+/** Where a row not in the fitted corpus goes. */
+export interface Placement {
+  /** index into `clusters`, or -1: no theme */
+  cluster: number;
+  /** cosine to that theme's centroid (0 when none): orders members, most central first */
+  sim: number;
+  /** vocabulary ids the row carries, each once (for document counts over every row) */
+  terms: number[];
 }
 
-function normalise(v: SparseVec): SparseVec {
-  let n = 0;
-  for (const x of v.values()) n += x * x;
-  n = Math.sqrt(n);
-  if (n === 0) return v;
-  for (const [k, x] of v) v.set(k, x / n);
-  return v;
+export interface ThemeModel extends ClusteringResult {
+  /** the vocabulary (stems), by id, and each term's display form */
+  vocabTerms: string[];
+  labels: string[];
+  /** places one text the way the fitted rows were assigned */
+  place(text: string): Placement;
+  /** the top terms again, from document counts taken over other rows (by vocabulary id) */
+  topTermsFrom(df: ArrayLike<number>): Array<{ term: string; rows: number }>;
+}
+
+/** Sparse document · dense centroid: no hash lookups in the k-means inner loop. */
+function cosine(v: TermVectors, d: number, centroid: Float64Array): number {
+  let s = 0;
+  for (let e = v.start[d]; e < v.start[d + 1]; e++) s += v.weights[e] * centroid[v.ids[e]];
+  return s;
 }
 
 export function targetThemeCount(n: number): number {
@@ -53,63 +65,41 @@ export interface ClusterOptions {
   lang?: string;
 }
 
+/** Stems of the ignored words, in the corpus language. */
+export function ignoredStems(words: string[], lang: string): Set<string> {
+  return new Set(words.flatMap((w) => contentTokens(w, lang).map((t) => t.stem)));
+}
+
 export function clusterThemes(texts: string[], opts: ClusterOptions = {}): ClusteringResult {
-  const n = texts.length;
-  const lang = opts.lang ?? 'en';
-  const ignore = new Set((opts.ignoreWords ?? []).flatMap((w) => contentTokens(w, lang).map((t) => t.stem)));
-  const docTerms: Array<Map<string, number>> = [];
-  const surfaceCounts = new Map<string, Map<string, number>>();
-  const df = new Map<string, number>();
-  for (const t of texts) {
-    const { terms, surfaces } = termsOf(t, lang);
-    const tf = new Map<string, number>();
-    for (const term of terms) tf.set(term, (tf.get(term) ?? 0) + 1);
-    for (const term of tf.keys()) df.set(term, (df.get(term) ?? 0) + 1);
-    for (const [key, surface] of surfaces) {
-      let m = surfaceCounts.get(key);
-      if (!m) surfaceCounts.set(key, (m = new Map()));
-      m.set(surface, (m.get(surface) ?? 0) + 1);
-    }
-    docTerms.push(tf);
-  }
-  const label = (key: string): string => {
-    const m = surfaceCounts.get(key);
-    if (!m) return key;
-    let best = key;
-    let bestCount = -1;
-    for (const [s, c] of m) if (c > bestCount || (c === bestCount && s < best)) [best, bestCount] = [s, c];
-    return best;
-  };
+  const corpus = new TermCorpus(opts.lang ?? 'en');
+  for (const t of texts) corpus.add(t);
+  const { clusters, unclustered, topTerms } = fitThemes(corpus, opts);
+  return { clusters, unclustered, topTerms };
+}
+
+const NO_THEME: Placement = { cluster: -1, sim: 0, terms: [] };
+
+function rankTopTerms(vocabTerms: string[], labels: string[], df: ArrayLike<number>): Array<{ term: string; rows: number }> {
+  return vocabTerms
+    .map((_, id) => ({ term: labels[id], rows: df[id] }))
+    .sort((a, b) => b.rows - a.rows || a.term.localeCompare(b.term))
+    .slice(0, 15);
+}
+
+/** Clusters the corpus's rows; the corpus is not needed afterwards. */
+export function fitThemes(corpus: TermCorpus, opts: ClusterOptions = {}): ThemeModel {
+  const n = corpus.size;
+  const lang = corpus.lang;
+  const ignore = ignoredStems(opts.ignoreWords ?? [], lang);
 
   // Vocabulary: terms frequent enough to define a theme, but not so common they say nothing.
   const minDf = n < 20 ? 1 : Math.max(2, Math.floor(n * 0.004));
   const maxDf = n < 10 ? n : Math.ceil(n * 0.7);
-  const vocab = new Map<string, number>();
-  const idf: number[] = [];
-  const vocabTerms: string[] = [];
-  for (const [term, d] of df) {
-    if (d < minDf || d > maxDf || term.split(' ').some((w) => ignore.has(w))) continue;
-    vocab.set(term, vocabTerms.length);
-    vocabTerms.push(term);
-    idf.push(Math.log((1 + n) / (1 + d)) + 1);
-  }
-  const vectors: SparseVec[] = docTerms.map((tf) => {
-    const v: SparseVec = new Map();
-    for (const [term, c] of tf) {
-      const id = vocab.get(term);
-      if (id !== undefined) v.set(id, (1 + Math.log(c)) * idf[id]);
-    }
-    return normalise(v);
-  });
-  const postings: number[][] = vocabTerms.map(() => []);
-  vectors.forEach((v, d) => {
-    for (const id of v.keys()) postings[id].push(d);
-  });
+  const vectors = corpus.vectorise(minDf, maxDf, ignore);
+  const { vocabTerms, idf, postings, labels } = vectors;
+  const dim = vocabTerms.length;
 
-  const topTerms = vocabTerms
-    .map((t, id) => ({ term: label(t), rows: postings[id].length }))
-    .sort((a, b) => b.rows - a.rows || a.term.localeCompare(b.term))
-    .slice(0, 15);
+  const topTerms = rankTopTerms(vocabTerms, labels, postings.map((p) => p.length));
 
   // Seeds: walk terms by salience (df × idf × coherence²); coherence, how alike the rows carrying
   // a term are, keeps broad words ("task" in a task app) from seeding a catch-all theme.
@@ -125,9 +115,9 @@ export function clusterThemes(texts: string[], opts: ClusterOptions = {}): Clust
     const all = postings[id];
     const step = Math.max(1, Math.floor(all.length / 300));
     const docs = step === 1 ? all : all.filter((_, j) => j % step === 0);
-    const c = centroidOf(docs, vectors, vocabTerms.length);
+    const c = centroidOf(docs, vectors, dim);
     let coh = 0;
-    for (const d of docs) coh += cosine(vectors[d], c);
+    for (const d of docs) coh += cosine(vectors, d, c);
     coh /= docs.length;
     salience.set(id, all.length * idf[id] * coh * coh);
   }
@@ -149,32 +139,24 @@ export function clusterThemes(texts: string[], opts: ClusterOptions = {}): Clust
     if (!joined && groups.length < k) groups.push({ seed: new Set(docs), docs: new Set(docs) });
   }
 
-  let centroids: Float64Array[] = groups.map((g) => centroidOf([...g.docs], vectors, vocabTerms.length));
+  let centroids: Float64Array[] = groups.map((g) => centroidOf([...g.docs], vectors, dim));
   let assign = new Int32Array(n).fill(-1);
   for (let iter = 0; iter < 12 && centroids.length > 0; iter++) {
     const next = new Int32Array(n).fill(-1);
-    for (let d = 0; d < n; d++) {
-      let best = -1;
-      let bestSim = 0.05;
-      for (let c = 0; c < centroids.length; c++) {
-        const s = cosine(vectors[d], centroids[c]);
-        if (s > bestSim) [best, bestSim] = [c, s];
-      }
-      next[d] = best;
-    }
+    for (let d = 0; d < n; d++) next[d] = nearest(centroids, (c) => cosine(vectors, d, c));
     const stable = next.every((v, i) => v === assign[i]);
     assign = next;
     const members: number[][] = centroids.map(() => []);
     assign.forEach((c, d) => {
       if (c >= 0) members[c].push(d);
     });
-    centroids = members.map((m, c) => (m.length > 0 ? centroidOf(m, vectors, vocabTerms.length) : centroids[c]));
+    centroids = members.map((m, c) => (m.length > 0 ? centroidOf(m, vectors, dim) : centroids[c]));
     if (stable) break;
   }
 
   const minSize = n >= 20 ? Math.max(2, Math.ceil(n * 0.01)) : 1;
   const unclustered: number[] = [];
-  let groupsOut: Array<{ members: number[]; centroid: Float64Array; keyTerms: string[] }> = [];
+  let groupsOut: Group[] = [];
   const byCluster: number[][] = centroids.map(() => []);
   assign.forEach((c, d) => (c >= 0 ? byCluster[c].push(d) : unclustered.push(d)));
   byCluster.forEach((members, c) => {
@@ -182,26 +164,99 @@ export function clusterThemes(texts: string[], opts: ClusterOptions = {}): Clust
       unclustered.push(...members);
       return;
     }
-    groupsOut.push({ members, centroid: centroids[c], keyTerms: distinctiveTerms(members, postings, vocabTerms, n) });
+    groupsOut.push({ members, centroid: centroids[c], keyTerms: distinctiveTerms(members, vectors, n), sources: [c] });
   });
-  groupsOut = mergeNearDuplicates(groupsOut, (members) => {
-    const centroid = centroidOf(members, vectors, vocabTerms.length);
-    return { members, centroid, keyTerms: distinctiveTerms(members, postings, vocabTerms, n) };
+  groupsOut = mergeNearDuplicates(groupsOut, (members, sources) => {
+    const centroid = centroidOf(members, vectors, dim);
+    return { members, centroid, keyTerms: distinctiveTerms(members, vectors, n), sources };
   });
-  const clusters: ThemeCluster[] = groupsOut.map(({ members, centroid, keyTerms }) => {
-    const sim = new Map(members.map((d) => [d, cosine(vectors[d], centroid)]));
-    members.sort((a, b) => (sim.get(b) as number) - (sim.get(a) as number) || a - b);
-    return { members, keyTerms, keyTermLabels: keyTerms.map(label) };
+  const label = (t: string): string => labels[vectors.vocabIndex.get(t) as number] ?? t;
+  const sim = new Float64Array(n);
+  const ranked = groupsOut.map(({ members, centroid, keyTerms, sources }) => {
+    for (const d of members) sim[d] = cosine(vectors, d, centroid);
+    members.sort((a, b) => sim[b] - sim[a] || a - b);
+    return { cluster: { members, keyTerms, keyTermLabels: keyTerms.map(label) }, centroid, sources };
   });
-  if (clusters.length === 0) {
+  const base = { vocabTerms, labels, topTermsFrom: (df: ArrayLike<number>) => rankTopTerms(vocabTerms, labels, df) };
+  if (ranked.length === 0) {
     // Nothing shared (tiny or very heterogeneous input): one general theme over everything.
-    const all = texts.map((_, i) => i);
-    const keyTerms = distinctiveTerms(all, postings, vocabTerms, n);
-    return { clusters: [{ members: all, keyTerms, keyTermLabels: keyTerms.map(label) }], unclustered: [], topTerms };
+    const all = Array.from({ length: n }, (_, i) => i);
+    const keyTerms = distinctiveTerms(all, vectors, n);
+    return {
+      ...base,
+      clusters: [{ members: all, keyTerms, keyTermLabels: keyTerms.map(label) }],
+      unclustered: [],
+      topTerms,
+      place: (text) => ({ cluster: 0, sim: 0, terms: termIdsOf(text, lang, vectors).ids }),
+    };
   }
-  clusters.sort((a, b) => b.members.length - a.members.length);
+  // sort is stable: equal sizes keep their order
+  ranked.sort((a, b) => b.cluster.members.length - a.cluster.members.length);
   unclustered.sort((a, b) => a - b);
-  return { clusters, unclustered, topTerms };
+  // a k-means cluster → the theme it became (merged, or dropped as too small: -1)
+  const themeOf = new Int32Array(centroids.length).fill(-1);
+  ranked.forEach((r, t) => r.sources.forEach((c) => (themeOf[c] = t)));
+  const themeCentroids = ranked.map((r) => r.centroid);
+  return {
+    ...base,
+    clusters: ranked.map((r) => r.cluster),
+    unclustered,
+    topTerms,
+    place(text) {
+      const v = termIdsOf(text, lang, vectors);
+      const dot = (c: Float64Array): number => {
+        let s = 0;
+        for (let e = 0; e < v.ids.length; e++) s += v.weights[e] * c[v.ids[e]];
+        return s;
+      };
+      const c = nearest(centroids, dot);
+      const t = c >= 0 ? themeOf[c] : -1;
+      return t < 0 ? { ...NO_THEME, terms: v.ids } : { cluster: t, sim: dot(themeCentroids[t]), terms: v.ids };
+    },
+  };
+}
+
+/** The centroid most like a document (cosine above 0.05), or -1. */
+function nearest(centroids: Float64Array[], sim: (c: Float64Array) => number): number {
+  let best = -1;
+  let bestSim = 0.05;
+  for (let c = 0; c < centroids.length; c++) {
+    const s = sim(centroids[c]);
+    if (s > bestSim) [best, bestSim] = [c, s];
+  }
+  return best;
+}
+
+/** One text's unit TF-IDF vector over a fitted vocabulary (entries in the order its terms first appear). */
+function termIdsOf(text: string, lang: string, v: TermVectors): { ids: number[]; weights: number[] } {
+  const ids: number[] = [];
+  const counts: number[] = [];
+  for (const term of termsOf(text, lang).terms) {
+    const id = v.vocabIndex.get(term);
+    if (id === undefined) continue;
+    const at = ids.indexOf(id);
+    if (at >= 0) counts[at]++;
+    else {
+      ids.push(id);
+      counts.push(1);
+    }
+  }
+  let norm = 0;
+  const weights = ids.map((id, e) => {
+    const w = (1 + Math.log(counts[e])) * v.idf[id];
+    norm += w * w;
+    return w;
+  });
+  norm = Math.sqrt(norm);
+  return { ids, weights: norm === 0 ? weights : weights.map((w) => w / norm) };
+}
+
+interface Group {
+  members: number[];
+  centroid: Float64Array;
+  keyTerms: string[];
+  /** the k-means clusters it was made of */
+  sources: number[];
 }
 
 /** Cosine of two unit centroids. */
@@ -224,7 +279,7 @@ export const MERGE_MIN_COSINE = 0.2;
  * leading terms ("calendar sync" / "outlook sync", 同步 / 同步失败) and whose centroids overlap.
  * The smaller joins the larger; the merged theme's terms are recomputed.
  */
-function mergeNearDuplicates<G extends { members: number[]; centroid: Float64Array; keyTerms: string[] }>(groups: G[], rebuild: (members: number[]) => G): G[] {
+function mergeNearDuplicates(groups: Group[], rebuild: (members: number[], sources: number[]) => Group): Group[] {
   let out = [...groups].sort((a, b) => b.members.length - a.members.length);
   for (let changed = true; changed; ) {
     changed = false;
@@ -236,7 +291,7 @@ function mergeNearDuplicates<G extends { members: number[]; centroid: Float64Arr
           [...leadWords(a.keyTerms, 1)].some((w) => leadWords(b.keyTerms, 2).has(w)) ||
           [...leadWords(b.keyTerms, 1)].some((w) => leadWords(a.keyTerms, 2).has(w));
         if (!shared || centroidCosine(a.centroid, b.centroid) < MERGE_MIN_COSINE) continue;
-        const merged = rebuild([...a.members, ...b.members]);
+        const merged = rebuild([...a.members, ...b.members], [...a.sources, ...b.sources]);
         out = [...out.slice(0, i), merged, ...out.slice(i + 1, j), ...out.slice(j + 1)].sort((x, y) => y.members.length - x.members.length);
         changed = true;
         break search;
@@ -246,9 +301,9 @@ function mergeNearDuplicates<G extends { members: number[]; centroid: Float64Arr
   return out;
 }
 
-function centroidOf(members: number[], vectors: SparseVec[], dim: number): Float64Array {
+function centroidOf(members: ArrayLike<number> & Iterable<number>, v: TermVectors, dim: number): Float64Array {
   const c = new Float64Array(dim);
-  for (const d of members) for (const [k, v] of vectors[d]) c[k] += v;
+  for (const d of members) for (let e = v.start[d]; e < v.start[d + 1]; e++) c[v.ids[e]] += v.weights[e];
   let norm = 0;
   for (let i = 0; i < dim; i++) norm += c[i] * c[i];
   norm = Math.sqrt(norm);
@@ -257,14 +312,16 @@ function centroidOf(members: number[], vectors: SparseVec[], dim: number): Float
 }
 
 /** Terms most over-represented in the cluster (p_c · ln(p_c / p)), bigrams absorbing their words. */
-function distinctiveTerms(members: number[], postings: number[][], vocabTerms: string[], n: number): string[] {
-  const inCluster = new Set(members);
+function distinctiveTerms(members: number[], vectors: TermVectors, n: number): string[] {
+  const { postings, vocabTerms } = vectors;
+  const inCluster = new Uint8Array(n);
+  for (const d of members) inCluster[d] = 1;
   const size = members.length;
   const scored: Array<{ term: string; score: number; dc: number }> = [];
   const inCount = new Map<string, number>();
   postings.forEach((docs, id) => {
     let dc = 0;
-    for (const d of docs) if (inCluster.has(d)) dc++;
+    for (const d of docs) dc += inCluster[d];
     if (dc === 0 || (size >= 3 && dc < 2)) return;
     const pc = dc / size;
     const p = docs.length / n;
