@@ -395,14 +395,6 @@ export class RunService implements RunServiceApi {
    *  subagent, started at once). A shared queue's worker rebuilds the run from these files. */
   private async announce(rec: RunRecord, onQueued: () => void, parent: ParentLink | null): Promise<RunStatusFile> {
     const { runId, workspace, store, bus, status, plugin } = rec;
-    try {
-      await workspace.writeRunJson('input/request.json', rec.request);
-      await writeOwner(workspace);
-    } catch (e) {
-      // the run is refused (its folder removed by create): do not keep its events file open
-      store.close();
-      throw e;
-    }
     if (this.closed) {
       // close() came while this create was on its way: it cancelled the live runs it saw, so this one
       // must not start after it (create() removes the folder)
@@ -414,9 +406,16 @@ export class RunService implements RunServiceApi {
     bus.publish('run', { type: 'run.state', from: null, to: 'queued' });
     this.store.note(status);
     const here = parent !== null || !this.queue.shared;
+    // the request file, the owner and the status in one round of writes; a run whose request file cannot
+    // be written is refused (create removes its folder), a status write that fails is retried by the next
+    try {
+      await Promise.all([workspace.writeRunJson('input/request.json', rec.request), writeOwner(workspace), this.persistStatus(rec).catch(() => undefined)]);
+    } catch (e) {
+      store.close();
+      throw e;
+    }
     // a worker elsewhere will claim it: this node keeps nothing of it open
     if (here) this.live.set(runId, rec);
-    await this.persistStatus(rec).catch(() => undefined);
     if (!here) {
       store.close();
       await store.settled?.();
