@@ -15,6 +15,7 @@ import type { RunHooks, ToolCallInfo } from './run-hooks.js';
 import { emptyHooks } from './run-hooks.js';
 import { permissionFor, type ApprovalCall, type ApprovalDecision, type Permission } from './approvals.js';
 import { noopPublish, type PublishFn } from './run-publisher.js';
+import { ToolCallFlight, ToolDeadlines } from './tool-call-flight.js';
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
 
@@ -57,6 +58,7 @@ export class ToolExecutor {
   private readonly allowed: Set<string>;
   private readonly hooks: RunHooks;
   private readonly publish: PublishFn;
+  private readonly deadlines = new ToolDeadlines();
   /** The names each open source added, replaced when its list changes. */
   private readonly sourceTools = new Map<ToolSource, string[]>();
 
@@ -151,25 +153,37 @@ export class ToolExecutor {
     return { call, result, durationMs };
   }
 
+  /** lookup → arguments → permission → PreToolUse → handler → output → PostToolUse */
   private async run(tool: AnyToolDefinition | undefined, call: ToolCallInfo): Promise<ToolResult> {
-    // 1. lookup
-    if (!tool) {
-      const known = [...this.allowed].filter((n) => this.tools.has(n)).sort();
-      return fail('tool_not_found', `unknown tool "${call.name}"`, '', known.length ? `available tools: ${known.join(', ')}` : '');
-    }
-    // 2. validate args
+    if (!tool) return this.notFound(call.name);
     const parsed = checkSchema(tool.parameters, call.args);
     if (!parsed.ok) {
       return fail('invalid_args', `invalid arguments for ${tool.name}`, issuesText(parsed.issues), 'fix the arguments to match the tool schema and call it again');
     }
-    let args: unknown = parsed.value;
-    // 3. permission: the capability snapshot, then the agent's allow | ask | deny
+    // the capability snapshot, then the agent's allow | ask | deny
     if (!this.allowed.has(tool.name)) {
       return fail('permission_denied', `tool "${tool.name}" is not allowed in this run`, 'it is outside the capability snapshot');
     }
-    const denied = await this.permit(tool.name, { ...call, args });
-    if (denied) return denied;
-    // 4. PreToolUse
+    const checked = parsed.value === call.args ? call : { ...call, args: parsed.value };
+    // most calls are allowed outright: no await for them
+    if (permissionFor(this.opts.permissions, tool.name) !== 'allow') {
+      const denied = await this.permit(tool.name, checked);
+      if (denied) return denied;
+    }
+    const pre = this.hooks.preToolUse.length ? await this.preToolUse(tool, checked) : checked;
+    if ('ok' in pre) return pre;
+    const result = this.checkedOutput(tool, await this.invoke(tool, pre));
+    return this.hooks.postToolUse.length ? this.postToolUse(pre, result) : result;
+  }
+
+  private notFound(name: string): ToolResult {
+    const known = [...this.allowed].filter((n) => this.tools.has(n)).sort();
+    return fail('tool_not_found', `unknown tool "${name}"`, '', known.length ? `available tools: ${known.join(', ')}` : '');
+  }
+
+  /** The call as the PreToolUse hooks leave it (a hook may rewrite its arguments), or the failure. */
+  private async preToolUse(tool: AnyToolDefinition, call: ToolCallInfo): Promise<ToolCallInfo | ToolResult> {
+    let args = call.args;
     for (const h of this.hooks.preToolUse) {
       let d;
       try {
@@ -183,18 +197,19 @@ export class ToolExecutor {
       if (!again.ok) return fail('hook_error', `PreToolUse hook ${h.name} rewrote invalid arguments`, issuesText(again.issues));
       args = again.value;
     }
-    const finalCall: ToolCallInfo = { ...call, args };
-    // 5. handler
-    let result = await this.invoke(tool, finalCall);
-    // 6. validate output
-    if (result.ok && tool.output) {
-      const out = checkSchema(tool.output, result.details);
-      if (!out.ok) result = fail('invalid_output', `${tool.name} returned output that does not match its schema`, issuesText(out.issues));
-    }
-    // 7. PostToolUse
+    return args === call.args ? call : { ...call, args };
+  }
+
+  private checkedOutput(tool: AnyToolDefinition, result: ToolResult): ToolResult {
+    if (!result.ok || !tool.output) return result;
+    const out = checkSchema(tool.output, result.details);
+    return out.ok ? result : fail('invalid_output', `${tool.name} returned output that does not match its schema`, issuesText(out.issues));
+  }
+
+  private async postToolUse(call: ToolCallInfo, result: ToolResult): Promise<ToolResult> {
     for (const h of this.hooks.postToolUse) {
       try {
-        const replaced = await h.afterTool(finalCall, result);
+        const replaced = await h.afterTool(call, result);
         if (replaced) result = replaced;
       } catch (e) {
         return fail('hook_error', `PostToolUse hook ${h.name} failed`, (e as Error).message);
@@ -222,34 +237,17 @@ export class ToolExecutor {
     return fail('approval_denied', `${name} was not approved: ${why}`, d.reason ?? '', 'do not call it again with these arguments; do the task another way or explain what you need');
   }
 
-  private async invoke(tool: AnyToolDefinition, call: ToolCallInfo): Promise<ToolResult> {
+  private invoke(tool: AnyToolDefinition, call: ToolCallInfo): Promise<ToolResult> {
     const runSignal = this.opts.signal;
-    if (runSignal?.aborted) return fail('cancelled', `${tool.name} not started: the run was cancelled`);
+    if (runSignal?.aborted) return Promise.resolve(fail('cancelled', `${tool.name} not started: the run was cancelled`));
     const timeoutMs = tool.timeoutMs ?? this.opts.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
-    // made on first use: most tools never read their signal, and an AbortController costs µs per call
-    let ctl: AbortController | undefined;
-    let abortReason: unknown;
-    let abortedEarly = false;
-    const abort = (reason: unknown) => {
-      abortedEarly = true;
-      abortReason = reason;
-      ctl?.abort(reason);
-    };
-    const signalOf = () => {
-      if (!ctl) {
-        ctl = new AbortController();
-        if (abortedEarly) ctl.abort(abortReason); // read after the stop: already aborted
-      }
-      return ctl.signal;
-    };
-    let resolveStop!: (r: ToolResult) => void;
-    const stopped = new Promise<ToolResult>((r) => (resolveStop = r));
-    // one listener on the run signal (EventTarget listeners are the costly part of a call)
-    const onRunAbort = () => {
-      abort(runSignal?.reason);
-      resolveStop(fail('cancelled', `${tool.name} cancelled`));
-    };
-    runSignal?.addEventListener('abort', onRunAbort, { once: true });
+    const flight = { toolCallId: call.toolCallId, timeoutMs, runSignal, deadlines: this.deadlines, fail };
+    if (!this.opts.reporterFor) return new ToolCallFlight(tool, call.args, flight).result;
+    return this.invokeReported(tool, call, flight);
+  }
+
+  /** A call whose progress goes to a reporter: one its tool started but never ended is ended here. */
+  private async invokeReported(tool: AnyToolDefinition, call: ToolCallInfo, flight: Omit<ConstructorParameters<typeof ToolCallFlight>[2], 'reporter'>): Promise<ToolResult> {
     let reporter: OperationReporter | undefined;
     let used = false;
     let ended = false;
@@ -259,42 +257,13 @@ export class ToolExecutor {
     } catch {
       reporter = undefined; // progress reporting is best effort; the tool still runs
     }
-    const timer = setTimeout(() => {
-      abort(new Error('timeout'));
-      resolveStop(fail('tool_timeout', `${tool.name} timed out after ${timeoutMs} ms`, '', 'try smaller input or a narrower request', true));
-    }, timeoutMs);
-    try {
-      const handled = (async (): Promise<ToolResult> => {
-        try {
-          const ctx: ToolExecutionContext = {
-            get signal() {
-              return signalOf();
-            },
-            toolCallId: call.toolCallId,
-            ...(reporter ? { reporter } : {}),
-          };
-          const r = await tool.execute(call.args, ctx);
-          if (!r || typeof r !== 'object' || typeof r.ok !== 'boolean' || typeof r.content !== 'string') {
-            return fail('invalid_output', `${tool.name} returned a malformed result`, 'expected { ok, content }');
-          }
-          return r;
-        } catch (e) {
-          const err = e as Error;
-          return fail('tool_error', `${tool.name} failed: ${err?.message ?? String(e)}`, err?.name && err.name !== 'Error' ? err.name : '');
-        }
-      })();
-      const result = await Promise.race([handled, stopped]);
-      // a tool that started reporting but never ended its operation gets it ended here
-      if (reporter && used && !ended) {
-        if (result.ok) reporter.complete();
-        else if (result.diagnosis?.code === 'cancelled') reporter.cancel(result.content);
-        else reporter.fail(result.content);
-      }
-      return result;
-    } finally {
-      clearTimeout(timer);
-      runSignal?.removeEventListener('abort', onRunAbort);
+    const result = await new ToolCallFlight(tool, call.args, reporter ? { ...flight, reporter } : flight).result;
+    if (reporter && used && !ended) {
+      if (result.ok) reporter.complete();
+      else if (result.diagnosis?.code === 'cancelled') reporter.cancel(result.content);
+      else reporter.fail(result.content);
     }
+    return result;
   }
 }
 

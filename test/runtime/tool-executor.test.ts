@@ -99,6 +99,19 @@ describe('ToolExecutor', () => {
     expect((await p).result).toMatchObject({ ok: false, diagnosis: { code: 'cancelled' } });
   });
 
+  it('calls of one executor with different timeouts each time out at their own deadline, also after a quick call', async () => {
+    const hang = (name: string, timeoutMs: number): AnyToolDefinition => ({ ...echo, name, timeoutMs, execute: () => new Promise(() => undefined) });
+    const { ex } = setup([{ ...echo, name: 'quick', timeoutMs: 60_000 }, hang('long', 400), hang('short', 30)]);
+    await ex.execute({ id: 'q', name: 'quick', args: { text: 'a' } }); // leaves the shared timer armed a minute out
+    const ended: string[] = [];
+    const long = ex.execute({ id: 'l', name: 'long', args: { text: 'a' } }).then((r) => (ended.push('long'), r));
+    const short = ex.execute({ id: 's', name: 'short', args: { text: 'a' } }).then((r) => (ended.push('short'), r));
+    expect((await short).result.diagnosis?.code).toBe('tool_timeout');
+    expect(ended).toEqual(['short']);
+    expect((await long).result.diagnosis?.code).toBe('tool_timeout');
+    expect(ended).toEqual(['short', 'long']);
+  });
+
   it('a signal first read after the timeout is already aborted', async () => {
     let late: AbortSignal | undefined;
     const lazy: AnyToolDefinition = {

@@ -1,0 +1,132 @@
+/**
+ * One tool handler call in flight: it ends with the handler's result, the run's cancel or its
+ * timeout, whichever comes first. Built for the hot path (issue 14: a no-op call's overhead): one
+ * promise, this object (it is the abort listener itself: handleEvent) and the handler's context per
+ * call, and no timer per call: every call of an executor shares one timer, armed for the earliest deadline.
+ */
+import type { OperationReporter } from '../events/operation-reporter-types.js';
+import type { AnyToolDefinition, ToolExecutionContext, ToolResult } from '../tools/tool.js';
+
+export type FailFn = (code: string, summary: string, detail?: string, hint?: string, retryable?: boolean) => ToolResult;
+
+/** The calls in flight of one executor, and the one timer that ends those past their deadline. */
+export class ToolDeadlines {
+  private readonly flying = new Set<ToolCallFlight>();
+  private timer: NodeJS.Timeout | null = null;
+  private timerAt = Infinity;
+  private readonly fire = (): void => this.expire();
+
+  add(f: ToolCallFlight): void {
+    this.flying.add(f);
+    if (f.deadline < this.timerAt) {
+      if (this.timer) clearTimeout(this.timer);
+      this.timerAt = f.deadline;
+      this.timer = setTimeout(this.fire, Math.max(0, f.deadline - Date.now()));
+    } else if (this.flying.size === 1) this.timer?.ref();
+  }
+
+  delete(f: ToolCallFlight): void {
+    this.flying.delete(f);
+    // the timer stays armed for a later call (arming one per call is most of a no-op call's cost);
+    // with nothing in flight it no longer keeps the process alive
+    if (this.flying.size === 0) this.timer?.unref();
+  }
+
+  private expire(): void {
+    this.timer = null;
+    this.timerAt = Infinity;
+    const now = Date.now();
+    let next = Infinity;
+    for (const f of this.flying) {
+      if (f.deadline <= now) f.timeOut();
+      else next = Math.min(next, f.deadline);
+    }
+    if (next < Infinity) {
+      this.timerAt = next;
+      this.timer = setTimeout(this.fire, Math.max(0, next - now));
+      if (this.flying.size === 0) this.timer.unref();
+    }
+  }
+}
+
+export class ToolCallFlight {
+  readonly deadline: number;
+  private resolve!: (r: ToolResult) => void;
+  private settled = false;
+  /** made on first use: most tools never read their signal, and an AbortController costs µs per call */
+  private ctl: AbortController | undefined;
+  private stopReason: unknown;
+  private stopped = false;
+  readonly result: Promise<ToolResult>;
+  private readonly timeoutMs: number;
+  private readonly runSignal: AbortSignal | undefined;
+  private readonly deadlines: ToolDeadlines;
+  private readonly fail: FailFn;
+
+  constructor(
+    private readonly tool: AnyToolDefinition,
+    args: unknown,
+    o: { toolCallId: string; timeoutMs: number; runSignal: AbortSignal | undefined; deadlines: ToolDeadlines; reporter?: OperationReporter; fail: FailFn },
+  ) {
+    this.deadline = Date.now() + o.timeoutMs;
+    this.timeoutMs = o.timeoutMs;
+    this.runSignal = o.runSignal;
+    this.deadlines = o.deadlines;
+    this.fail = o.fail;
+    this.result = new Promise<ToolResult>((r) => (this.resolve = r));
+    // one listener on the run signal: this object (EventTarget listeners are the costly part of a call)
+    o.runSignal?.addEventListener('abort', this, { once: true });
+    o.deadlines.add(this);
+    // the handler's context is a plain object (a tool may spread it); its signal is made when read
+    const flight = this;
+    const ctx: ToolExecutionContext = o.reporter
+      ? { get signal() { return flight.signal; }, toolCallId: o.toolCallId, reporter: o.reporter }
+      : { get signal() { return flight.signal; }, toolCallId: o.toolCallId };
+    let handled: Promise<ToolResult>;
+    try {
+      handled = Promise.resolve(tool.execute(args, ctx));
+    } catch (e) {
+      handled = Promise.reject(e);
+    }
+    handled.then(
+      (r) => this.settle(r && typeof r === 'object' && typeof r.ok === 'boolean' && typeof r.content === 'string' ? r : o.fail('invalid_output', `${tool.name} returned a malformed result`, 'expected { ok, content }')),
+      (e: unknown) => {
+        const err = e as Error;
+        this.settle(o.fail('tool_error', `${tool.name} failed: ${err?.message ?? String(e)}`, err?.name && err.name !== 'Error' ? err.name : ''));
+      },
+    );
+  }
+
+  get signal(): AbortSignal {
+    if (!this.ctl) {
+      this.ctl = new AbortController();
+      if (this.stopped) this.ctl.abort(this.stopReason); // read after the stop: already aborted
+    }
+    return this.ctl.signal;
+  }
+
+  /** The run's signal aborted: the handler is told, the call is cancelled. */
+  handleEvent(): void {
+    this.stop(this.runSignal?.reason);
+    this.settle(this.fail('cancelled', `${this.tool.name} cancelled`));
+  }
+
+  timeOut(): void {
+    this.stop(new Error('timeout'));
+    this.settle(this.fail('tool_timeout', `${this.tool.name} timed out after ${this.timeoutMs} ms`, '', 'try smaller input or a narrower request', true));
+  }
+
+  private stop(reason: unknown): void {
+    this.stopped = true;
+    this.stopReason = reason;
+    this.ctl?.abort(reason);
+  }
+
+  private settle(r: ToolResult): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.deadlines.delete(this);
+    this.runSignal?.removeEventListener('abort', this);
+    this.resolve(r);
+  }
+}
