@@ -2,11 +2,8 @@
  * Real models through the Vercel AI SDK v6: one model step per `stream()` call, tools reported as
  * `tool-call` parts (never executed here), every failure yielded as a Diagnosis, never thrown.
  */
-import { streamText, type LanguageModel } from 'ai';
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createDeepSeek } from '@ai-sdk/deepseek';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModel } from 'ai';
+import { loadAi, loadLanguageModel } from './ai-sdk-modules.js';
 import type { ModelProvider, ModelRequest, ModelStreamPart, ProviderMetadata, ReasoningBlock, TokenUsage } from './model-provider.js';
 import { toModelMessages, toSystem, toToolSet, type MappingOptions, type ModelApi } from './message-mapping.js';
 import { fitRequest } from './context-fit.js';
@@ -81,7 +78,8 @@ function silenceGlobalWarningLog(): void {
   if (g.AI_SDK_LOG_WARNINGS === undefined) g.AI_SDK_LOG_WARNINGS = false;
 }
 
-/** Any AI SDK language model as a ModelProvider (tests pass a MockLanguageModelV3). */
+/** Any AI SDK language model as a ModelProvider (tests pass a MockLanguageModelV3), or a loader of one
+ *  (createAiSdkProvider: the provider's package is loaded when the model first streams). */
 export class LanguageModelProvider implements ModelProvider {
   readonly provider: string;
   readonly model: string;
@@ -90,18 +88,24 @@ export class LanguageModelProvider implements ModelProvider {
   /** What the catalog knows about this model; null when it is not listed. */
   readonly info: ModelInfo | null;
   // ES private fields: JSON.stringify or a logger dumping the provider never sees the key.
-  readonly #languageModel: LanguageModel;
+  #languageModel: LanguageModel | Promise<LanguageModel> | (() => Promise<LanguageModel>);
   readonly #opts: LanguageModelProviderOptions;
 
-  constructor(languageModel: LanguageModel, opts: LanguageModelProviderOptions) {
+  constructor(languageModel: LanguageModel | (() => Promise<LanguageModel>), opts: LanguageModelProviderOptions) {
     this.#languageModel = languageModel;
     this.provider = opts.provider;
     this.model = opts.model;
     this.baseURL = opts.baseURL;
-    this.api = opts.api ?? apiOf(languageModel);
+    this.api = opts.api ?? (typeof languageModel === 'function' ? 'generic' : apiOf(languageModel));
     this.info = opts.info !== undefined ? opts.info : modelInfo(opts.provider, opts.model);
     this.#opts = opts;
     silenceGlobalWarningLog();
+  }
+
+  private languageModel(): Promise<LanguageModel> | LanguageModel {
+    const m = this.#languageModel;
+    if (typeof m === 'function') this.#languageModel = m();
+    return this.#languageModel as Promise<LanguageModel> | LanguageModel;
   }
 
   toJSON(): { provider: string; model: string; baseURL?: string } {
@@ -133,11 +137,12 @@ export class LanguageModelProvider implements ModelProvider {
     const mapping: MappingOptions = { api: this.api, vision: this.info?.vision === true, cache: true, modelLabel: label };
     const reasoning = new Map<string, ReasoningBlock>();
     try {
+      const [{ streamText, jsonSchema }, model] = await Promise.all([loadAi(), this.languageModel()]);
       const result = streamText({
-        model: this.#languageModel,
+        model,
         system: toSystem(request.system, mapping),
         messages: toModelMessages(request.messages, mapping),
-        tools: request.tools.length ? toToolSet(request.tools, mapping) : undefined,
+        tools: request.tools.length ? toToolSet(request.tools, mapping, jsonSchema) : undefined,
         // The agent loop owns recovery (backoff, limits); a hidden SDK retry would double it.
         maxRetries: 0,
         abortSignal: request.signal,
@@ -240,23 +245,8 @@ export function createAiSdkProvider(opts: AiSdkProviderOptions): LanguageModelPr
   const bad = checkBaseURL(baseURL);
   if (bad) throw new TypeError(`${label}: base URL ${redactSecrets(bad, apiKey ? [apiKey] : [])} (${opts.baseURL ? 'baseURL option' : spec.baseUrlVar})`);
 
-  let languageModel: LanguageModel;
-  switch (opts.provider) {
-    case 'openai':
-      // Chat completions: the API every OpenAI-style proxy and gateway also speaks.
-      languageModel = createOpenAI({ apiKey, baseURL }).chat(opts.model);
-      break;
-    case 'anthropic':
-      languageModel = createAnthropic({ apiKey, baseURL })(opts.model);
-      break;
-    case 'deepseek':
-      languageModel = createDeepSeek({ apiKey, baseURL })(opts.model);
-      break;
-    case 'openai-compatible':
-      languageModel = createOpenAICompatible({ name: label, apiKey, baseURL, includeUsage: true }).chatModel(opts.model);
-      break;
-  }
-  return new LanguageModelProvider(languageModel, {
+  const provider = opts.provider;
+  return new LanguageModelProvider(() => loadLanguageModel(provider, { apiKey, baseURL, label, model: opts.model }), {
     api: opts.provider,
     // an OpenAI-compatible server's models are not in the catalogs under its label (ollama)
     ...(opts.provider === 'openai-compatible' ? { info: null } : {}),

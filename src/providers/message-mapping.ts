@@ -1,5 +1,5 @@
 /** Our ChatMessage/ToolSpec shapes to the AI SDK's ModelMessage/ToolSet, per provider API. */
-import { jsonSchema, tool, type JSONSchema7, type ModelMessage, type SystemModelMessage, type ToolResultPart, type ToolSet } from 'ai';
+import type { JSONSchema7, ModelMessage, SystemModelMessage, ToolResultPart, ToolSet, jsonSchema } from 'ai';
 import type { SharedV3ProviderOptions as ProviderOptions } from '@ai-sdk/provider';
 import { IMAGE_MEDIA_TYPES, type ChatMessage, type ImageAttachment, type ProviderMetadata, type ToolSpec } from './model-provider.js';
 
@@ -152,15 +152,16 @@ export function toSystem(system: string, opts: MappingOptions = {}): string | Sy
  * In the order given (the executor's registration order), so the request prefix stays identical
  * turn to turn; for Anthropic with caching the last tool carries a cache breakpoint.
  */
-export function toToolSet(tools: readonly ToolSpec[], opts: MappingOptions = {}): ToolSet {
+export function toToolSet(tools: readonly ToolSpec[], opts: MappingOptions = {}, schema: typeof jsonSchema): ToolSet {
   const set: ToolSet = {};
   tools.forEach((t, i) => {
     const last = i === tools.length - 1 && opts.cache && opts.api === 'anthropic';
-    set[t.name] = tool({
+    // a plain tool object: the SDK's tool() is the identity (and the SDK is loaded only to stream)
+    set[t.name] = {
       description: t.description,
-      inputSchema: jsonSchema(t.inputSchema as JSONSchema7),
+      inputSchema: schema(t.inputSchema as JSONSchema7),
       ...(last ? { providerOptions: EPHEMERAL_CACHE } : {}),
-    });
+    };
   });
   return set;
 }

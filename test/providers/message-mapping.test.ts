@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { jsonSchema } from 'ai';
 import { MAX_IMAGE_BYTES, toModelMessages, toSystem, toToolSet } from '../../src/providers/message-mapping.js';
 import type { ChatMessage } from '../../src/providers/model-provider.js';
 
@@ -94,6 +95,7 @@ describe('cache breakpoints', () => {
         { name: 'b', description: 'B', inputSchema: { type: 'object' } },
       ],
       { api: 'anthropic', cache: true },
+      jsonSchema,
     );
     expect(Object.keys(set)).toEqual(['a', 'b']);
     expect(set.a!.providerOptions).toBeUndefined();
