@@ -65,19 +65,8 @@ export async function markInterrupted(runsDir: string, status: RunStatusFile, co
     hint: 'start the run again',
   }).toDict();
   const now = Date.now();
-  bus.publish('run', { type: 'run.state', from: status.status, to: 'failed' });
-  bus.publish('lifecycle', { phase: 'error', endedAt: now, diagnosis });
-  Object.assign(status, { status: 'failed' as RunStatus, finished_at: new Date(now).toISOString(), diagnosis, last_seq: bus.lastSeq + 1 });
-  bus.publish('run', {
-    type: 'run.failed',
-    status: 'failed',
-    messageId: status.run_id,
-    conversationId: status.conversation_id,
-    content: status.final_answer ?? '',
-    usedSkills: status.skill ? [status.skill] : [],
-    usedMcp: [],
-    diagnosis,
-  });
+  publishInterruption(bus, status, diagnosis, now);
+  Object.assign(status, { status: 'failed' as RunStatus, finished_at: new Date(now).toISOString(), diagnosis, last_seq: bus.lastSeq });
   store.close();
   // the rest of a failed run's files, from what the crashed run left
   status.public_documents = publicDocuments(await ws.listArtifacts(), contract);
@@ -95,6 +84,22 @@ export async function markInterrupted(runsDir: string, status: RunStatusFile, co
   await ws.writeRunJson('manifest.json', manifest).catch(() => undefined);
   await writeTrace(ws.root, status.run_id).catch(() => undefined);
   await ws.writeRunJson('runtime/run_status.json', status);
+}
+
+/** The three events that end an interrupted run: its state, the lifecycle error, the terminal run.failed. */
+function publishInterruption(bus: AgentEventBus, status: RunStatusFile, diagnosis: RunStatusFile['diagnosis'] & object, now: number): void {
+  bus.publish('run', { type: 'run.state', from: status.status, to: 'failed' });
+  bus.publish('lifecycle', { phase: 'error', endedAt: now, diagnosis });
+  bus.publish('run', {
+    type: 'run.failed',
+    status: 'failed',
+    messageId: status.run_id,
+    conversationId: status.conversation_id,
+    content: status.final_answer ?? '',
+    usedSkills: status.skill ? [status.skill] : [],
+    usedMcp: [],
+    diagnosis,
+  });
 }
 
 /** What a shared store (several nodes) offers to end a run whose worker died. */
@@ -134,18 +139,7 @@ export async function interruptInSharedStore(runsDir: string, status: RunStatusF
   const bus = new AgentEventBus({ runId: status.run_id, startSeq: lastSeq });
   const log = io.openLog(status.run_id, ws.root);
   bus.subscribe((e) => log.append(e));
-  bus.publish('run', { type: 'run.state', from: status.status, to: 'failed' });
-  bus.publish('lifecycle', { phase: 'error', endedAt: now, diagnosis });
-  bus.publish('run', {
-    type: 'run.failed',
-    status: 'failed',
-    messageId: status.run_id,
-    conversationId: status.conversation_id,
-    content: status.final_answer ?? '',
-    usedSkills: status.skill ? [status.skill] : [],
-    usedMcp: [],
-    diagnosis,
-  });
+  publishInterruption(bus, status, diagnosis, now);
   log.close();
   await log.settled?.();
   failed.public_documents = publicDocuments(await ws.listArtifacts(), contract);

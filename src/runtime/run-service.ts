@@ -234,16 +234,7 @@ export class RunService implements RunServiceApi {
 
   private async createReserved(
     runId: string,
-    p: {
-      req: ParsedCreateRunRequest;
-      plugin: BusinessPlugin<Record<string, unknown>>;
-      input: Record<string, unknown>;
-      sources: Record<string, string>;
-      skill: LoadedSkill | null;
-      skills: LoadedSkill[];
-      provider: ModelProvider;
-      model: ModelChoice;
-    },
+    p: Pick<RunSpec, 'req' | 'plugin' | 'input' | 'sources' | 'skill' | 'skills' | 'provider' | 'model'>,
     /** called just before the run joins the queue (it then counts there) */
     onQueued: () => void,
     front: CreateRunOptions = {},

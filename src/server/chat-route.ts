@@ -17,6 +17,7 @@ import { createRunOverHttp, traceparentOf, type RunRouteOptions } from './run-ro
 import { tooManyClients, type StreamOptions } from './sse-route.js';
 import type { StreamCounters } from './stream-counters.js';
 import { sseChunk, UI_MESSAGE_STREAM_HEADERS, UiMessageStreamTranslator } from './ui-message-stream.js';
+import { drained } from './response-drained.js';
 
 // the conversation_id rule of run requests: the chat id becomes one
 const chatId = z
@@ -95,22 +96,6 @@ function pluginOf(body: ChatBody, query: unknown, dflt: string): string {
     throw invalidBody([{ path: 'plugin', message: `?plugin=${fromQuery} and the body's plugin ${JSON.stringify(body.plugin)} differ` }]);
   }
   return body.plugin ?? fromQuery ?? dflt;
-}
-
-function drained(res: ServerResponse, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const done = (ok: boolean): void => {
-      clearTimeout(t);
-      res.off('drain', onDrain);
-      res.off('close', onClose);
-      resolve(ok);
-    };
-    const onDrain = (): void => done(true);
-    const onClose = (): void => done(false);
-    const t = setTimeout(() => done(false), ms);
-    res.on('drain', onDrain);
-    res.on('close', onClose);
-  });
 }
 
 /**

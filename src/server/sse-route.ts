@@ -8,28 +8,13 @@ import { SseFrameWriter } from './sse-frame-writer.js';
 import { slowClientFrame } from './slow-client-frame.js';
 import type { StreamCounters } from './stream-counters.js';
 import { isRunId } from './run-id-param.js';
+import { drained } from './response-drained.js';
 
 /** Resolves true when the response drained, false after `ms` or when it closed. */
 /** The held frames written, then the socket's buffer drained within `ms`. */
 function flushedAndDrained(out: SseFrameWriter, res: ServerResponse, ms: number): Promise<boolean> {
   out.flush();
   return drained(res, ms);
-}
-
-function drained(res: ServerResponse, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const done = (ok: boolean): void => {
-      clearTimeout(t);
-      res.off('drain', onDrain);
-      res.off('close', onClose);
-      resolve(ok);
-    };
-    const onDrain = (): void => done(true);
-    const onClose = (): void => done(false);
-    const t = setTimeout(() => done(false), ms);
-    res.on('drain', onDrain);
-    res.on('close', onClose);
-  });
 }
 
 export interface StreamOptions {

@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { runtrailPackageRoot } from '../../src/runtime/package-root.js';
-import { eventually, liveProcesses } from '../tools/helpers.js';
+import { expect } from 'vitest';
+import { getJson, postJson } from '../server/helpers.js';
+import { eventually, liveProcesses, sleep } from '../tools/helpers.js';
 
 export const MAIN = join(runtrailPackageRoot(), 'dist', 'src', 'cli', 'main.js');
 export const PG_URL = process.env.RUNTRAIL_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -262,4 +264,40 @@ export class CuttableProxy {
   async restore(): Promise<void> {
     await this.open(this.port);
   }
+}
+
+/** Polls an async condition (a failed poll counts as not yet) until it holds or `ms` pass. */
+export async function until(pred: () => Promise<boolean>, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await pred().catch(() => false)) return true;
+    await sleep(100);
+  }
+  return pred().catch(() => false);
+}
+
+export async function statusOf(url: string, runId: string): Promise<string> {
+  return (await getJson(`${url}/api/runs/${runId}`)).body.status as string;
+}
+
+/** Starts a shell_task run of `command` through an API node; its run id. */
+export async function shellRun(url: string, command: string): Promise<string> {
+  const r = await postJson(`${url}/api/runs`, { plugin: 'shell_task', input: { command } });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return r.body.run_id as string;
+}
+
+/** A cluster on a Redis of the test's own (so it can be restarted or stopped); stop() ends both. */
+export async function ownRedisCluster(extraEnv: Record<string, string> = {}): Promise<{ redis: OwnRedis; cluster: TestCluster; stop(): Promise<void> }> {
+  const redis = new OwnRedis(await freePort());
+  await redis.start();
+  const cluster = new TestCluster(extraEnv, redis.url);
+  return {
+    redis,
+    cluster,
+    stop: async () => {
+      await cluster.cleanup();
+      await redis.stop();
+    },
+  };
 }

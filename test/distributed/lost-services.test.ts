@@ -6,28 +6,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { getJson, postJson, readSse } from '../server/helpers.js';
+import { getJson, readSse } from '../server/helpers.js';
 import { marker, sleep } from '../tools/helpers.js';
-import { CuttableProxy, MAIN, OwnRedis, PG_URL, TestCluster, freePort, pgLines, servicesDown } from './cluster-helpers.js';
+import { CuttableProxy, MAIN, PG_URL, TestCluster, ownRedisCluster, pgLines, servicesDown, shellRun, statusOf, until } from './cluster-helpers.js';
 
 const down = existsSync(MAIN) ? await servicesDown() : 'the CLI is not built';
 
-async function until(pred: () => Promise<boolean>, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await pred().catch(() => false)) return true;
-    await sleep(100);
-  }
-  return pred().catch(() => false);
-}
 
-const statusOf = async (url: string, id: string) => (await getJson(`${url}/api/runs/${id}`)).body.status as string;
 
-async function shellRun(url: string, command: string): Promise<string> {
-  const r = await postJson(`${url}/api/runs`, { plugin: 'shell_task', input: { command } });
-  expect(r.status, JSON.stringify(r.body)).toBe(201);
-  return r.body.run_id as string;
-}
 
 /** The ids of an SSE stream are 1…n with gaps only where the server sends no frame: strictly increasing, no duplicate. */
 function increasing(ids: number[]): boolean {
@@ -35,17 +21,12 @@ function increasing(ids: number[]): boolean {
 }
 
 describe.skipIf(down !== null)('Redis restarted mid-run', () => {
-  let redis: OwnRedis;
-  let cluster: TestCluster;
-  afterAll(async () => {
-    await cluster?.cleanup();
-    await redis?.stop();
-  }, 30_000);
+  let own: Awaited<ReturnType<typeof ownRedisCluster>> | undefined;
+  afterAll(() => own?.stop(), 30_000);
 
   it('the running run finishes and its stream goes on; the queued run it forgot is run; new runs are taken', async () => {
-    redis = new OwnRedis(await freePort());
-    await redis.start();
-    cluster = new TestCluster({ RUNTRAIL_RECONCILE_MS: '500' }, redis.url);
+    own = await ownRedisCluster({ RUNTRAIL_RECONCILE_MS: '500' });
+    const { redis, cluster } = own;
     const api = await cluster.api();
     await cluster.worker(1);
     const running = await shellRun(api.url!, 'for i in 1 2 3 4 5 6; do echo beat-$i; sleep 0.5; done');
@@ -69,6 +50,7 @@ describe.skipIf(down !== null)('Redis restarted mid-run', () => {
   }, 90_000);
 
   it('while Redis is away a new run is refused with 503 and Retry-After, naming Redis without a password', async () => {
+    const { redis, cluster } = own!;
     await redis.stop();
     const api = cluster.nodes[0];
     const r = await fetch(`${api.url}/api/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ plugin: 'shell_task', input: { command: 'echo x' } }) });
@@ -84,17 +66,12 @@ describe.skipIf(down !== null)('Redis restarted mid-run', () => {
 });
 
 describe.skipIf(down !== null)('a worker killed while Redis lost everything', () => {
-  let redis: OwnRedis;
-  let cluster: TestCluster;
-  afterAll(async () => {
-    await cluster?.cleanup();
-    await redis?.stop();
-  }, 30_000);
+  let own: Awaited<ReturnType<typeof ownRedisCluster>> | undefined;
+  afterAll(() => own?.stop(), 30_000);
 
   it('has its run interrupted from PostgreSQL and its presence file, once', async () => {
-    redis = new OwnRedis(await freePort());
-    await redis.start();
-    cluster = new TestCluster({ RUNTRAIL_RECONCILE_MS: '500' }, redis.url);
+    own = await ownRedisCluster({ RUNTRAIL_RECONCILE_MS: '500' });
+    const { redis, cluster } = own;
     const api = await cluster.api();
     const worker = await cluster.worker(1);
     const m = marker();

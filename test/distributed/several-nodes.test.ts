@@ -8,32 +8,16 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getJson, postJson, readSse } from '../server/helpers.js';
-import { eventually, liveProcesses, marker, sleep } from '../tools/helpers.js';
-import { MAIN, TestCluster, pgLines, servicesDown, type NodeProcess } from './cluster-helpers.js';
+import { eventually, liveProcesses, marker } from '../tools/helpers.js';
+import { MAIN, TestCluster, pgLines, servicesDown, shellRun, statusOf, until, type NodeProcess } from './cluster-helpers.js';
 
 const down = existsSync(MAIN) ? await servicesDown() : 'the CLI is not built';
 
 /** The SSE frames that end a run (a cancel is an `error` frame whose diagnosis says cancelled). */
 const TERMINAL = /"type":"(done|error)"/;
 
-async function statusOf(url: string, runId: string): Promise<string> {
-  return (await getJson(`${url}/api/runs/${runId}`)).body.status as string;
-}
 
-async function until(pred: () => Promise<boolean>, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await pred()) return true;
-    await sleep(100);
-  }
-  return pred();
-}
 
-async function shellRun(url: string, command: string): Promise<string> {
-  const r = await postJson(`${url}/api/runs`, { plugin: 'shell_task', input: { command } });
-  expect(r.status, JSON.stringify(r.body)).toBe(201);
-  return r.body.run_id as string;
-}
 
 describe.skipIf(down !== null)('two API nodes and two workers', () => {
   const cluster = new TestCluster();
