@@ -33,15 +33,21 @@ afterEach(() => {
   dir = null;
 });
 
+/** A run's bus with its events.jsonl store subscribed, in a fresh folder. */
+function storeOnBus() {
+  dir = mkdtempSync(join(tmpdir(), 'runtrail-enospc-'));
+  const file = join(dir, 'events.jsonl');
+  const bus = new AgentEventBus({ runId: 'r' });
+  const store = new EventStore(file);
+  bus.subscribe((e) => store.append(e));
+  return { file, bus, store };
+}
+
 const burstWritten = () => new Promise<void>((r) => queueMicrotask(r));
 
 describe('EventStore on a full disk', () => {
   it('a burst of publishes (up to 512) is one write, made before any reader can see the burst', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'runtrail-enospc-'));
-    const file = join(dir, 'events.jsonl');
-    const bus = new AgentEventBus({ runId: 'r' });
-    const store = new EventStore(file);
-    bus.subscribe((e) => store.append(e));
+    const { file, bus, store } = storeOnBus();
     const onDiskWhenSeen: number[] = [];
     bus.subscribe(() => void Promise.resolve().then(() => onDiskWhenSeen.push(store.written)));
     disk.writes = 0;
@@ -58,11 +64,7 @@ describe('EventStore on a full disk', () => {
   });
 
   it('a burst whose write the disk cuts in the middle is finished whole once it has room', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'runtrail-enospc-'));
-    const file = join(dir, 'events.jsonl');
-    const bus = new AgentEventBus({ runId: 'r' });
-    const store = new EventStore(file);
-    bus.subscribe((e) => store.append(e));
+    const { file, bus, store } = storeOnBus();
     bus.publish('run', { type: 'notice', text: 'one' });
     await burstWritten();
     disk.mode = 'partial';
@@ -83,11 +85,7 @@ describe('EventStore on a full disk', () => {
   });
 
   it('keeps the lines it could not write and writes them, whole and in order, once the disk has room again', () => {
-    dir = mkdtempSync(join(tmpdir(), 'runtrail-enospc-'));
-    const file = join(dir, 'events.jsonl');
-    const bus = new AgentEventBus({ runId: 'r' });
-    const store = new EventStore(file);
-    bus.subscribe((e) => store.append(e));
+    const { file, bus, store } = storeOnBus();
     bus.publish('run', { type: 'notice', text: 'one' });
     disk.mode = 'partial';
     bus.publish('run', { type: 'notice', text: 'two, cut in the middle' });
@@ -103,11 +101,7 @@ describe('EventStore on a full disk', () => {
   });
 
   it('close() writes what is still pending when the disk has room by then', () => {
-    dir = mkdtempSync(join(tmpdir(), 'runtrail-enospc-'));
-    const file = join(dir, 'events.jsonl');
-    const bus = new AgentEventBus({ runId: 'r' });
-    const store = new EventStore(file);
-    bus.subscribe((e) => store.append(e));
+    const { file, bus, store } = storeOnBus();
     disk.mode = 'full';
     bus.publish('run', { type: 'notice', text: 'one' });
     disk.mode = 'ok';
@@ -116,11 +110,7 @@ describe('EventStore on a full disk', () => {
   });
 
   it('a live reader that joins while the disk is full gets the held-back events too: no gap, no hang', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'runtrail-enospc-'));
-    const file = join(dir, 'events.jsonl');
-    const bus = new AgentEventBus({ runId: 'r' });
-    const store = new EventStore(file);
-    bus.subscribe((e) => store.append(e));
+    const { file, bus, store } = storeOnBus();
     bus.publish('run', { type: 'notice', text: 'one' });
     disk.mode = 'full';
     bus.publish('run', { type: 'notice', text: 'two, held back' });
@@ -138,11 +128,7 @@ describe('EventStore on a full disk', () => {
   });
 
   it('a reader that joins after the terminal event was held back does not wait forever', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'runtrail-enospc-'));
-    const file = join(dir, 'events.jsonl');
-    const bus = new AgentEventBus({ runId: 'r' });
-    const store = new EventStore(file);
-    bus.subscribe((e) => store.append(e));
+    const { file, bus, store } = storeOnBus();
     disk.mode = 'full';
     bus.publish('run', { type: 'run.completed', status: 'completed', messageId: 'r', conversationId: 'r', content: '', usedSkills: [], usedMcp: [] });
     const seen: number[] = [];
