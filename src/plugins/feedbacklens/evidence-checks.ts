@@ -18,6 +18,17 @@ function walk(value: unknown, path: string, visit: (obj: Record<string, unknown>
   }
 }
 
+/** Every feedback_id a document cites (`feedback_id` fields and `feedback_ids` arrays, at any depth). */
+export function citedIds(doc: unknown): Set<string> {
+  const ids = new Set<string>();
+  walk(doc, '', (obj) => {
+    if (typeof obj.feedback_id === 'string') ids.add(obj.feedback_id);
+    if (Array.isArray(obj.feedback_ids)) for (const id of obj.feedback_ids) if (typeof id === 'string') ids.add(id);
+  });
+  return ids;
+}
+
+/** `index` needs only the cited ids (citedIds); an id it lacks is not in the evidence index. */
 export function checkEvidence(file: string, doc: unknown, index: Map<string, string>, limit = 50): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const push = (check: string, message: string): void => {

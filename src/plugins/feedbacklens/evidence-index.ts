@@ -1,10 +1,16 @@
-/** runtime/evidence_index.json: every row the run read, by feedback_id; the ground truth for evidence checks. */
+/**
+ * runtime/evidence_index.json: every row the run read, by feedback_id; the ground truth for
+ * evidence checks. It stays on disk (evidence-index-file.ts): a check reads the rows it cites.
+ */
+import { join } from 'node:path';
 import type { WorkspaceAccess } from '../../runtime/business-plugin.js';
 import { readRuntimeJson } from '../shared/read-input-file.js';
-import type { FeedbackRow, IdSource } from './analysis/feedback-row.js';
+import type { IdSource } from './analysis/feedback-row.js';
+import { findEntries, isLineIndex } from './evidence-index-file.js';
 
 export const EVIDENCE_INDEX_FILE = 'evidence_index.json';
 
+/** The document's shape (ARTIFACTS.md); entries also carry rating, channel, date and extra when the row has them. */
 export interface EvidenceIndex {
   version: 1;
   source: string;
@@ -17,19 +23,36 @@ export interface EvidenceIndex {
   entries: Array<{ feedback_id: string; row: number; text: string }>;
 }
 
-export function buildEvidenceIndex(meta: Omit<EvidenceIndex, 'version' | 'entries' | 'indexed_rows'>, rows: FeedbackRow[]): EvidenceIndex {
-  return {
-    version: 1,
-    ...meta,
-    indexed_rows: rows.length,
-    entries: rows.map((r) => ({ feedback_id: r.feedback_id, row: r.row, text: r.text })),
-  };
+/** Where a run's index is (runtime/ belongs to the runtime: tools read it, only read_feedback_csv writes it). */
+export function evidenceIndexPath(ws: WorkspaceAccess): string {
+  return join(ws.root, 'runtime', EVIDENCE_INDEX_FILE);
 }
 
-/** id → text, or an error string naming what is wrong with the file. */
-export async function loadEvidenceIndex(ws: WorkspaceAccess): Promise<Map<string, string> | string> {
+const MISSING = `runtime/${EVIDENCE_INDEX_FILE} is missing or not JSON (read_feedback_csv has not run successfully)`;
+
+/**
+ * id → text for the ids asked for (an id the index lacks is absent from the map), or an error
+ * string naming what is wrong with the file. Reads one line per id asked for, not the index.
+ */
+export async function lookupEvidence(ws: WorkspaceAccess, ids: Iterable<string>): Promise<Map<string, string> | string> {
+  const path = evidenceIndexPath(ws);
+  let lines: boolean;
+  try {
+    lines = await isLineIndex(path);
+  } catch {
+    return MISSING;
+  }
+  if (lines) {
+    try {
+      const found = await findEntries(path, ids);
+      return new Map([...found].map(([id, row]) => [id, row.text]));
+    } catch {
+      return MISSING;
+    }
+  }
+  // an index written whole (by an earlier version, or by hand): small enough to parse
   const v = await readRuntimeJson(ws, EVIDENCE_INDEX_FILE);
-  if (v === null) return `runtime/${EVIDENCE_INDEX_FILE} is missing or not JSON (read_feedback_csv has not run successfully)`;
+  if (v === null) return MISSING;
   const entries = (v as { entries?: unknown }).entries;
   if (!Array.isArray(entries)) return `runtime/${EVIDENCE_INDEX_FILE} has no "entries" array`;
   const map = new Map<string, string>();

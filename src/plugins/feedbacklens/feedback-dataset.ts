@@ -1,31 +1,67 @@
 /**
- * The run's feedback data, loaded once and shared by the tools: decoded, parsed, indexed
- * (runtime/evidence_index.json written on first load) and analysed on demand.
+ * The run's feedback data, shared by the tools. Loading streams the CSV once: each row goes to
+ * runtime/evidence_index.json on disk and into a tally (a few numbers a row); no row stays in
+ * memory. Pages, quotes and the analysis read the rows back from the index (the analysis in one
+ * or two passes, see FeedbackAnalyser), so memory follows the analysis, not the file.
  */
 import type { WorkspaceAccess } from '../../runtime/business-plugin.js';
-import { readInputBytes } from '../shared/read-input-file.js';
-import { analyseFeedback, type FeedbackStats } from './analysis/analyse-feedback.js';
-import { decodeText, type DetectedEncoding } from '../shared/decode-text.js';
-import { detectCorpusLanguage, type CorpusLanguage } from '../shared/text-language.js';
+import { resolveInputFile } from '../shared/read-input-file.js';
+import { contentTokens } from '../shared/tokenize.js';
+import { corpusSampleIndices, detectCorpusLanguage, type CorpusLanguage } from '../shared/text-language.js';
+import type { DetectedEncoding } from '../shared/decode-text.js';
+import type { FeedbackStats } from './analysis/analyse-feedback.js';
+import { FeedbackAnalyser } from './analysis/feedback-analyser.js';
+import { streamFeedbackCsv, type RowSink, type StreamedFeedback } from './analysis/feedback-csv-stream.js';
 import type { FeedbackRow } from './analysis/feedback-row.js';
-import { parseFeedbackCsv, type ParsedFeedback } from './analysis/parse-feedback-csv.js';
-import { buildEvidenceIndex, EVIDENCE_INDEX_FILE } from './evidence-index.js';
-import { HARD_ROW_LIMIT } from './input-schema.js';
+import { FeedbackTally } from './analysis/feedback-tally.js';
+import { evidenceIndexPath } from './evidence-index.js';
+import {
+  EvidenceIndexWriter,
+  findEntries,
+  forEachEntry,
+  readEntries,
+  readEntriesAt,
+  StaleIndexError,
+  type EvidenceIndexHandle,
+} from './evidence-index-file.js';
 
 export interface LoadedFeedback {
   csvPath: string;
   encoding: DetectedEncoding;
-  parsed: ParsedFeedback;
-  byId: Map<string, FeedbackRow>;
+  /** what the reader learnt about the file; `rows` is the number of rows analysed */
+  facts: StreamedFeedback;
+  /** the rows, on disk */
+  index: EvidenceIndexHandle;
+  tally: FeedbackTally;
   /** the language the rows are written in: stop words, stemmer and sentiment lexicon follow it */
   language: CorpusLanguage;
 }
 
 export type LoadOutcome = { ok: true; value: LoadedFeedback } | { ok: false; error: string; hint: string };
 
+/** Progress of a long step, for the tool's reporter. */
+export type ProgressFn = (stage: string, current: number, total: number, message: string) => void;
+
+/** Rows the analysis cited, kept for quoting them without a read; bounded. */
+const CITED_CACHE_MAX = 2_000;
+const PROGRESS_EVERY = 10_000;
+
+class LoadSink implements RowSink {
+  readonly tally = new FeedbackTally();
+  constructor(readonly writer: EvidenceIndexWriter) {}
+  add(row: FeedbackRow): void | Promise<void> {
+    this.tally.add(row);
+    return this.writer.add(row);
+  }
+  abort(): Promise<void> {
+    return this.writer.abort();
+  }
+}
+
 export class FeedbackDataset {
   private loads = new Map<string, Promise<LoadOutcome>>();
-  private stats = new Map<string, FeedbackStats>();
+  private stats = new Map<LoadedFeedback, Promise<FeedbackStats>>();
+  private cited = new Map<string, FeedbackRow>();
 
   constructor(
     private readonly ws: WorkspaceAccess,
@@ -39,43 +75,142 @@ export class FeedbackDataset {
     if (!p) {
       p = this.doLoad(path);
       this.loads.set(path, p);
-      // a failed read may succeed later (e.g. the file appears); do not cache failures
       void p.then((r) => {
+        // a failed read may succeed later (e.g. the file appears); do not cache failures
         if (!r.ok) this.loads.delete(path);
+        // one index on disk: another file's load replaced it, so that file loads again when asked
+        else for (const other of this.loads.keys()) if (other !== path) this.loads.delete(other);
       });
     }
     return p;
   }
 
   private async doLoad(path: string): Promise<LoadOutcome> {
-    let bytes: Uint8Array;
+    let file: string;
     try {
-      bytes = (await readInputBytes(this.ws, path)).bytes;
+      file = await resolveInputFile(this.ws, path);
     } catch (e) {
       return { ok: false, error: `cannot read ${JSON.stringify(path)}: ${(e as Error).message}`, hint: 'the CSV must be the run input csv_path (copied into input/)' };
     }
-    const { text, encoding } = decodeText(bytes);
-    const parsed = parseFeedbackCsv(text, { maxRows: Math.min(this.maxRows ?? HARD_ROW_LIMIT, HARD_ROW_LIMIT) });
+    let streamed;
+    try {
+      streamed = await streamFeedbackCsv(file, {
+        maxRows: this.maxRows,
+        begin: async ({ encoding, plan }) =>
+          new LoadSink(
+            await EvidenceIndexWriter.create(evidenceIndexPath(this.ws), {
+              source: path,
+              encoding,
+              id_source: plan.idCol >= 0 ? 'column' : 'generated',
+              id_column: plan.idCol >= 0 ? plan.columns[plan.idCol] : null,
+              text_column: plan.columns[plan.textCol],
+            }),
+          ),
+      });
+    } catch (e) {
+      return { ok: false, error: `cannot read ${JSON.stringify(path)}: ${(e as Error).message}`, hint: 'the CSV must be the run input csv_path (copied into input/)' };
+    }
     // parse errors name the file's problem and its fix themselves
-    if (!parsed.ok) return { ok: false, error: `${path}: ${parsed.error}`, hint: '' };
-    const v = parsed.value;
-    await this.ws.writeRuntimeJson(
-      EVIDENCE_INDEX_FILE,
-      buildEvidenceIndex(
-        { source: path, encoding, id_source: v.idSource, id_column: v.idColumn, text_column: v.textColumn, total_rows: v.totalDataRows },
-        v.rows,
-      ),
-    );
-    const language = detectCorpusLanguage(v.rows.map((r) => r.text));
-    return { ok: true, value: { csvPath: path, encoding, parsed: v, byId: new Map(v.rows.map((r) => [r.feedback_id, r])), language } };
+    if (!streamed.ok) return { ok: false, error: `${path}: ${streamed.error}`, hint: '' };
+    const facts = streamed.value;
+    const index = await streamed.sink.writer.finish(facts.totalDataRows);
+    this.cited.clear();
+    const sample = await readEntriesAt(index, corpusSampleIndices(index.entries));
+    const language = detectCorpusLanguage([...sample.values()].map((r) => r.text));
+    return { ok: true, value: { csvPath: path, encoding: facts.encoding, facts, index, tally: streamed.sink.tally, language } };
   }
 
-  analyse(loaded: LoadedFeedback): FeedbackStats {
-    let s = this.stats.get(loaded.csvPath);
+  /** Runs `f` on the load; when another file's load replaced the index meanwhile, loads again and retries once. */
+  private async withIndex<T>(loaded: LoadedFeedback, f: (l: LoadedFeedback) => Promise<T>): Promise<T> {
+    try {
+      return await f(loaded);
+    } catch (e) {
+      if (!(e instanceof StaleIndexError)) throw e;
+      const again = await this.load(loaded.csvPath);
+      if (!again.ok) throw new Error(again.error);
+      return f(again.value);
+    }
+  }
+
+  /** `limit` rows from row `offset` (0-based among the analysed rows). */
+  rows(loaded: LoadedFeedback, offset: number, limit: number): Promise<FeedbackRow[]> {
+    return this.withIndex(loaded, (l) => readEntries(l.index, offset, limit));
+  }
+
+  /** The rows with these ids (those not in the file are absent). */
+  async byIds(loaded: LoadedFeedback, ids: string[]): Promise<Map<string, FeedbackRow>> {
+    const out = new Map<string, FeedbackRow>();
+    const missing: string[] = [];
+    for (const id of ids) {
+      const r = this.cited.get(id);
+      if (r) out.set(id, r);
+      else missing.push(id);
+    }
+    if (missing.length) for (const [id, r] of await this.withIndex(loaded, (l) => findEntries(l.index.path, missing, l.index.ino))) out.set(id, r);
+    return out;
+  }
+
+  /** The `limit` rows carrying most of these stems (ties: earlier rows first), in one pass over the index. */
+  search(loaded: LoadedFeedback, stems: string[], limit: number): Promise<FeedbackRow[]> {
+    const lang = loaded.language.code;
+    const want = new Set(stems);
+    return this.withIndex(loaded, async (l) => {
+      // the best `limit` so far, best first; a new row enters only with strictly more hits than the last
+      const best: Array<{ r: FeedbackRow; hits: number }> = [];
+      await forEachEntry(l.index, (r) => {
+        let hits = 0;
+        for (const t of contentTokens(r.text, lang)) if (want.has(t.stem)) hits++;
+        if (hits === 0 || (best.length >= limit && hits <= best[best.length - 1].hits)) return;
+        let at = best.length;
+        while (at > 0 && best[at - 1].hits < hits) at--;
+        best.splice(at, 0, { r, hits });
+        if (best.length > limit) best.pop();
+      });
+      return best.map((x) => x.r);
+    });
+  }
+
+  /** The statistics over every analysed row, computed once per load. */
+  analyse(loaded: LoadedFeedback, progress?: ProgressFn): Promise<FeedbackStats> {
+    let s = this.stats.get(loaded);
     if (!s) {
-      s = analyseFeedback(loaded.parsed.rows, { productName: this.productName, language: loaded.language });
-      this.stats.set(loaded.csvPath, s);
+      s = this.withIndex(loaded, (l) => this.doAnalyse(l, progress));
+      this.stats.set(loaded, s);
+      void s.catch(() => this.stats.delete(loaded));
     }
     return s;
+  }
+
+  private async doAnalyse(loaded: LoadedFeedback, progress?: ProgressFn): Promise<FeedbackStats> {
+    const a = new FeedbackAnalyser(loaded.tally, { language: loaded.language, productName: this.productName });
+    const n = a.n;
+    /** counts the rows a pass handles and reports every PROGRESS_EVERY of them */
+    const counter = (stage: string, what: string, total: number): (() => void) => {
+      let done = 0;
+      return () => {
+        if (progress && ++done % PROGRESS_EVERY === 0) progress(stage, done, total, `${what}: ${done} of ${total} rows`);
+      };
+    };
+    const fitted = counter('themes', a.sampled ? 'fitting themes on a sample' : 'sentiment and themes', a.sampled ? (a.themeSample?.rows ?? n) : n);
+    await forEachEntry(
+      loaded.index,
+      (r, i) => {
+        a.fitRow(i, r.text);
+        fitted();
+      },
+      (i) => a.fits(i),
+    );
+    a.fit();
+    if (a.sampled) {
+      const placed = counter('assign', 'sentiment and nearest theme', n);
+      await forEachEntry(loaded.index, (r, i) => {
+        a.placeRow(i, r.text);
+        placed();
+      });
+    }
+    const cited = await readEntriesAt(loaded.index, a.citedRows());
+    if (this.cited.size + cited.size > CITED_CACHE_MAX) this.cited.clear();
+    for (const r of cited.values()) this.cited.set(r.feedback_id, r);
+    return a.finish((i) => (cited.get(i) as FeedbackRow).feedback_id);
   }
 }

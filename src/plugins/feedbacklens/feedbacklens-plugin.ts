@@ -5,8 +5,8 @@ import { createListArtifactsTool } from '../../tools/list-artifacts-tool.js';
 import { createWriteJsonArtifactTool } from '../shared/write-json-artifact-tool.js';
 import { createWriteMarkdownArtifactTool } from '../shared/write-markdown-artifact-tool.js';
 import { feedbackLensArtifacts } from './artifact-contract.js';
-import { checkEvidence } from './evidence-checks.js';
-import { loadEvidenceIndex } from './evidence-index.js';
+import { checkEvidence, citedIds } from './evidence-checks.js';
+import { lookupEvidence } from './evidence-index.js';
 import { FeedbackDataset } from './feedback-dataset.js';
 import { feedbackLensInputSchema, type FeedbackLensInput } from './input-schema.js';
 import { feedbackLensOfflineProcedure } from './offline-procedure.js';
@@ -50,7 +50,7 @@ export function createFeedbackLensPlugin(opts: FeedbackLensOptions = {}): Busine
           contracts: feedbackLensArtifacts,
           // catch invented ids and paraphrased quotes at write time, not only at the end
           async extraCheck(path, value) {
-            const index = await loadEvidenceIndex(ctx.workspace);
+            const index = await lookupEvidence(ctx.workspace, citedIds(value));
             return typeof index === 'string' ? [] : checkEvidence(path, value, index, 20);
           },
         }),

@@ -10,6 +10,3 @@ export const feedbackLensInputSchema = z
   .strict();
 
 export type FeedbackLensInput = z.infer<typeof feedbackLensInputSchema>;
-
-/** Rows analysed at most, whatever max_rows says: keeps a run's memory and time bounded. */
-export const HARD_ROW_LIMIT = 100_000;

@@ -5,8 +5,8 @@
  */
 import type { StopValidator, ValidationContext, ValidationIssue } from '../../runtime/business-plugin.js';
 import { parseJsonArtifact } from '../../tools/artifact-contract-checks.js';
-import { CHECK_ID_EXISTS, CHECK_VERBATIM, checkEvidence } from './evidence-checks.js';
-import { EVIDENCE_INDEX_FILE, loadEvidenceIndex } from './evidence-index.js';
+import { CHECK_ID_EXISTS, CHECK_VERBATIM, checkEvidence, citedIds } from './evidence-checks.js';
+import { EVIDENCE_INDEX_FILE, lookupEvidence } from './evidence-index.js';
 import { FEEDBACK_ANALYSIS_FILE, PRODUCT_BACKLOG_FILE } from './artifact-schemas.js';
 
 const CITING_FILES = [FEEDBACK_ANALYSIS_FILE, PRODUCT_BACKLOG_FILE];
@@ -24,7 +24,7 @@ async function evidenceIssues(ctx: ValidationContext<unknown>, check: string): P
     if (parsed.ok) docs.push({ file, value: parsed.value });
   }
   if (docs.length === 0) return [];
-  const index = await loadEvidenceIndex(ctx.workspace);
+  const index = await lookupEvidence(ctx.workspace, docs.flatMap((d) => [...citedIds(d.value)]));
   if (typeof index === 'string') return [{ check, path: `runtime/${EVIDENCE_INDEX_FILE}`, message: index }];
   return docs.flatMap((d) => checkEvidence(d.file, d.value, index)).filter((i) => i.check === check);
 }

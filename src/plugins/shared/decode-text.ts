@@ -36,3 +36,44 @@ export function decodeWindows1252(bytes: Uint8Array): string {
   }
   return out;
 }
+
+/** Thrown by a strict UTF-8 chunk decoder at the first byte that is not UTF-8. */
+export class NotUtf8Error extends Error {
+  constructor() {
+    super('not UTF-8');
+  }
+}
+
+export interface ChunkDecoder {
+  readonly encoding: DetectedEncoding;
+  /** bytes of the file's start to skip (the BOM) */
+  readonly skip: number;
+  decode(chunk: Uint8Array): string;
+  /** what is left at the end (an incomplete sequence throws for strict UTF-8) */
+  end(): string;
+}
+
+/**
+ * `decodeText` for a file read in chunks: the same encodings from the same first bytes. Without a
+ * BOM it decodes strict UTF-8 and throws NotUtf8Error at the first bad byte; the reader then starts
+ * over with `{ fallback: true }` (Windows-1252), as `decodeText` would have decided for the file.
+ */
+export function chunkDecoder(head: Uint8Array, opts: { fallback?: boolean } = {}): ChunkDecoder {
+  const make = (encoding: DetectedEncoding, skip: number, label: string, fatal: boolean): ChunkDecoder => {
+    const d = new TextDecoder(label, { fatal });
+    const wrap = <T>(f: () => T): T => {
+      try {
+        return f();
+      } catch (e) {
+        if (fatal && e instanceof TypeError) throw new NotUtf8Error();
+        throw e;
+      }
+    };
+    return { encoding, skip, decode: (c) => wrap(() => d.decode(c, { stream: true })), end: () => wrap(() => d.decode()) };
+  };
+  if (head.length >= 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return make('utf-8-bom', 3, 'utf-8', false);
+  if (head.length >= 2 && head[0] === 0xff && head[1] === 0xfe) return make('utf-16le', 2, 'utf-16le', false);
+  if (head.length >= 2 && head[0] === 0xfe && head[1] === 0xff) return make('utf-16be', 2, 'utf-16be', false);
+  if (!opts.fallback) return make('utf-8', 0, 'utf-8', true);
+  return { encoding: 'windows-1252', skip: 0, decode: decodeWindows1252, end: () => '' };
+}

@@ -1,5 +1,5 @@
 /** Read an input file through the workspace, tolerating the runtime's copy into input/. */
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { WorkspaceAccess } from '../../runtime/business-plugin.js';
 
@@ -16,6 +16,32 @@ export async function readInputBytes(ws: WorkspaceAccess, p: string): Promise<{ 
     try {
       const resolved = ws.resolveRead(c);
       return { bytes: await readFile(resolved), resolved };
+    } catch (e) {
+      firstError ??= e;
+    }
+  }
+  throw firstError;
+}
+
+/**
+ * The same candidates as readInputBytes, for a reader that streams the file: the first one that
+ * opens. Throws what the first candidate threw (its message names the path).
+ */
+export async function resolveInputFile(ws: WorkspaceAccess, p: string): Promise<string> {
+  const candidates = [p];
+  if (!p.startsWith('input/')) candidates.push(`input/${basename(p)}`);
+  let firstError: unknown;
+  for (const c of candidates) {
+    try {
+      const resolved = ws.resolveRead(c);
+      const fh = await open(resolved, 'r');
+      try {
+        // readFile refuses a directory; so does this
+        if (!(await fh.stat()).isFile()) throw new Error('EISDIR: illegal operation on a directory, read');
+      } finally {
+        await fh.close();
+      }
+      return resolved;
     } catch (e) {
       firstError ??= e;
     }

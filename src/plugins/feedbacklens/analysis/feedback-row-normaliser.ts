@@ -48,7 +48,8 @@ export function parseRating(v: string | undefined): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-function findColumn(norm: string[], aliases: string[]): number {
+/** The first alias found among the header keys, or -1. */
+export function columnOf(norm: string[], aliases: string[]): number {
   for (const a of aliases) {
     const i = norm.indexOf(a);
     if (i >= 0) return i;
@@ -82,17 +83,17 @@ export function headerNames(record: string[]): string[] {
 export function planColumns(columns: string[], data: string[][]): { ok: true; plan: ColumnPlan } | { ok: false; error: string } {
   const norm = columns.map(headerKey);
   const warnings: string[] = [];
-  const idCol = findColumn(norm, ID_ALIASES);
+  const idCol = columnOf(norm, ID_ALIASES);
   const choice = chooseTextColumn(columns, norm, data, idCol >= 0 ? [idCol] : []);
   if (!choice.ok) return { ok: false, error: choice.error };
   const textCol = choice.column;
   if (choice.warning) warnings.push(choice.warning);
-  const ratingAlias = findColumn(norm, RATING_ALIASES);
+  const ratingAlias = columnOf(norm, RATING_ALIASES);
   const ratingCol = ratingAlias >= 0 && ratingAlias !== textCol && mostlyRatings(data, ratingAlias) ? ratingAlias : -1;
   if (ratingAlias >= 0 && ratingCol < 0 && ratingAlias !== textCol) warnings.push(`column "${columns[ratingAlias]}" does not hold numeric ratings; ratings ignored`);
   const notText = (c: number): number => (c === textCol ? -1 : c);
-  const channelCol = notText(findColumn(norm, CHANNEL_ALIASES));
-  const dateCol = notText(findColumn(norm, DATE_ALIASES));
+  const channelCol = notText(columnOf(norm, CHANNEL_ALIASES));
+  const dateCol = notText(columnOf(norm, DATE_ALIASES));
   return { ok: true, plan: { columns, idCol, textCol, ratingCol, channelCol, dateCol, known: new Set([idCol, textCol, ratingCol, channelCol, dateCol]), warnings } };
 }
 

@@ -15,7 +15,8 @@ class IntList {
   }
   push(v: number): void {
     if (this.length === this.data.length) {
-      const next = new Int32Array(this.data.length * 2);
+      // 1.5×: less slack than doubling on the corpus's largest arrays
+      const next = new Int32Array(Math.ceil(this.data.length * 1.5) + 16);
       next.set(this.data);
       this.data = next;
     }
@@ -27,8 +28,30 @@ class IntList {
   set(i: number, v: number): void {
     this.data[i] = v;
   }
-  trimmed(): Int32Array {
-    return this.data.subarray(0, this.length);
+}
+
+/** Term counts within a row: almost all 1, so a byte each, the rare count of 255 or more on the side. */
+class CountList {
+  private data = new Uint8Array(8192);
+  private readonly big = new Map<number, number>();
+  length = 0;
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const next = new Uint8Array(Math.ceil(this.data.length * 1.5));
+      next.set(this.data);
+      this.data = next;
+    }
+    this.set(this.length++, v);
+  }
+  get(i: number): number {
+    const v = this.data[i];
+    return v === 255 ? (this.big.get(i) as number) : v;
+  }
+  set(i: number, v: number): void {
+    if (v >= 255) {
+      this.data[i] = 255;
+      this.big.set(i, v);
+    } else this.data[i] = v;
   }
 }
 
@@ -59,7 +82,9 @@ export class TermCorpus {
   private readonly surfaceCount = new IntList();
   private readonly docStart = new IntList();
   private readonly docTerm = new IntList(8192);
-  private readonly docCount = new IntList(8192);
+  private docCount = new CountList();
+  /** vectorise() hands the rows' arrays over: the corpus is spent */
+  private spent = false;
   /** per term: the last row that carried it, and where in that row's entries (dedup without a Map per row) */
   private readonly lastDoc = new IntList();
   private readonly slot = new IntList();
@@ -74,6 +99,7 @@ export class TermCorpus {
 
   /** Adds one row's text; returns its index. */
   add(text: string): number {
+    if (this.spent) throw new Error('TermCorpus.add after vectorise()');
     const d = this.size;
     const { terms, surfaces } = termsOf(text, this.lang);
     for (const term of terms) {
@@ -153,9 +179,12 @@ export class TermCorpus {
       labels.push(this.labelOf(id));
       idf.push(Math.log((1 + n) / (1 + d)) + 1);
     }
+    // exact-size arrays: count the vocabulary entries first
+    let total = 0;
+    for (let e = 0; e < this.docTerm.length; e++) if (vocabOf[this.docTerm.get(e)] >= 0) total++;
     const start = new Int32Array(n + 1);
-    const ids = new Int32Array(this.docTerm.length);
-    const weights = new Float64Array(this.docTerm.length);
+    const ids = new Int32Array(total);
+    const weights = new Float64Array(total);
     const counts = new Int32Array(vocabTerms.length);
     let p = 0;
     for (let d = 0; d < n; d++) {
@@ -174,9 +203,21 @@ export class TermCorpus {
       if (norm !== 0) for (let e = from; e < p; e++) weights[e] = weights[e] / norm;
       start[d + 1] = p;
     }
+    this.release();
     const postings = vocabTerms.map((_, v) => new Int32Array(counts[v]));
     const fill = new Int32Array(vocabTerms.length);
     for (let d = 0; d < n; d++) for (let e = start[d]; e < start[d + 1]; e++) postings[ids[e]][fill[ids[e]]++] = d;
-    return { n, vocabTerms, idf, start, ids: ids.slice(0, p), weights: weights.slice(0, p), postings, vocabIndex, labels };
+    return { n, vocabTerms, idf, start, ids, weights, postings, vocabIndex, labels };
+  }
+
+  /** Drops what only adding rows needs; the vectors are self-contained. */
+  private release(): void {
+    this.spent = true;
+    this.docTerm.data = new Int32Array(0);
+    this.docStart.data = new Int32Array(0);
+    this.lastDoc.data = new Int32Array(0);
+    this.slot.data = new Int32Array(0);
+    this.docCount = new CountList();
+    this.dict.clear();
   }
 }

@@ -36,20 +36,13 @@ export function createExtractEvidenceTool(data: FeedbackDataset): ToolDefinition
       const unknown: string[] = [];
       let rows: FeedbackRow[] = [];
       if (args.feedback_ids?.length) {
+        const found = await data.byIds(loaded.value, args.feedback_ids);
         for (const id of args.feedback_ids) {
-          const r = loaded.value.byId.get(id);
+          const r = found.get(id);
           if (r) rows.push(r);
           else unknown.push(id);
         }
-      } else {
-        const want = new Set(stems);
-        rows = loaded.value.parsed.rows
-          .map((r) => ({ r, hits: contentTokens(r.text, lang).filter((t) => want.has(t.stem)).length }))
-          .filter((x) => x.hits > 0)
-          .sort((a, b) => b.hits - a.hits || a.r.row - b.r.row)
-          .slice(0, args.limit ?? 10)
-          .map((x) => x.r);
-      }
+      } else rows = await data.search(loaded.value, stems, args.limit ?? 10);
       if (rows.length === 0) {
         return unknown.length
           ? errorResult('unknown_feedback_ids', `none of the feedback_ids exist: ${unknown.slice(0, 10).join(', ')}`, '', 'use ids returned by read_feedback_csv or feedback_stats')

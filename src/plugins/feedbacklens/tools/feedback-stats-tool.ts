@@ -21,9 +21,9 @@ export function createFeedbackStatsTool(data: FeedbackDataset): ToolDefinition<F
     async execute(args, ctx) {
       const loaded = await data.load();
       if (!loaded.ok) return errorResult('csv_unreadable', loaded.error, '', loaded.hint);
-      ctx?.reporter?.stage('analyse', `analysing ${loaded.value.parsed.rows.length} rows`);
-      const stats = data.analyse(loaded.value);
-      const v = loaded.value.parsed;
+      const v = loaded.value.facts;
+      ctx?.reporter?.stage('analyse', `analysing ${v.rows} rows`);
+      const stats = await data.analyse(loaded.value, (stage, current, total, message) => ctx?.reporter?.progress({ stage, current, total, message }));
       return okResult({
         csv_path: loaded.value.csvPath,
         total_rows: v.totalDataRows,

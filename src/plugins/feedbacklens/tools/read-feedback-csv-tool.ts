@@ -27,14 +27,13 @@ export function createReadFeedbackCsvTool(data: FeedbackDataset, productName: st
     async execute(args) {
       const loaded = await data.load(args.path ?? data.defaultPath);
       if (!loaded.ok) return errorResult('csv_unreadable', loaded.error, '', loaded.hint);
-      const v = loaded.value.parsed;
+      const v = loaded.value.facts;
       const offset = args.offset ?? 0;
       const limit = args.limit ?? 100;
-      if (offset > v.rows.length) return errorResult('bad_offset', `offset ${offset} is past the last row (${v.rows.length} rows)`);
+      if (offset > v.rows) return errorResult('bad_offset', `offset ${offset} is past the last row (${v.rows} rows)`);
       const page = [];
       let chars = 0;
-      for (let i = offset; i < Math.min(v.rows.length, offset + limit); i++) {
-        const r = v.rows[i];
+      for (const r of await data.rows(loaded.value, offset, limit)) {
         const textValue = r.text.length > ROW_TEXT_MAX ? `${r.text.slice(0, ROW_TEXT_MAX)}…` : r.text;
         const row = {
           feedback_id: r.feedback_id,
@@ -62,16 +61,16 @@ export function createReadFeedbackCsvTool(data: FeedbackDataset, productName: st
           text_column: v.textColumn,
           id_source: v.idSource,
           total_rows: v.totalDataRows,
-          analysed_rows: v.rows.length,
+          analysed_rows: v.rows,
           truncated_by_max_rows: v.truncated,
           offset,
           returned: page.length,
-          next_offset: next < v.rows.length ? next : null,
+          next_offset: next < v.rows ? next : null,
           evidence_index: 'runtime/evidence_index.json',
           warnings: v.warnings,
           rows: page,
         },
-        { csv_path: loaded.value.csvPath, total_rows: v.totalDataRows, analysed_rows: v.rows.length, returned: page.length, id_source: v.idSource },
+        { csv_path: loaded.value.csvPath, total_rows: v.totalDataRows, analysed_rows: v.rows, returned: page.length, id_source: v.idSource },
       );
     },
   };
