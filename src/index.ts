@@ -116,6 +116,7 @@ export {
 } from './plugins/feedbacklens/artifact-schemas.js';
 export { feedbackLensOfflineProcedure, COMPUTE_SKILL_THRESHOLD } from './plugins/feedbacklens/offline-procedure.js';
 export { parseFeedbackCsv, type ParsedFeedback } from './plugins/feedbacklens/analysis/parse-feedback-csv.js';
+export { streamFeedbackCsv, type RowSink, type StreamedFeedback, type StreamOutcome } from './plugins/feedbacklens/analysis/feedback-csv-stream.js';
 export { analyseFeedback, type FeedbackStats, type ThemeSummary } from './plugins/feedbacklens/analysis/analyse-feedback.js';
 export { clusterThemes, type ThemeCluster } from './plugins/feedbacklens/analysis/theme-clustering.js';
 export type { FeedbackRow } from './plugins/feedbacklens/analysis/feedback-row.js';

@@ -45,6 +45,8 @@ export const feedbackAnalysisSchema = z.object({
     total_rows: count,
     analysed_rows: count,
     id_source: oneOf(['column', 'generated'] as const),
+    /** large inputs: the themes were fitted on this many rows (feedback_stats' theme_sample); counts still cover analysed_rows */
+    sample: z.object({ rows: count, seed: z.number().int(), method: text(1, 1000) }).optional(),
   }),
   summary: text(1, 4000),
   sentiment: z.object({

@@ -108,7 +108,13 @@ export function buildFeedbackAnalysis(i: ArtifactInputs): FeedbackAnalysisDoc {
   return {
     product_name: i.productName,
     goal: i.goal.slice(0, 2000),
-    source: { csv_path: i.csvPath, total_rows: i.totalRows, analysed_rows: i.stats.analysed_rows, id_source: i.idSource },
+    source: {
+      csv_path: i.csvPath,
+      total_rows: i.totalRows,
+      analysed_rows: i.stats.analysed_rows,
+      id_source: i.idSource,
+      ...(i.stats.theme_sample ? { sample: i.stats.theme_sample } : {}),
+    },
     summary: overall(i),
     sentiment: i.stats.sentiment,
     themes: docThemes,
@@ -185,6 +191,11 @@ export function buildInsightReport(i: ArtifactInputs, analysis: FeedbackAnalysis
       ? `- Sentiment: ${lang.sentiment_lexicon}${lang.code === 'en' ? '' : ', with negation'}, blended with the rating when present.`
       : `- Sentiment: no lexicon is packaged for ${languageName(lang.code)}; from the ratings alone (rows without a rating are neutral).`,
     '- Themes: TF-IDF over word and two-word terms, seeded by salient co-occurring terms, refined by spherical k-means, near-duplicate themes merged; labels are each cluster\'s most distinctive terms.',
+    ...(i.stats.theme_sample
+      ? [
+          `- Sample: the themes were fitted on a uniform random sample of ${i.stats.theme_sample.rows} of the ${i.stats.analysed_rows} rows (seed ${i.stats.theme_sample.seed}); every row was then placed in its nearest theme, so sentiment, mention counts, ratings and top terms count all ${i.stats.analysed_rows} rows.`,
+        ]
+      : []),
     '- Priority: frequency (rows in the theme ÷ largest theme) × severity (negative share, low-rating share, sentiment intensity).',
     `- Every quote is a verbatim part of the cited row, checked against \`runtime/evidence_index.json\`.`,
   );
