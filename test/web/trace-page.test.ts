@@ -76,7 +76,7 @@ describe('the run page trace view', () => {
     expect(await wf.locator('.kind-mcp .wf-name').textContent()).toBe('files · read_file');
     expect(await wf.locator('.kind-tool.wf-error .wf-name').textContent()).toBe('flaky');
     // every bar says how long it took; model calls their tokens
-    for (const dur of await wf.locator('.wf-dur').allTextContents()) expect(dur).toMatch(/^\d+(\.\d+)? (ms|s)$/);
+    for (const dur of await wf.locator('.wf-dur').allTextContents()) expect(dur).toMatch(/^(<1 ms|\d+(\.\d+)? (ms|s))$/);
     expect(await wf.locator('.kind-model:not(.wf-error) .wf-tok').count()).toBe(3);
     // bars sit on one axis in time order: the MCP call starts after the lookup ends
     const lookupBar = await wf.locator('.kind-tool .wf-bar').first().boundingBox();
