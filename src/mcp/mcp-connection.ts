@@ -74,6 +74,16 @@ export interface McpConnectOptions {
 const HTTP_FALLBACK_STATUS = [400, 404, 405];
 const MAX_LOGS = 50;
 
+/**
+ * fetch for the SDK's HTTP transports: they pass one long-lived signal to every request, on which
+ * undici's Request keeps a listener until it is garbage-collected (thousands of calls on one
+ * connection warn of a listener leak). Each request gets a signal of its own that follows the
+ * transport's — a dependent signal, which the transport's holds only weakly.
+ */
+function fetchOnOwnSignal(url: string | URL, init?: RequestInit): Promise<Response> {
+  return fetch(url, init?.signal ? { ...init, signal: AbortSignal.any([init.signal]) } : init);
+}
+
 export class McpConnection {
   tools: Tool[] = [];
   readonly timings: McpTimings = { startMs: 0, initializeMs: 0, listToolsMs: 0, totalMs: 0 };
@@ -136,14 +146,14 @@ export class McpConnection {
     }
     const url = new URL(t.url);
     const requestInit: RequestInit = { headers: t.headers };
-    if (t.type === 'sse') return McpConnection.openHttp(cfg, new SSEClientTransport(url, { requestInit }), 'sse', started, opts.signal);
+    if (t.type === 'sse') return McpConnection.openHttp(cfg, new SSEClientTransport(url, { requestInit, fetch: fetchOnOwnSignal }), 'sse', started, opts.signal);
     try {
-      return await McpConnection.handshake(cfg, new StreamableHTTPClientTransport(url, { requestInit, reconnectionOptions: { maxRetries: 2, initialReconnectionDelay: 500, maxReconnectionDelay: 5000, reconnectionDelayGrowFactor: 2 } }), started, opts.signal, 'streamable-http');
+      return await McpConnection.handshake(cfg, new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchOnOwnSignal, reconnectionOptions: { maxRetries: 2, initialReconnectionDelay: 500, maxReconnectionDelay: 5000, reconnectionDelayGrowFactor: 2 } }), started, opts.signal, 'streamable-http');
     } catch (e) {
       // a server that only speaks the legacy SSE transport refuses the POST (400/404/405)
       const status = e instanceof StreamableHTTPError ? e.code : undefined;
       if (status === undefined || !HTTP_FALLBACK_STATUS.includes(status) || opts.signal?.aborted) throw new McpUnavailableError(unavailableDiagnosis(cfg, connectReason(e, cfg)));
-      return McpConnection.openHttp(cfg, new SSEClientTransport(url, { requestInit }), 'sse', performance.now(), opts.signal);
+      return McpConnection.openHttp(cfg, new SSEClientTransport(url, { requestInit, fetch: fetchOnOwnSignal }), 'sse', performance.now(), opts.signal);
     }
   }
 
