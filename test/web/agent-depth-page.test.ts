@@ -1,26 +1,23 @@
 /** Issue 11 on the page: a tool call waiting for approval is approved from its step; a subagent is a nested step. */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
+import { launchBrowser, type TestBrowser } from './browser.js';
 import { ExtensionRegistry } from '../../src/extensions/extension-registry.js';
 import { RunService } from '../../src/runtime/run-service.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import { agentFile, makeProject, type ProjectFixture } from '../extensions/project-fixture.js';
 import { postJson } from '../server/helpers.js';
 
-const CHROMIUM = process.env.RUNTRAIL_CHROMIUM || '/usr/bin/chromium';
 const out = resolve('test-output');
 let project: ProjectFixture;
 let service: RunService;
 let server: RunningServer;
 let ctx: BrowserContext;
-let profile = '';
+let browser: TestBrowser | undefined;
 
 beforeAll(async () => {
-  if (!existsSync('web/dist/index.html')) spawnSync('npx', ['vite', 'build', '--config', 'web/vite.config.ts'], { stdio: 'inherit' });
   mkdirSync(out, { recursive: true });
   project = makeProject({
     '.runtrail/agents/careful.md': agentFile('name: careful\ndescription: asks before it writes\nmodel: script:careful.turns.json\npermissions: { write_artifact: ask }'),
@@ -33,21 +30,15 @@ beforeAll(async () => {
   const registry = await ExtensionRegistry.load({ projectDir: project.dir, builtins: [], builtinSkillsDir: join(project.dir, 'none') });
   service = new RunService({ dataDir: join(project.dir, '.runtrail'), pluginSource: registry, env: {}, cwd: project.dir, processRegistry: null });
   server = await startServer({ service, port: 0, env: {} });
-  profile = mkdtempSync(join(tmpdir(), 'runtrail-chromium-'));
-  ctx = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-    viewport: { width: 1280, height: 900 },
-  });
+  browser = await launchBrowser();
+  ctx = browser.ctx;
 }, 120_000);
 
 afterAll(async () => {
-  await ctx?.close();
+  await browser?.close();
   await server?.close();
   await service?.close();
   project?.cleanup();
-  rmSync(profile, { recursive: true, force: true });
 });
 
 describe('agent depth on the page', () => {

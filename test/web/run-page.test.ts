@@ -1,9 +1,9 @@
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
+import { launchBrowser, type TestBrowser } from './browser.js';
 import { RunService, defaultProviderResolver } from '../../src/runtime/run-service.js';
 import { createScriptProvider } from '../../src/providers/script-provider.js';
 import { readSse } from '../server/helpers.js';
@@ -11,23 +11,20 @@ import { createFeedbackLensPlugin } from '../../src/plugins/feedbacklens/feedbac
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import { createTextOnlyPlugin } from '../../src/plugins/text-only-plugin.js';
 
-const CHROMIUM = process.env.RUNTRAIL_CHROMIUM || '/usr/bin/chromium';
 const out = resolve('test-output');
 let server: RunningServer;
 let service: RunService;
 let ctx: BrowserContext;
 let dataDir = '';
-let profile = '';
+let browser: TestBrowser | undefined;
 const WORDS = Array.from({ length: 120 }, (_, i) => `w${i}`).join(' ');
 const talkPlugin = createTextOnlyPlugin({ name: 'talk', description: 'streams a long answer slowly', offlineAnswer: 'hi' });
 // `slowtalk` streams for about half a minute: long enough to look at and cancel from the page
 const slowTalkPlugin = createTextOnlyPlugin({ name: 'slowtalk', description: 'streams a long answer slowly', offlineAnswer: 'slow' });
 
 beforeAll(async () => {
-  if (!existsSync('web/dist/index.html')) spawnSync('npx', ['vite', 'build', '--config', 'web/vite.config.ts'], { stdio: 'inherit' });
   mkdirSync(out, { recursive: true });
   dataDir = mkdtempSync(join(tmpdir(), 'runtrail-page-'));
-  profile = mkdtempSync(join(tmpdir(), 'runtrail-chromium-'));
   // no skill folder needed here: the page is under test, not the skill
   service = new RunService({
     dataDir,
@@ -43,20 +40,15 @@ beforeAll(async () => {
   });
   // no dataDir: the server takes the service's own folder (uploads, plan files)
   server = await startServer({ service, port: 0, env: {} });
-  ctx = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-    viewport: { width: 1280, height: 900 },
-  });
+  browser = await launchBrowser();
+  ctx = browser.ctx;
 }, 120_000);
 
 afterAll(async () => {
-  await ctx?.close();
+  await browser?.close();
   await server?.close();
   await service?.close();
   rmSync(dataDir, { recursive: true, force: true });
-  rmSync(profile, { recursive: true, force: true });
 });
 
 describe('web page', () => {

@@ -2,30 +2,27 @@
  * The run page's trace view and metrics panel in a real browser (Debian chromium through playwright-core):
  * the waterfall fills in while the run goes, its bars open their steps, and the metrics read as figures.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
+import { launchBrowser, type TestBrowser } from './browser.js';
 import { RunService } from '../../src/runtime/run-service.js';
 import { createScriptProvider } from '../../src/providers/script-provider.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import { tracePlugin, traceTurns } from '../fixtures/trace-plugin.js';
 
-const CHROMIUM = process.env.RUNTRAIL_CHROMIUM || '/usr/bin/chromium';
 const out = resolve('test-output');
 let server: RunningServer;
 let service: RunService;
 let ctx: BrowserContext;
 let dataDir = '';
-let profile = '';
+let browser: TestBrowser | undefined;
 
 beforeAll(async () => {
-  if (!existsSync('web/dist/index.html')) spawnSync('npx', ['vite', 'build', '--config', 'web/vite.config.ts'], { stdio: 'inherit' });
   mkdirSync(out, { recursive: true });
   dataDir = mkdtempSync(join(tmpdir(), 'runtrail-trace-page-'));
-  profile = mkdtempSync(join(tmpdir(), 'runtrail-chromium-'));
   service = new RunService({
     dataDir,
     plugins: [tracePlugin({ toolMs: 900 })],
@@ -35,20 +32,15 @@ beforeAll(async () => {
     backoffMs: () => 300,
   });
   server = await startServer({ service, port: 0, env: {} });
-  ctx = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-    viewport: { width: 1280, height: 900 },
-  });
+  browser = await launchBrowser();
+  ctx = browser.ctx;
 }, 120_000);
 
 afterAll(async () => {
-  await ctx?.close();
+  await browser?.close();
   await server?.close();
   await service?.close();
   rmSync(dataDir, { recursive: true, force: true });
-  rmSync(profile, { recursive: true, force: true });
 });
 
 describe('the run page trace view', () => {
