@@ -128,16 +128,23 @@ export class ExtensionRegistry {
     this.checkSubagents();
   }
 
-  private loadConfig(layer: Layer): void {
-    const file = join(layer.root, 'config.json');
-    if (!existsSync(file)) return;
+  /** A layer's JSON file (config.json, mcp.json) as parsed; null when it is missing or not JSON (a problem says so). */
+  private readLayerJson(layer: Layer, name: string): { shown: string; raw: unknown } | null {
+    const file = join(layer.root, name);
+    if (!existsSync(file)) return null;
     const shown = this.display(layer, file);
-    let raw: unknown;
     try {
-      raw = JSON.parse(readFileSync(file, 'utf8'));
+      return { shown, raw: JSON.parse(readFileSync(file, 'utf8')) as unknown };
     } catch (e) {
-      return this.problem(shown, `is not valid JSON: ${(e as Error).message}`);
+      this.problem(shown, `is not valid JSON: ${(e as Error).message}`);
+      return null;
     }
+  }
+
+  private loadConfig(layer: Layer): void {
+    const read = this.readLayerJson(layer, 'config.json');
+    if (!read) return;
+    const { shown, raw } = read;
     const c = checkSchema<ProjectConfig>(CONFIG_SCHEMA, raw);
     if (!c.ok) {
       for (const i of c.issues) this.problem(shown, i.message, i.path.length ? formatSchemaPath(i.path) : undefined);
@@ -152,15 +159,9 @@ export class ExtensionRegistry {
 
   /** mcp.json of a layer, in the `.mcp.json` format; a server of a later layer overrides (with a warning). */
   private loadMcp(layer: Layer): void {
-    const file = join(layer.root, 'mcp.json');
-    if (!existsSync(file)) return;
-    const shown = this.display(layer, file);
-    let raw: unknown;
-    try {
-      raw = JSON.parse(readFileSync(file, 'utf8'));
-    } catch (e) {
-      return this.problem(shown, `is not valid JSON: ${(e as Error).message}`);
-    }
+    const read = this.readLayerJson(layer, 'mcp.json');
+    if (!read) return;
+    const { shown, raw } = read;
     const r = parseMcpConfig(raw, { file: shown, env: this.opts.env ?? process.env, baseDir: this.projectDir });
     this.problems.push(...r.problems);
     for (const s of r.servers) {
