@@ -11,18 +11,7 @@ import { createWriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-
-/** mulberry32: small, fast and good enough for picking words. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../src/plugins/shared/seeded-random.js';
 
 const SLOTS: Record<string, string[]> = {
   phone: ['Pixel 7', 'iPhone 13', 'iPhone 15', 'Galaxy S22', 'OnePlus 11', 'iPad Air', 'Moto G', 'Xiaomi 13'],
@@ -192,7 +181,7 @@ function row(i: number, r: () => number): string {
 
 /** Writes `rows` data rows to `path`; resolves with the file's size in bytes. */
 export async function writeFeedbackCsv(path: string, rows: number, seed = 14): Promise<number> {
-  const r = prng(seed);
+  const r = seededRandom(seed);
   const out = createWriteStream(path);
   let bytes = 0;
   const write = (s: string): Promise<void> | void => {
