@@ -578,17 +578,7 @@ export class RunService implements RunServiceApi {
     }
     if (rec.machine.isTerminal) return rec.done;
     rec.abort.abort(new Error('cancelled'));
-    if (await this.queue.remove(runId)) {
-      await finalise(rec, this.engineDeps(), {
-        status: 'cancelled',
-        text: '',
-        diagnosis: new Diagnosis({ code: 'cancelled', severity: 'warning', summary: 'run cancelled while queued' }).toDict(),
-        metrics: new RunMetrics(),
-        startedMs: Date.now(),
-        pipeline: null,
-        runReporter: null,
-      });
-    }
+    if (await this.queue.remove(runId)) await this.cancelledWhileQueued(rec);
     return rec.done;
   }
 
@@ -680,21 +670,26 @@ export class RunService implements RunServiceApi {
     return (await this.store.get(runId)) ?? s;
   }
 
+  /** A run taken out of the queue before it started: its files written as cancelled. */
+  private cancelledWhileQueued(rec: RunRecord): Promise<void> {
+    return finalise(rec, this.engineDeps(), {
+      status: 'cancelled',
+      text: '',
+      diagnosis: new Diagnosis({ code: 'cancelled', severity: 'warning', summary: 'run cancelled while queued' }).toDict(),
+      metrics: new RunMetrics(),
+      startedMs: Date.now(),
+      pipeline: null,
+      runReporter: null,
+    });
+  }
+
   /** A run this node does not hold: taken out of the queue while it waits, else its worker is told. */
   private async cancelElsewhere(runId: string): Promise<RunStatusFile> {
     if (await this.queue.remove(runId)) {
       const rec = await this.hydrate(runId);
       if (rec) {
         rec.abort.abort(new Error('cancelled'));
-        await finalise(rec, this.engineDeps(), {
-          status: 'cancelled',
-          text: '',
-          diagnosis: new Diagnosis({ code: 'cancelled', severity: 'warning', summary: 'run cancelled while queued' }).toDict(),
-          metrics: new RunMetrics(),
-          startedMs: Date.now(),
-          pipeline: null,
-          runReporter: null,
-        });
+        await this.cancelledWhileQueued(rec);
         return { ...(await rec.done) };
       }
     }
