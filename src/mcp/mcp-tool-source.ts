@@ -9,6 +9,7 @@ import type { JsonSchema } from '../tools/schema.js';
 import type { AnyToolDefinition, ToolExecutionContext, ToolResult } from '../tools/tool.js';
 import { ToolSourceError, type ToolSource } from '../tools/tool-source.js';
 import type { McpServerConfig } from './mcp-config.js';
+import { CallStop } from './call-stop.js';
 import { McpUnavailableError, type McpConnection, type McpLog } from './mcp-connection.js';
 import { callFailure, secretValuesOf } from './mcp-diagnosis.js';
 import { toToolResult, type ArtifactWriter } from './mcp-result.js';
@@ -132,11 +133,10 @@ export class McpToolSource implements ToolSource {
       timeoutMs,
       ...(tool.annotations?.readOnlyHint === true ? { readOnly: true } : {}),
       execute: async (args: unknown, ctx?: ToolExecutionContext): Promise<ToolResult> => {
-        const signal = ctx?.signal;
         let conn: McpConnection;
         try {
           const cur = this.lease?.connection;
-          conn = cur && !cur.closed ? cur : await this.live(signal);
+          conn = cur && !cur.closed ? cur : await this.live(ctx?.signal);
         } catch (e) {
           const d = e instanceof ToolSourceError ? e.diagnosis : { code: 'mcp_unavailable', severity: 'error' as const, summary: (e as Error).message };
           return { ok: false, content: `Error: ${d.summary}${d.detail ? ` — ${d.detail}` : ''}`, diagnosis: d };
@@ -148,6 +148,8 @@ export class McpToolSource implements ToolSource {
           started = true;
           reporter.start(`${server.name}/${tool.name}`);
         };
+        // the executor's stop reaches the SDK without an AbortController per call (see CallStop)
+        const signal = ctx?.onAbort ? new CallStop(ctx.onAbort).asSignal() : ctx?.signal;
         try {
           const r = await conn.callTool(tool.name, (args ?? {}) as Record<string, unknown>, {
             ...(signal ? { signal } : {}),

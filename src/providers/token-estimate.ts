@@ -3,7 +3,7 @@
  * weighs a request with before it is sent. Rough on purpose and on the high side for scripts
  * where a token holds fewer characters than in English.
  */
-import type { ChatMessage, ModelRequest } from './model-provider.js';
+import type { ChatMessage, ModelRequest, ToolSpec } from './model-provider.js';
 
 /** What one image costs at most: Anthropic bills (w×h)/750 and scales images down to ~1.15 MP, ~1,600 tokens. */
 export const IMAGE_TOKENS = 1_600;
@@ -30,7 +30,28 @@ export function estimateTokens(text: string): number {
   return Math.ceil(ascii / 4 + wide + other / 2);
 }
 
+/**
+ * A message's count, kept while the message is unchanged: every turn weighs the whole conversation
+ * (the context check, compaction, usage), so without it a long run counts its history again and again.
+ */
+interface Counted {
+  content: string;
+  parts: unknown;
+  length: number;
+  reasoning: unknown;
+  n: number;
+}
+const counted = new WeakMap<ChatMessage, Counted>();
+
+function partsOf(m: ChatMessage): readonly unknown[] | undefined {
+  return m.role === 'assistant' ? m.toolCalls : m.images;
+}
+
 export function estimateMessageTokens(m: ChatMessage): number {
+  const parts = partsOf(m);
+  const reasoning = m.role === 'assistant' ? m.reasoning : undefined;
+  const c = counted.get(m);
+  if (c && c.content === m.content && c.parts === parts && c.length === (parts?.length ?? 0) && c.reasoning === reasoning) return c.n;
   let n = MESSAGE_OVERHEAD + estimateTokens(m.content);
   if (m.role === 'assistant') {
     if (m.toolCalls?.length) n += estimateTokens(JSON.stringify(m.toolCalls));
@@ -38,13 +59,24 @@ export function estimateMessageTokens(m: ChatMessage): number {
   } else {
     n += (m.images?.length ?? 0) * IMAGE_TOKENS;
   }
+  counted.set(m, { content: m.content, parts, length: parts?.length ?? 0, reasoning, n });
+  return n;
+}
+
+const toolCounts = new WeakMap<ToolSpec, { name: string; description: string; inputSchema: unknown; n: number }>();
+
+function estimateToolTokens(t: ToolSpec): number {
+  const c = toolCounts.get(t);
+  if (c && c.name === t.name && c.description === t.description && c.inputSchema === t.inputSchema) return c.n;
+  const n = estimateTokens(t.name) + estimateTokens(t.description) + estimateTokens(JSON.stringify(t.inputSchema));
+  toolCounts.set(t, { name: t.name, description: t.description, inputSchema: t.inputSchema, n });
   return n;
 }
 
 /** The whole request: system prompt, tool definitions and every message. */
 export function estimateRequestTokens(request: Pick<ModelRequest, 'system' | 'messages' | 'tools'>): number {
   let n = estimateTokens(request.system);
-  for (const t of request.tools) n += estimateTokens(t.name) + estimateTokens(t.description) + estimateTokens(JSON.stringify(t.inputSchema));
+  for (const t of request.tools) n += estimateToolTokens(t);
   for (const m of request.messages) n += estimateMessageTokens(m);
   return n;
 }

@@ -13,6 +13,7 @@ import type { ResolvedRunCapabilities } from './run-capabilities.js';
 import type { RunLimits, RunStatusFile } from './run-service-types.js';
 import type { RunStateMachine } from './run-state-machine.js';
 import type { RunWorkspace } from './run-workspace.js';
+import type { LatestWrite } from './latest-write.js';
 
 export interface RunRecord {
   runId: string;
@@ -46,8 +47,8 @@ export interface RunRecord {
   /** resolves when the run reached a terminal state and every file is written */
   done: Promise<RunStatusFile>;
   resolveDone(s: RunStatusFile): void;
-  /** chained status-file writes, so an older snapshot never lands after a newer one */
-  statusWrites: Promise<void>;
+  /** run_status.json writes: in order, the newest snapshot wins */
+  statusWrites: LatestWrite<RunStatusFile>;
   /** 1 for a run a person started, +1 per subagent level (at most MAX_AGENT_DEPTH) */
   depth: number;
   /** subagent runs this run started, in order */

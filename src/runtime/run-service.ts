@@ -39,6 +39,7 @@ import { RunRequestError } from './run-request-error.js';
 import type { CreateRunOptions, RunLimits, RunListQuery, RunObserver, RunServiceApi, RunServiceStats, RunStatusFile } from './run-service-types.js';
 import { runTraceContext, type RunTraceContext } from '../events/trace-context.js';
 import { RunStateMachine, isTerminalRunState } from './run-state-machine.js';
+import { LatestWrite } from './latest-write.js';
 import { RunWorkspace, reserveRunFolder } from './run-workspace.js';
 import { RunInbox, type MessageMode } from './run-inbox.js';
 import { LocalRunQueue, type RunQueue } from './run-queue.js';
@@ -366,7 +367,7 @@ export class RunService implements RunServiceApi {
       createdAtMs,
       done,
       resolveDone,
-      statusWrites: Promise.resolve(),
+      statusWrites: new LatestWrite((s: RunStatusFile) => this.store.save(s, workspace)),
       usedSkills: [],
       inbox: new RunInbox((stream, data) => void bus.publish(stream, data)),
     };
@@ -516,11 +517,8 @@ export class RunService implements RunServiceApi {
   /** Writes run_status.json after the writes queued before it; the returned promise rejects when this write fails
    *  (finalise reports and retries it), the queue itself never does. */
   private persistStatus(rec: RunRecord): Promise<void> {
-    const snapshot = { ...rec.status };
     this.store.note(rec.status);
-    const write = rec.statusWrites.then(() => this.store.save(snapshot, rec.workspace));
-    rec.statusWrites = write.catch(() => undefined);
-    return write;
+    return rec.statusWrites.write({ ...rec.status });
   }
 
   private engineDeps() {

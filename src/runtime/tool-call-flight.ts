@@ -57,6 +57,7 @@ export class ToolCallFlight {
   private ctl: AbortController | undefined;
   private stopReason: unknown;
   private stopped = false;
+  private abortListeners: Array<(reason: unknown) => void> | undefined;
   readonly result: Promise<ToolResult>;
   private readonly timeoutMs: number;
   private readonly runSignal: AbortSignal | undefined;
@@ -79,9 +80,10 @@ export class ToolCallFlight {
     o.deadlines.add(this);
     // the handler's context is a plain object (a tool may spread it); its signal is made when read
     const flight = this;
+    const onAbort = (l: (reason: unknown) => void): void => flight.onAbort(l);
     const ctx: ToolExecutionContext = o.reporter
-      ? { get signal() { return flight.signal; }, toolCallId: o.toolCallId, reporter: o.reporter }
-      : { get signal() { return flight.signal; }, toolCallId: o.toolCallId };
+      ? { get signal() { return flight.signal; }, onAbort, toolCallId: o.toolCallId, reporter: o.reporter }
+      : { get signal() { return flight.signal; }, onAbort, toolCallId: o.toolCallId };
     let handled: Promise<ToolResult>;
     try {
       handled = Promise.resolve(tool.execute(args, ctx));
@@ -105,6 +107,11 @@ export class ToolCallFlight {
     return this.ctl.signal;
   }
 
+  onAbort(listener: (reason: unknown) => void): void {
+    if (this.stopped) listener(this.stopReason);
+    else (this.abortListeners ??= []).push(listener);
+  }
+
   /** The run's signal aborted: the handler is told, the call is cancelled. */
   handleEvent(): void {
     this.stop(this.runSignal?.reason);
@@ -117,9 +124,19 @@ export class ToolCallFlight {
   }
 
   private stop(reason: unknown): void {
+    if (this.stopped) return;
     this.stopped = true;
     this.stopReason = reason;
     this.ctl?.abort(reason);
+    const ls = this.abortListeners;
+    this.abortListeners = undefined;
+    for (const l of ls ?? []) {
+      try {
+        l(reason);
+      } catch {
+        // a tool's stop listener that throws does not change how its call ended
+      }
+    }
   }
 
   private settle(r: ToolResult): void {

@@ -5,6 +5,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { checkSchema, issuesText, jsonSchemaOf } from '../tools/schema.js';
+import { isFlatRecord } from '../tools/flat-record.js';
 import type { DiagnosisInit } from '../events/diagnosis.js';
 import type { OperationReporter } from '../events/operation-reporter-types.js';
 import type { ToolStepKind } from '../events/agent-event.js';
@@ -15,6 +16,7 @@ import type { RunHooks, ToolCallInfo } from './run-hooks.js';
 import { emptyHooks } from './run-hooks.js';
 import { permissionFor, type ApprovalCall, type ApprovalDecision, type Permission } from './approvals.js';
 import { noopPublish, type PublishFn } from './run-publisher.js';
+import { CallReporter } from './call-reporter.js';
 import { ToolCallFlight, ToolDeadlines } from './tool-call-flight.js';
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
@@ -248,17 +250,9 @@ export class ToolExecutor {
 
   /** A call whose progress goes to a reporter: one its tool started but never ended is ended here. */
   private async invokeReported(tool: AnyToolDefinition, call: ToolCallInfo, flight: Omit<ConstructorParameters<typeof ToolCallFlight>[2], 'reporter'>): Promise<ToolResult> {
-    let reporter: OperationReporter | undefined;
-    let used = false;
-    let ended = false;
-    try {
-      const inner = this.opts.reporterFor?.(call);
-      if (inner) reporter = trackReporter(inner, () => (used = true), () => (ended = true));
-    } catch {
-      reporter = undefined; // progress reporting is best effort; the tool still runs
-    }
-    const result = await new ToolCallFlight(tool, call.args, reporter ? { ...flight, reporter } : flight).result;
-    if (reporter && used && !ended) {
+    const reporter = new CallReporter(() => this.opts.reporterFor?.(call));
+    const result = await new ToolCallFlight(tool, call.args, { ...flight, reporter }).result;
+    if (reporter.used && !reporter.ended) {
       if (result.ok) reporter.complete();
       else if (result.diagnosis?.code === 'cancelled') reporter.cancel(result.content);
       else reporter.fail(result.content);
@@ -270,39 +264,10 @@ export class ToolExecutor {
 /** A copy as events.jsonl will hold it (model arguments are JSON); flat objects take the cheap path. */
 function snapshot(v: unknown): unknown {
   if (v === null || typeof v !== 'object') return v;
-  if (!Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype) {
-    let flat = true;
-    for (const k in v) {
-      const x = (v as Record<string, unknown>)[k];
-      if (x !== null && typeof x === 'object') {
-        flat = false;
-        break;
-      }
-    }
-    if (flat) return { ...(v as Record<string, unknown>) };
-  }
+  if (isFlatRecord(v)) return { ...v };
   try {
     return JSON.parse(JSON.stringify(v)) as unknown;
   } catch {
     return v; // BigInt or a cycle: the store writes its own safe copy
   }
-}
-
-function trackReporter(r: OperationReporter, onUse: () => void, onEnd: () => void): OperationReporter {
-  const use = <A extends unknown[]>(fn: (...a: A) => void, end = false) => (...a: A) => {
-    onUse();
-    if (end) onEnd();
-    fn(...a);
-  };
-  return {
-    operationId: r.operationId,
-    start: use((m?: string, p?: unknown) => r.start(m, p)),
-    progress: use((u) => r.progress(u)),
-    stage: use((s: string, m?: string) => r.stage(s, m)),
-    complete: use((m?: string, p?: unknown) => r.complete(m, p), true),
-    fail: use((m?: string, p?: unknown) => r.fail(m, p), true),
-    cancel: use((m?: string) => r.cancel(m), true),
-    skip: use((m?: string) => r.skip(m), true),
-    child: (o) => r.child(o),
-  };
 }

@@ -6,6 +6,7 @@
 import { createRequire } from 'node:module';
 import { z } from 'zod';
 import type { Ajv as AjvInstance, ErrorObject, ValidateFunction } from 'ajv';
+import { isFlatRecord } from './flat-record.js';
 
 export type JsonSchema = Record<string, unknown>;
 export type Schema<T = unknown> = z.ZodType<T> | JsonSchema;
@@ -103,6 +104,16 @@ function zodMessage(i: z.core.$ZodIssue): string {
   return i.code === 'unrecognized_keys' && keys?.length ? `unknown field(s): ${keys.join(', ')}` : i.message;
 }
 
+/**
+ * The value a handler gets: its own copy, so neither ajv's defaults nor a handler that edits its
+ * arguments reach the caller's object (the model's call in the conversation). A flat object, the
+ * usual tool call, is copied by a spread; structuredClone per call costs more than the check.
+ */
+function ownCopy(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  return isFlatRecord(value) ? { ...value } : structuredClone(value);
+}
+
 /** Validates `value`; a JSON Schema's defaults are filled into a copy, never into `value` itself. */
 export function checkSchema<T>(schema: Schema<T>, value: unknown): SchemaCheck<T> {
   if (isZodSchema(schema)) {
@@ -112,7 +123,7 @@ export function checkSchema<T>(schema: Schema<T>, value: unknown): SchemaCheck<T
   }
   const c = compileJsonSchema(schema);
   if (!c.ok) return { ok: false, issues: [{ path: [], message: `the schema itself is invalid (${c.message})` }] };
-  const copy = value === undefined ? undefined : (structuredClone(value) as unknown);
+  const copy = ownCopy(value);
   if (c.validate(copy)) return { ok: true, value: copy as T };
   // anyOf/oneOf report every branch; the most specific (deepest) messages say the most
   const issues = (c.validate.errors ?? []).map(ajvIssue);

@@ -29,6 +29,12 @@ export interface ToolResult {
 
 export interface ToolExecutionContext {
   signal?: AbortSignal;
+  /**
+   * Present when run by the executor: `listener` is called once, with the reason, when the call is
+   * cancelled or times out (at once if it already was). For a tool that only passes the stop on,
+   * cheaper than reading `signal` (which makes an AbortController for the call).
+   */
+  onAbort?: (listener: (reason: unknown) => void) => void;
   toolCallId?: string;
   /** Present when run by the executor: report progress of long work here. */
   reporter?: OperationReporter;

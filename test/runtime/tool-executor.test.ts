@@ -129,6 +129,58 @@ describe('ToolExecutor', () => {
     expect(late?.aborted).toBe(true);
   });
 
+  it('onAbort tells a tool why its call stopped: the timeout, the run\'s cancel, and at once when registered after the stop', async () => {
+    const reasons: string[] = [];
+    const waiting: AnyToolDefinition = {
+      ...echo,
+      name: 'waiting',
+      timeoutMs: 20,
+      execute: (_a, ctx) => new Promise(() => ctx?.onAbort?.((r) => reasons.push(`timeout: ${(r as Error).message}`))),
+    };
+    const { ex } = setup([waiting]);
+    expect((await ex.execute({ id: '1', name: 'waiting', args: { text: 'a' } })).result.diagnosis?.code).toBe('tool_timeout');
+    expect(reasons).toEqual(['timeout: timeout']);
+
+    const run = new AbortController();
+    let late: ((l: (r: unknown) => void) => void) | undefined;
+    const cancelled: AnyToolDefinition = {
+      ...echo,
+      name: 'cancelled',
+      timeoutMs: 60_000,
+      execute: (_a, ctx) => new Promise(() => {
+        late = ctx?.onAbort;
+        ctx?.onAbort?.((r) => reasons.push(`run: ${String(r)}`));
+      }),
+    };
+    const { ex: ex2 } = setup([cancelled], ['cancelled'], emptyHooks(), { signal: run.signal });
+    const p = ex2.execute({ id: '2', name: 'cancelled', args: { text: 'a' } });
+    run.abort('stopped by the user');
+    expect((await p).result.diagnosis?.code).toBe('cancelled');
+    late?.((r) => reasons.push(`late: ${String(r)}`));
+    expect(reasons).toEqual(['timeout: timeout', 'run: stopped by the user', 'late: stopped by the user']);
+  });
+
+  it('a JSON Schema tool gets its own copy of the arguments: editing them leaves the model\'s call as it was', async () => {
+    const args = { path: 'a.txt', opts: { depth: 1 } };
+    const editing: AnyToolDefinition = {
+      name: 'editing',
+      description: 'edits its arguments',
+      parameters: { type: 'object', properties: { path: { type: 'string' }, opts: { type: 'object' } } },
+      execute: async (a) => {
+        const x = a as typeof args;
+        x.path = 'changed';
+        x.opts.depth = 9;
+        return { ok: true, content: 'ok' };
+      },
+    };
+    const flat = { path: 'b.txt' };
+    const { ex } = setup([editing]);
+    await ex.execute({ id: '1', name: 'editing', args });
+    await ex.execute({ id: '2', name: 'editing', args: flat });
+    expect(args).toEqual({ path: 'a.txt', opts: { depth: 1 } });
+    expect(flat).toEqual({ path: 'b.txt' });
+  });
+
   it('hands the tool an OperationReporter', async () => {
     const seen: string[] = [];
     const reporting: AnyToolDefinition = {
