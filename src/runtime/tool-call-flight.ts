@@ -1,20 +1,31 @@
 /**
  * One tool handler call in flight: it ends with the handler's result, the run's cancel or its
  * timeout, whichever comes first. Built for the hot path (issue 14: a no-op call's overhead): one
- * promise, this object (it is the abort listener itself: handleEvent) and the handler's context per
- * call, and no timer per call: every call of an executor shares one timer, armed for the earliest deadline.
+ * promise, this object and the handler's context per call; no timer and no signal listener per
+ * call: the calls of an executor share one timer, armed for the earliest deadline, and one listener
+ * on the run's signal.
  */
 import type { OperationReporter } from '../events/operation-reporter-types.js';
 import type { AnyToolDefinition, ToolExecutionContext, ToolResult } from '../tools/tool.js';
 
 export type FailFn = (code: string, summary: string, detail?: string, hint?: string, retryable?: boolean) => ToolResult;
 
-/** The calls in flight of one executor, and the one timer that ends those past their deadline. */
+/**
+ * The calls in flight of one executor, the one timer that ends those past their deadline, and the
+ * one listener on the run's signal that cancels them all (an EventTarget listener per call was a
+ * good part of a fast call's cost).
+ */
 export class ToolDeadlines {
   private readonly flying = new Set<ToolCallFlight>();
   private timer: NodeJS.Timeout | null = null;
   private timerAt = Infinity;
   private readonly fire = (): void => this.expire();
+
+  constructor(runSignal?: AbortSignal) {
+    runSignal?.addEventListener('abort', () => {
+      for (const f of [...this.flying]) f.cancel(runSignal.reason);
+    }, { once: true });
+  }
 
   add(f: ToolCallFlight): void {
     this.flying.add(f);
@@ -60,23 +71,19 @@ export class ToolCallFlight {
   private abortListeners: Array<(reason: unknown) => void> | undefined;
   readonly result: Promise<ToolResult>;
   private readonly timeoutMs: number;
-  private readonly runSignal: AbortSignal | undefined;
   private readonly deadlines: ToolDeadlines;
   private readonly fail: FailFn;
 
   constructor(
     private readonly tool: AnyToolDefinition,
     args: unknown,
-    o: { toolCallId: string; timeoutMs: number; runSignal: AbortSignal | undefined; deadlines: ToolDeadlines; reporter?: OperationReporter; fail: FailFn },
+    o: { toolCallId: string; timeoutMs: number; deadlines: ToolDeadlines; reporter?: OperationReporter; fail: FailFn },
   ) {
     this.deadline = Date.now() + o.timeoutMs;
     this.timeoutMs = o.timeoutMs;
-    this.runSignal = o.runSignal;
     this.deadlines = o.deadlines;
     this.fail = o.fail;
     this.result = new Promise<ToolResult>((r) => (this.resolve = r));
-    // one listener on the run signal: this object (EventTarget listeners are the costly part of a call)
-    o.runSignal?.addEventListener('abort', this, { once: true });
     o.deadlines.add(this);
     // the handler's context is a plain object (a tool may spread it); its signal is made when read
     const flight = this;
@@ -112,9 +119,9 @@ export class ToolCallFlight {
     else (this.abortListeners ??= []).push(listener);
   }
 
-  /** The run's signal aborted: the handler is told, the call is cancelled. */
-  handleEvent(): void {
-    this.stop(this.runSignal?.reason);
+  /** The run was cancelled: the handler is told, the call ends cancelled. */
+  cancel(reason: unknown): void {
+    this.stop(reason);
     this.settle(this.fail('cancelled', `${this.tool.name} cancelled`));
   }
 
@@ -143,7 +150,6 @@ export class ToolCallFlight {
     if (this.settled) return;
     this.settled = true;
     this.deadlines.delete(this);
-    this.runSignal?.removeEventListener('abort', this);
     this.resolve(r);
   }
 }

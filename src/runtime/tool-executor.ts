@@ -3,7 +3,6 @@
  * (timeout, AbortSignal, OperationReporter) → validate output → PostToolUse → ToolResult.
  * Every failure becomes an error result with a Diagnosis for the model; nothing here throws.
  */
-import { setMaxListeners } from 'node:events';
 import { checkSchema, issuesText, jsonSchemaOf } from '../tools/schema.js';
 import { isFlatRecord } from '../tools/flat-record.js';
 import type { DiagnosisInit } from '../events/diagnosis.js';
@@ -60,7 +59,7 @@ export class ToolExecutor {
   private readonly allowed: Set<string>;
   private readonly hooks: RunHooks;
   private readonly publish: PublishFn;
-  private readonly deadlines = new ToolDeadlines();
+  private readonly deadlines: ToolDeadlines;
   /** The names each open source added, replaced when its list changes. */
   private readonly sourceTools = new Map<ToolSource, string[]>();
 
@@ -69,8 +68,7 @@ export class ToolExecutor {
     this.allowed = new Set(opts.allowedTools);
     this.hooks = opts.hooks ?? emptyHooks();
     this.publish = opts.publish ?? noopPublish;
-    // each call in flight holds one listener on the run's signal: a parallel batch may hold many
-    if (opts.signal) setMaxListeners(0, opts.signal);
+    this.deadlines = new ToolDeadlines(opts.signal);
   }
 
   /** The specs the model sees: registered and allowed tools only. */
@@ -243,7 +241,7 @@ export class ToolExecutor {
     const runSignal = this.opts.signal;
     if (runSignal?.aborted) return Promise.resolve(fail('cancelled', `${tool.name} not started: the run was cancelled`));
     const timeoutMs = tool.timeoutMs ?? this.opts.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
-    const flight = { toolCallId: call.toolCallId, timeoutMs, runSignal, deadlines: this.deadlines, fail };
+    const flight = { toolCallId: call.toolCallId, timeoutMs, deadlines: this.deadlines, fail };
     if (!this.opts.reporterFor) return new ToolCallFlight(tool, call.args, flight).result;
     return this.invokeReported(tool, call, flight);
   }
