@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolResultSchema,
   ErrorCode,
@@ -278,14 +279,15 @@ export class McpConnection {
     const o = this.cfg.options;
     this.inflight.add(opts);
     try {
-      const r = await this.client.callTool({ name, arguments: args }, CallToolResultSchema, {
-        ...(opts.signal ? { signal: opts.signal } : {}),
+      const request: RequestOptions = {
         // asking for progress makes the SDK send a progressToken; each notification resets the idle timer
         onprogress: (p) => opts.onProgress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message ? { message: p.message } : {}) }),
         timeout: o.idleTimeoutMs,
         resetTimeoutOnProgress: true,
         maxTotalTimeout: o.timeoutMs,
-      });
+      };
+      if (opts.signal) request.signal = opts.signal;
+      const r = await this.client.callTool({ name, arguments: args }, CallToolResultSchema, request);
       return r as CallToolResult;
     } finally {
       this.inflight.delete(opts);

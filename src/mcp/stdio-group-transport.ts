@@ -8,7 +8,8 @@
 import { existsSync, statSync } from 'node:fs';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { JSONRPCMessageSchema, type JSONRPCResultResponse } from '@modelcontextprotocol/sdk/types.js';
 import { ByteTailBuffer } from '../tools/byte-tail-buffer.js';
 import { spawnSupervised, type ChildExit, type SupervisedChild } from '../tools/supervised-child.js';
 
@@ -154,13 +155,33 @@ export class GroupStdioTransport implements Transport {
     if (text.trim() === '') return;
     let msg: JSONRPCMessage;
     try {
-      msg = deserializeMessage(text);
+      const v = JSON.parse(text) as unknown;
+      msg = isResultResponse(v) ? v : JSONRPCMessageSchema.parse(v);
     } catch {
       this.onerror?.(new StdoutNoiseError(text));
       return;
     }
     this.onmessage?.(msg);
   }
+}
+
+/**
+ * A response to one of our requests, exactly `{ jsonrpc: "2.0", id, result: {…} }` (what the SDK's
+ * strict JSONRPCResultResponseSchema accepts): taken as it is, since the request's own result schema
+ * checks `result` next. Every other message goes through the SDK's JSONRPCMessageSchema; its zod
+ * union was the costliest step of reading a tool result.
+ */
+function isResultResponse(v: unknown): v is JSONRPCResultResponse {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  const m = v as Record<string, unknown>;
+  const id = m.id;
+  const result = m.result;
+  return (
+    m.jsonrpc === '2.0' &&
+    (typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id))) &&
+    result !== null && typeof result === 'object' && !Array.isArray(result) &&
+    Object.keys(m).length === 3
+  );
 }
 
 function spawnMessage(command: string, err: string): string {
