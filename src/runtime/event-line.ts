@@ -16,8 +16,13 @@ function quotedKey(k: string): string {
   return q;
 }
 
-/** The data object as JSON when every value is a primitive; null when one is not. */
+/** The data object as JSON when every value is a primitive; null when one is not (checked first:
+ *  a tool result's long text must not be quoted once here and again by JSON.stringify). */
 function flatJson(data: Record<string, unknown>): string | null {
+  for (const k in data) {
+    const v = data[k];
+    if (v !== null && typeof v === 'object') return null;
+  }
   let out = '{';
   let first = true;
   for (const k of Object.keys(data)) {
