@@ -63,8 +63,15 @@ function ref(sessionId: string, operationId: string, path: string): RuntimeProce
 
 export async function appendRuntimeProcessLog(params: AppendRuntimeProcessLogParams): Promise<RuntimeProcessLogRef> {
   const path = runtimeProcessLogPath(params.dataDir, params.sessionId, params.operationId);
-  await mkdir(resolve(path, '..'), { recursive: true });
-  await appendFile(path, processLogLine(params.event), 'utf8');
+  const line = processLogLine(params.event);
+  // the folder exists after the operation's first line: a mkdir per line was a third of the file work
+  try {
+    await appendFile(path, line, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    await mkdir(resolve(path, '..'), { recursive: true });
+    await appendFile(path, line, 'utf8');
+  }
   return ref(params.sessionId, params.operationId, path);
 }
 

@@ -38,6 +38,15 @@ describe('appendRuntimeProcessLog', () => {
     expect(readLines(ref.path).map((e) => e.status)).toEqual(['started', 'completed']);
   });
 
+  it('makes the folder again when it was removed between two lines', async () => {
+    const dataDir = tmp();
+    const event = makeProcessEvent({ operationId: 'op2', targetType: 'tool', source: 'tool', status: 'started' });
+    const ref = await appendRuntimeProcessLog({ dataDir, sessionId: 'conv_2', operationId: 'op2', event });
+    rmSync(join(dataDir, 'process-events', 'conv_2'), { recursive: true });
+    await appendRuntimeProcessLog({ dataDir, sessionId: 'conv_2', operationId: 'op2', event: { ...event, status: 'completed' } });
+    expect(readLines(ref.path).map((e) => e.status)).toEqual(['completed']);
+  });
+
   it.each([['../x'], ['a/b'], ['..'], ['.hidden'], [''], ['a\\b'], ['x'.repeat(300)]])('rejects unsafe id %j', async (id) => {
     const dataDir = tmp();
     const event = makeProcessEvent({ operationId: 'op', targetType: 'tool', source: 'tool', status: 'started' });
