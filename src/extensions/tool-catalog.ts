@@ -77,8 +77,13 @@ export function pluginToolFactory(t: PluginTool): ToolFactory {
     ...(t.timeoutMs ? { timeoutMs: t.timeoutMs } : {}),
     ...(t.readOnly ? { readOnly: true } : {}),
     async execute(args, ectx) {
+      let own: AbortSignal | undefined;
       const r = await t.execute(args, {
-        signal: ectx?.signal ?? new AbortController().signal,
+        // made when read, as the executor's own: most tools never read it
+        get signal() {
+          return ectx?.signal ?? (own ??= new AbortController().signal);
+        },
+        onAbort: ectx?.onAbort ?? (() => undefined),
         reporter: ectx?.reporter ?? NOOP_REPORTER,
         workspace: c.workspace,
         runId: c.runId,
