@@ -43,7 +43,7 @@ export class LocalEventFanout implements EventFanout {
     return tailRunEvents({
       file,
       after,
-      ...(rec ? { bus: rec.bus, unwritten: (n: number) => rec.store.unwritten(n), recent: (n: number) => rec.store.recent?.(n) ?? null } : { follow: () => this.liveElsewhere(runId) }),
+      ...(rec ? { bus: rec.bus, unwritten: (n: number) => rec.store.unwritten(n) } : { follow: () => this.liveElsewhere(runId) }),
       ...(signal ? { signal } : {}),
     });
   }

@@ -10,7 +10,6 @@ import { readFile } from 'node:fs/promises';
 import type { AgentEvent } from '../events/agent-event.js';
 import { isAgentStream, makeAgentEvent } from '../events/agent-event-factory.js';
 import { eventLine } from './event-line.js';
-import { RecentEvents } from './recent-events.js';
 
 export const EVENTS_FILE = 'runtime/events.jsonl';
 
@@ -31,7 +30,6 @@ export class EventStore {
   /** the write in progress: the first `lines` pending lines as bytes, `offset` of them on disk */
   private chunk: { buf: Buffer; lines: number; offset: number } | null = null;
   private scheduled = false;
-  private readonly recentEvents = new RecentEvents();
   private readonly flushTask = (): void => {
     this.scheduled = false; // a queued task that finds nothing pending does nothing
     try {
@@ -65,7 +63,6 @@ export class EventStore {
     }
     if (this.pending.length >= MAX_PENDING_LINES) throw new Error(`events.jsonl: ${MAX_PENDING_LINES} lines wait for disk space; event ${event.seq} dropped`);
     this.pending.push({ line: `${line}\n`, seq: event.seq, event });
-    this.recentEvents.add(event, line.length);
     if (this.pending.length >= BURST_LINES) this.flushTask();
     else if (!this.scheduled) {
       this.scheduled = true;
@@ -76,11 +73,6 @@ export class EventStore {
   /** Events after `after` published to this store but not (fully) on disk yet (the burst's write is queued, or the disk refused it). */
   unwritten(after = 0): AgentEvent[] {
     return this.pending.filter((p) => p.seq > after).map((p) => p.event);
-  }
-
-  /** The events after `after` from memory (written or not), or null when the file must be read for them. */
-  recent(after = 0): AgentEvent[] | null {
-    return this.recentEvents.after(after);
   }
 
   /** Writes the pending lines whole and in order; a short write is continued, never glued to the next line. */

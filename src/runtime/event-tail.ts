@@ -16,8 +16,6 @@ export interface TailOptions {
   signal?: AbortSignal;
   /** with a bus: events already published but still waiting for disk space (EventStore#unwritten) */
   unwritten?: (after: number) => AgentEvent[];
-  /** with a bus: the events after `after` still in memory, or null (then the file is read) */
-  recent?: (after: number) => AgentEvent[] | null;
   /** without a bus: whether to keep polling the file (the run is live in another process) */
   follow?: () => Promise<boolean>;
   pollMs?: number;
@@ -65,16 +63,14 @@ export async function* tailRunEvents(opts: TailOptions): AsyncGenerator<AgentEve
   signal?.addEventListener('abort', onAbort);
   try {
     let last = after;
-    // taken right after subscribing, with no await between: nothing falls between the two
-    const kept = opts.recent?.(after) ?? null;
-    for (const e of kept ?? (await readEvents(file, after))) {
+    for (const e of await readEvents(file, after)) {
       if (signal?.aborted) return;
       last = e.seq;
       yield e;
       if (isTerminalRunEvent(e)) return;
     }
     // the file is a prefix of the run; what a full disk holds back comes from the store itself
-    for (const e of kept ? [] : (opts.unwritten?.(last) ?? [])) {
+    for (const e of opts.unwritten?.(last) ?? []) {
       if (signal?.aborted) return;
       if (e.seq <= last) continue;
       last = e.seq;

@@ -21,8 +21,6 @@ export interface RunEventLog {
   append(event: AgentEvent): void;
   /** Events published to the log and not yet durable (a full disk holds them back). */
   unwritten(after?: number): AgentEvent[];
-  /** The events after `after` kept in memory, or null when they must be read from the log. */
-  recent?(after: number): AgentEvent[] | null;
   close(): void;
   /** Resolves once every appended event is durable (a shared store commits in batches). */
   settled?(): Promise<void>;
