@@ -82,7 +82,8 @@ export class PlanProgress {
     await this.persist(this.state());
   }
 
-  async beforeTool(name: string): Promise<void> {
+  /** A promise only when a todo changed (then its snapshot is written): most calls change nothing. */
+  beforeTool(name: string): Promise<void> | void {
     const idx = this.todos.findIndex((t) => t.status !== 'completed' && t.tools.includes(name));
     if (idx < 0) return;
     let changed = false;
@@ -96,12 +97,12 @@ export class PlanProgress {
       this.todos[idx].status = 'in_progress';
       changed = true;
     }
-    if (changed) await this.emit();
+    if (changed) return this.emit();
   }
 
-  async afterTool(name: string, ok: boolean): Promise<void> {
+  afterTool(name: string, ok: boolean): Promise<void> | void {
     if (ok) this.succeeded.add(name);
-    if (this.refresh()) await this.emit();
+    if (this.refresh()) return this.emit();
   }
 
   /** Final plan check: steps whose conditions do not hold become failed; returns their reasons. */
@@ -126,8 +127,8 @@ export class PlanProgress {
 
   hooks(): { pre: PreToolUseHook; post: PostToolUseHook } {
     return {
-      pre: { name: 'PlanProgress', beforeTool: async (c) => void (await this.beforeTool(c.name)) },
-      post: { name: 'PlanProgress', afterTool: async (c, r) => void (await this.afterTool(c.name, r.ok)) },
+      pre: { name: 'PlanProgress', beforeTool: (c) => this.beforeTool(c.name) },
+      post: { name: 'PlanProgress', afterTool: (c, r) => this.afterTool(c.name, r.ok) },
     };
   }
 }

@@ -187,7 +187,8 @@ export class ToolExecutor {
     for (const h of this.hooks.preToolUse) {
       let d;
       try {
-        d = await h.beforeTool({ ...call, args });
+        const r = h.beforeTool({ ...call, args });
+        d = isPromise(r) ? await r : r;
       } catch (e) {
         return fail('hook_error', `PreToolUse hook ${h.name} failed`, (e as Error).message);
       }
@@ -209,7 +210,8 @@ export class ToolExecutor {
   private async postToolUse(call: ToolCallInfo, result: ToolResult): Promise<ToolResult> {
     for (const h of this.hooks.postToolUse) {
       try {
-        const replaced = await h.afterTool(call, result);
+        const r = h.afterTool(call, result);
+        const replaced = isPromise(r) ? await r : r;
         if (replaced) result = replaced;
       } catch (e) {
         return fail('hook_error', `PostToolUse hook ${h.name} failed`, (e as Error).message);
@@ -257,6 +259,11 @@ export class ToolExecutor {
     }
     return result;
   }
+}
+
+/** Hooks may answer synchronously: awaiting only a promise saves a turn of the microtask queue per hook and call. */
+function isPromise<T>(v: T | Promise<T>): v is Promise<T> {
+  return typeof (v as { then?: unknown } | null | undefined)?.then === 'function';
 }
 
 /** A copy as events.jsonl will hold it (model arguments are JSON); flat objects take the cheap path. */
