@@ -32,6 +32,8 @@ export interface LoadedFeedback {
   facts: StreamedFeedback;
   /** the rows, on disk */
   index: EvidenceIndexHandle;
+  /** the same rows in memory when the file is small (then nothing is read back from the index) */
+  memory: FeedbackRow[] | null;
   tally: FeedbackTally;
   /** the language the rows are written in: stop words, stemmer and sentiment lexicon follow it */
   language: CorpusLanguage;
@@ -46,11 +48,26 @@ export type ProgressFn = (stage: string, current: number, total: number, message
 const CITED_CACHE_MAX = 2_000;
 const PROGRESS_EVERY = 10_000;
 
+/** A file up to this size keeps its rows in memory too: reading 10,000 rows back from the index (a
+ *  JSON.parse each) cost more than the runtime's whole share of the run. Larger files stay on disk only. */
+export const MEMORY_ROWS = 50_000;
+const MEMORY_TEXT_CHARS = 8 * 1024 * 1024;
+
 class LoadSink implements RowSink {
   readonly tally = new FeedbackTally();
-  constructor(readonly writer: EvidenceIndexWriter) {}
+  memory: FeedbackRow[] | null = [];
+  private textChars = 0;
+  constructor(
+    readonly writer: EvidenceIndexWriter,
+    private readonly memoryRows: number,
+  ) {}
   add(row: FeedbackRow): void | Promise<void> {
     this.tally.add(row);
+    if (this.memory) {
+      this.textChars += row.text.length;
+      if (this.memory.length >= this.memoryRows || this.textChars > MEMORY_TEXT_CHARS) this.memory = null;
+      else this.memory.push(row);
+    }
     return this.writer.add(row);
   }
   abort(): Promise<void> {
@@ -68,6 +85,8 @@ export class FeedbackDataset {
     readonly defaultPath: string,
     private readonly maxRows: number | undefined,
     private readonly productName?: string,
+    /** rows a load keeps in memory at most (0: always read them back from the index) */
+    private readonly memoryRows = MEMORY_ROWS,
   ) {}
 
   load(path: string = this.defaultPath): Promise<LoadOutcome> {
@@ -105,6 +124,7 @@ export class FeedbackDataset {
               id_column: plan.idCol >= 0 ? plan.columns[plan.idCol] : null,
               text_column: plan.columns[plan.textCol],
             }),
+            this.memoryRows,
           ),
       });
     } catch (e) {
@@ -115,9 +135,10 @@ export class FeedbackDataset {
     const facts = streamed.value;
     const index = await streamed.sink.writer.finish(facts.totalDataRows);
     this.cited.clear();
-    const sample = await readEntriesAt(index, corpusSampleIndices(index.entries));
+    const memory = streamed.sink.memory;
+    const sample = await rowsAt({ index, memory }, corpusSampleIndices(index.entries));
     const language = detectCorpusLanguage([...sample.values()].map((r) => r.text));
-    return { ok: true, value: { csvPath: path, encoding: facts.encoding, facts, index, tally: streamed.sink.tally, language } };
+    return { ok: true, value: { csvPath: path, encoding: facts.encoding, facts, index, memory, tally: streamed.sink.tally, language } };
   }
 
   /** Runs `f` on the load; when another file's load replaced the index meanwhile, loads again and retries once. */
@@ -134,7 +155,7 @@ export class FeedbackDataset {
 
   /** `limit` rows from row `offset` (0-based among the analysed rows). */
   rows(loaded: LoadedFeedback, offset: number, limit: number): Promise<FeedbackRow[]> {
-    return this.withIndex(loaded, (l) => readEntries(l.index, offset, limit));
+    return this.withIndex(loaded, async (l) => (l.memory ? l.memory.slice(offset, offset + limit) : readEntries(l.index, offset, limit)));
   }
 
   /** The rows with these ids (those not in the file are absent). */
@@ -146,7 +167,7 @@ export class FeedbackDataset {
       if (r) out.set(id, r);
       else missing.push(id);
     }
-    if (missing.length) for (const [id, r] of await this.withIndex(loaded, (l) => findEntries(l.index.path, missing, l.index.ino))) out.set(id, r);
+    if (missing.length) for (const [id, r] of await this.withIndex(loaded, (l) => rowsWithIds(l, missing))) out.set(id, r);
     return out;
   }
 
@@ -157,7 +178,7 @@ export class FeedbackDataset {
     return this.withIndex(loaded, async (l) => {
       // the best `limit` so far, best first; a new row enters only with strictly more hits than the last
       const best: Array<{ r: FeedbackRow; hits: number }> = [];
-      await forEachEntry(l.index, (r) => {
+      await eachRow(l, (r) => {
         let hits = 0;
         for (const t of contentTokens(r.text, lang)) if (want.has(t.stem)) hits++;
         if (hits === 0 || (best.length >= limit && hits <= best[best.length - 1].hits)) return;
@@ -192,8 +213,8 @@ export class FeedbackDataset {
       };
     };
     const fitted = counter('themes', a.sampled ? 'fitting themes on a sample' : 'sentiment and themes', a.sampled ? (a.themeSample?.rows ?? n) : n);
-    await forEachEntry(
-      loaded.index,
+    await eachRow(
+      loaded,
       (r, i) => {
         a.fitRow(i, r.text);
         fitted();
@@ -203,14 +224,39 @@ export class FeedbackDataset {
     a.fit();
     if (a.sampled) {
       const placed = counter('assign', 'sentiment and nearest theme', n);
-      await forEachEntry(loaded.index, (r, i) => {
+      await eachRow(loaded, (r, i) => {
         a.placeRow(i, r.text);
         placed();
       });
     }
-    const cited = await readEntriesAt(loaded.index, a.citedRows());
+    const cited = await rowsAt(loaded, a.citedRows());
     if (this.cited.size + cited.size > CITED_CACHE_MAX) this.cited.clear();
     for (const r of cited.values()) this.cited.set(r.feedback_id, r);
     return a.finish((i) => (cited.get(i) as FeedbackRow).feedback_id);
   }
+}
+
+type RowSource = Pick<LoadedFeedback, 'index' | 'memory'>;
+
+/** Every row (those `want` takes), from memory when the load kept them, else from the index file. */
+async function eachRow(l: RowSource, visit: (row: FeedbackRow, index: number) => void, want?: (index: number) => boolean): Promise<void> {
+  if (!l.memory) return forEachEntry(l.index, visit, want);
+  l.memory.forEach((r, i) => {
+    if (!want || want(i)) visit(r, i);
+  });
+}
+
+async function rowsAt(l: RowSource, positions: number[]): Promise<Map<number, FeedbackRow>> {
+  if (!l.memory) return readEntriesAt(l.index, positions);
+  const out = new Map<number, FeedbackRow>();
+  for (const i of positions) if (l.memory[i]) out.set(i, l.memory[i]);
+  return out;
+}
+
+async function rowsWithIds(l: RowSource, ids: string[]): Promise<Map<string, FeedbackRow>> {
+  if (!l.memory) return findEntries(l.index.path, ids, l.index.ino);
+  const want = new Set(ids);
+  const out = new Map<string, FeedbackRow>();
+  for (const r of l.memory) if (want.has(r.feedback_id) && !out.has(r.feedback_id)) out.set(r.feedback_id, r);
+  return out;
 }
