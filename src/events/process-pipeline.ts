@@ -1,6 +1,7 @@
 /**
  * Wires reporters → ProcessEventBuffer → (per-operation JSONL log + publish), e.g. publish =
- * `(event) => bus.publish('process', { event })`. Log writes are queued per file so lines keep order.
+ * `(event) => bus.publish('process', { event })`. Log writes are queued per file so lines keep order;
+ * the events that arrive while one is in flight are written by the next, in one append.
  */
 import type { OperationReporter } from './operation-reporter-types.js';
 import { createOperationReporter, type OperationReporterOptions } from './operation-reporter.js';
@@ -35,6 +36,8 @@ export function createProcessPipeline(opts: ProcessPipelineOptions): ProcessPipe
   const { dataDir, sessionId } = opts;
   const now = opts.now ?? Date.now;
   const writes = new Map<string, Promise<void>>();
+  /** per file: the events of its next append, not started yet */
+  const queued = new Map<string, RuntimeProcessEvent[]>();
   const refs = new Map<string, RuntimeProcessLogRef>();
   let errors = 0;
   const fail = (err: unknown): void => {
@@ -56,11 +59,21 @@ export function createProcessPipeline(opts: ProcessPipelineOptions): ProcessPipe
       return;
     }
     if (!refs.has(opId)) refs.set(opId, { type: 'runtime_process_log', sessionId, operationId: opId, path });
+    // events that arrive while the file's write is in flight go in its next append, together
+    const waiting = queued.get(path);
+    if (waiting) {
+      waiting.push(event);
+      return;
+    }
+    const batch = [event];
+    queued.set(path, batch);
     const prev = writes.get(path) ?? Promise.resolve();
-    const next = prev.then(() => appendRuntimeProcessLog({ dataDir, sessionId, operationId: opId, event })).then(
-      () => undefined,
-      fail,
-    );
+    const next = prev
+      .then(() => {
+        queued.delete(path);
+        return appendRuntimeProcessLog({ dataDir, sessionId, operationId: opId, event: batch });
+      })
+      .then(() => undefined, fail);
     writes.set(path, next);
     void next.then(() => {
       if (writes.get(path) === next) writes.delete(path);

@@ -19,7 +19,16 @@ export interface AppendRuntimeProcessLogParams {
   dataDir: string;
   sessionId: string;
   operationId: string;
-  event: RuntimeProcessEvent;
+  /** one event, or several written in one append (in order) */
+  event: RuntimeProcessEvent | readonly RuntimeProcessEvent[];
+}
+
+function linesOf(e: RuntimeProcessEvent | readonly RuntimeProcessEvent[]): string {
+  return isEventList(e) ? e.map(processLogLine).join('') : processLogLine(e);
+}
+
+function isEventList(e: RuntimeProcessEvent | readonly RuntimeProcessEvent[]): e is readonly RuntimeProcessEvent[] {
+  return Array.isArray(e);
 }
 
 const SAFE_ID = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,199}$/;
@@ -63,7 +72,7 @@ function ref(sessionId: string, operationId: string, path: string): RuntimeProce
 
 export async function appendRuntimeProcessLog(params: AppendRuntimeProcessLogParams): Promise<RuntimeProcessLogRef> {
   const path = runtimeProcessLogPath(params.dataDir, params.sessionId, params.operationId);
-  const line = processLogLine(params.event);
+  const line = linesOf(params.event);
   // the folder exists after the operation's first line: a mkdir per line was a third of the file work
   try {
     await appendFile(path, line, 'utf8');
@@ -78,6 +87,6 @@ export async function appendRuntimeProcessLog(params: AppendRuntimeProcessLogPar
 export function appendRuntimeProcessLogSync(params: AppendRuntimeProcessLogParams): RuntimeProcessLogRef {
   const path = runtimeProcessLogPath(params.dataDir, params.sessionId, params.operationId);
   mkdirSync(resolve(path, '..'), { recursive: true });
-  appendFileSync(path, processLogLine(params.event), 'utf8');
+  appendFileSync(path, linesOf(params.event), 'utf8');
   return ref(params.sessionId, params.operationId, path);
 }

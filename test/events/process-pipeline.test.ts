@@ -153,6 +153,17 @@ describe('createProcessPipeline', () => {
     await p.dispose();
   });
 
+  it('writes every event of a burst to the log, in order, also those that arrive while a write is in flight', async () => {
+    const dataDir = tmp();
+    const p = createProcessPipeline({ dataDir, sessionId: 'conv', publish: () => undefined, intervalMs: 0 });
+    for (let i = 0; i < 30; i++) {
+      p.push(makeProcessEvent({ operationId: 'burst', targetType: 'tool', source: 'tool', status: 'running', message: `m${i}` }));
+      if (i % 7 === 0) await new Promise((r) => setImmediate(r)); // some arrive mid-write
+    }
+    await p.flush();
+    expect(readLines(runtimeProcessLogPath(dataDir, 'conv', 'burst')).map((e) => e.message)).toEqual(Array.from({ length: 30 }, (_, i) => `m${i}`));
+  });
+
   it('counts a publish that throws and an unsafe operation id instead of crashing the tool', async () => {
     const dataDir = tmp();
     const p = createProcessPipeline({
