@@ -327,14 +327,20 @@ export class AgentLoop {
       text += visible;
       publish('assistant', { phase: 'update', text, delta: visible });
     };
-    // a provider that ignores the signal must not keep a cancelled or timed-out run waiting
+    // a provider that ignores the signal must not keep a cancelled or timed-out run waiting: the abort
+    // settles the part being waited for (one promise per part; Promise.race against one long-lived
+    // "aborted" promise left a reaction on it per part, thousands in a long stream)
     const ABORTED = Symbol('aborted');
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<typeof ABORTED>((r) => {
-      onAbort = () => r(ABORTED);
-      if (this.signal.aborted) r(ABORTED);
-      else this.signal.addEventListener('abort', onAbort, { once: true });
-    });
+    let wake: ((v: typeof ABORTED) => void) | null = null;
+    const onAbort = (): void => wake?.(ABORTED);
+    this.signal.addEventListener('abort', onAbort, { once: true });
+    const nextPart = (it: AsyncIterator<ModelStreamPart>): Promise<IteratorResult<ModelStreamPart> | typeof ABORTED> =>
+      this.signal.aborted
+        ? Promise.resolve(ABORTED)
+        : new Promise((resolve, reject) => {
+            wake = resolve;
+            it.next().then(resolve, reject);
+          });
     let iterator: AsyncIterator<ModelStreamPart> | undefined;
     let ended = false;
     try {
@@ -349,7 +355,7 @@ export class AgentLoop {
       });
       iterator = stream[Symbol.asyncIterator]();
       for (;;) {
-        const next = await Promise.race([iterator.next(), aborted]);
+        const next = await nextPart(iterator);
         if (next === ABORTED) break;
         if (next.done) {
           ended = true;
@@ -391,7 +397,7 @@ export class AgentLoop {
     } catch (e) {
       if (!this.signal.aborted) error = { code: 'provider_exception', severity: 'error', summary: `model provider failed: ${(e as Error)?.message ?? String(e)}`, retryable: false };
     } finally {
-      if (onAbort) this.signal.removeEventListener('abort', onAbort);
+      this.signal.removeEventListener('abort', onAbort);
       // a stream left unread (abort, an error part, a throw) is closed so the provider releases its connection
       if (!ended && iterator?.return) {
         const it = iterator;
