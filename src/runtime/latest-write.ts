@@ -1,6 +1,6 @@
 /**
- * Writes of one file whose newest content is all that matters (a run's status): they run one after
- * another, so an older snapshot never lands after a newer one, and snapshots that arrive while a
+ * Writes of one file whose newest content is all that matters (run_status.json, todo_state.json): in
+ * order, so an older snapshot never lands after a newer one, and snapshots that arrive while a
  * write is in flight are folded into the one write after it. A run's turn changes state twice; one
  * file write per change would be most of a fast turn's time.
  */

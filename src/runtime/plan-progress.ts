@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { PlanStep } from './business-plugin.js';
 import type { PostToolUseHook, PreToolUseHook } from './run-hooks.js';
 import type { PublishFn } from './run-publisher.js';
+import { LatestWrite } from './latest-write.js';
 
 export type TodoStatus = 'pending' | 'in_progress' | 'completed' | 'failed';
 export interface TodoItem {
@@ -27,15 +28,17 @@ export interface TodoState {
 export class PlanProgress {
   private readonly todos: TodoItem[];
   private readonly succeeded = new Set<string>();
-  private writing: Promise<void> = Promise.resolve();
+  /** todo_state.json: written in order, the newest snapshot wins */
+  private readonly writes: LatestWrite<TodoState>;
 
   constructor(
     private readonly runId: string,
     private readonly plan: PlanStep[],
     private readonly artifactsDir: string,
-    private readonly persist: (state: TodoState) => Promise<void>,
+    persist: (state: TodoState) => Promise<void>,
     private readonly publish: PublishFn,
   ) {
+    this.writes = new LatestWrite(persist);
     this.todos = plan.map((s) => ({ id: s.id, title: s.title, status: 'pending' as TodoStatus, tools: [...s.tools] }));
   }
 
@@ -73,13 +76,11 @@ export class PlanProgress {
   private async emit(): Promise<void> {
     const state = this.state();
     this.publish('run', { type: 'plan.updated', todos: state.todos.map(({ id, title, status }) => ({ id, title, status })) });
-    // serialised so an older snapshot never overwrites a newer one
-    this.writing = this.writing.then(() => this.persist(state)).catch(() => undefined);
-    await this.writing;
+    await this.writes.write(state).catch(() => undefined);
   }
 
   async init(): Promise<void> {
-    await this.persist(this.state());
+    await this.writes.write(this.state());
   }
 
   /** A promise only when a todo changed (then its snapshot is written): most calls change nothing. */
