@@ -4,6 +4,7 @@
  * is most events and about twice as fast on Node 20; nested data goes through JSON.stringify.
  */
 import type { AgentEvent } from '../events/agent-event.js';
+import { isFlatRecord } from '../tools/flat-record.js';
 
 const keyText = new Map<string, string>();
 
@@ -16,13 +17,9 @@ function quotedKey(k: string): string {
   return q;
 }
 
-/** The data object as JSON when every value is a primitive; null when one is not (checked first:
- *  a tool result's long text must not be quoted once here and again by JSON.stringify). */
+/** A flat data object as JSON (every value a primitive; `isFlatRecord` is asked first, so a tool
+ *  result's long text is never quoted here and then again by JSON.stringify). */
 function flatJson(data: Record<string, unknown>): string | null {
-  for (const k in data) {
-    const v = data[k];
-    if (v !== null && typeof v === 'object') return null;
-  }
   let out = '{';
   let first = true;
   for (const k of Object.keys(data)) {
@@ -54,7 +51,7 @@ function flatJson(data: Record<string, unknown>): string | null {
 
 export function eventLine(event: AgentEvent): string {
   const data = event.data as unknown as Record<string, unknown>;
-  const flat = Object.getPrototypeOf(data) === Object.prototype ? flatJson(data) : null;
+  const flat = isFlatRecord(data) ? flatJson(data) : null;
   if (flat === null) return JSON.stringify(event);
   return `{"runId":${JSON.stringify(event.runId)},"seq":${event.seq},"ts":${event.ts},"stream":${JSON.stringify(event.stream)},"data":${flat}}`;
 }
