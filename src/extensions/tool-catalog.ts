@@ -4,7 +4,6 @@
  * A tool is made per run, bound to that run's folder, artifacts and skills.
  */
 import type { ArtifactContract, WorkspaceAccess } from '../runtime/business-plugin.js';
-import type { OperationReporter } from '../events/operation-reporter-types.js';
 import { createExecuteSkillTool } from '../skills/execute-skill-tool.js';
 import { createLoadSkillTool, skillScheme } from '../skills/load-skill-tool.js';
 import type { LoadedSkill } from '../skills/skill-loader.js';
@@ -16,6 +15,7 @@ import { createReadFileTool, type PathScheme } from '../tools/read-file-tool.js'
 import type { AnyToolDefinition, ToolResult } from '../tools/tool.js';
 import { createWriteArtifactTool } from '../tools/write-artifact-tool.js';
 import type { PluginTool, PluginToolResult } from './define.js';
+import { NOOP_REPORTER } from '../events/noop-reporter.js';
 
 export interface ToolRunContext {
   runId: string;
@@ -46,18 +46,6 @@ export const BUILTIN_AGENT_TOOLS: Record<string, ToolFactory> = {
 
 /** Tools granted only when named; the rest of the builtins are every agent's default. */
 export const GRANT_ONLY_TOOLS = ['exec', 'process', 'execute_skill'];
-
-const NOOP_REPORTER: OperationReporter = {
-  operationId: '',
-  start() {},
-  progress() {},
-  stage() {},
-  complete() {},
-  fail() {},
-  cancel() {},
-  skip() {},
-  child: () => NOOP_REPORTER,
-};
 
 function normalise(r: PluginToolResult): ToolResult {
   if (typeof r === 'string') return { ok: true, content: r };

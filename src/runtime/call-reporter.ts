@@ -1,3 +1,4 @@
+import { NOOP_REPORTER } from '../events/noop-reporter.js';
 import type { OperationReporter } from '../events/operation-reporter-types.js';
 
 /**
@@ -55,6 +56,6 @@ export class CallReporter implements OperationReporter {
     this.use(true)?.skip(message);
   }
   child(o: Parameters<OperationReporter['child']>[0]): OperationReporter {
-    return this.r?.child(o) ?? new CallReporter(() => undefined);
+    return this.r?.child(o) ?? NOOP_REPORTER;
   }
 }
