@@ -21,6 +21,8 @@ import type { AnyToolDefinition } from '../src/tools/tool.js';
 const RUNS = 50;
 const ROWS = 10_000;
 const CALLS = 20_000;
+/** Rounds of the tool-call measurement (each side CALLS calls per round). */
+const ROUNDS = 5;
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -122,11 +124,20 @@ async function benchToolOverhead(dir: string): Promise<void> {
     for (let i = 0; i < CALLS; i++) await fn(i);
     return ((performance.now() - t) * 1000) / CALLS;
   };
-  const direct = await time((i) => noop.execute({ n: i }));
-  const viaExecutor = await time((i) => executor.execute({ id: `c${i}`, name: 'noop', args: { n: i } }));
-  const viaStored = await time((i) => executorStored.execute({ id: `c${i}`, name: 'noop', args: { n: i } }));
+  // rounds alternate the three sides so a noisy moment hits them alike; medians are shown
+  const directs: number[] = [];
+  const viaExecutors: number[] = [];
+  const viaStoreds: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    directs.push(await time((i) => noop.execute({ n: i })));
+    viaExecutors.push(await time((i) => executor.execute({ id: `c${i}`, name: 'noop', args: { n: i } })));
+    viaStoreds.push(await time((i) => executorStored.execute({ id: `c${i}`, name: 'noop', args: { n: i } })));
+  }
+  const direct = median(directs);
+  const viaExecutor = median(viaExecutors);
+  const viaStored = median(viaStoreds);
   store.close();
-  console.log(`tool call, ${CALLS.toLocaleString('en')} calls: direct handler ${direct.toFixed(2)} µs, through ToolExecutor ${viaExecutor.toFixed(2)} µs → runtime overhead ${(viaExecutor - direct).toFixed(2)} µs/call (${(viaExecutor / direct).toFixed(1)}× the bare call)`);
+  console.log(`tool call, ${CALLS.toLocaleString('en')} calls × ${ROUNDS} rounds (median): direct handler ${direct.toFixed(2)} µs, through ToolExecutor ${viaExecutor.toFixed(2)} µs → runtime overhead ${(viaExecutor - direct).toFixed(2)} µs/call (${(viaExecutor / direct).toFixed(1)}× the bare call)`);
   console.log(`  with both tool events appended to events.jsonl: ${viaStored.toFixed(2)} µs/call → overhead ${(viaStored - direct).toFixed(2)} µs/call`);
 }
 
