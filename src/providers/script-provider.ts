@@ -92,10 +92,11 @@ export class ScriptProvider implements ModelProvider {
     const index = this.next;
     const turn = this.turns[index];
     if (turn) this.next++;
-    return this.play(turn, index, request);
+    return this.play(turn, index, request, fit.estimatedInputTokens);
   }
 
-  private async *play(turn: ModelTurn | undefined, index: number, request: ModelRequest): AsyncGenerator<ModelStreamPart> {
+  /** `inputTokens`: the request's estimate, when the context check already weighed it. */
+  private async *play(turn: ModelTurn | undefined, index: number, request: ModelRequest, inputTokens?: number): AsyncGenerator<ModelStreamPart> {
     const label = `script:${this.model}`;
     if (!turn) {
       yield {
@@ -113,7 +114,7 @@ export class ScriptProvider implements ModelProvider {
     yield* streamTurn(turn, {
       signal: request.signal,
       label,
-      inputTokens: estimateRequestTokens(request),
+      inputTokens: inputTokens ?? estimateRequestTokens(request),
       nextToolCallId: () => `call_script_${index}_${this.callIds++}`,
     });
   }

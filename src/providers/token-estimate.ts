@@ -3,7 +3,7 @@
  * weighs a request with before it is sent. Rough on purpose and on the high side for scripts
  * where a token holds fewer characters than in English.
  */
-import type { ChatMessage, ModelRequest, ToolSpec } from './model-provider.js';
+import type { ChatMessage, ToolSpec } from './model-provider.js';
 
 /** What one image costs at most: Anthropic bills (w×h)/750 and scales images down to ~1.15 MP, ~1,600 tokens. */
 export const IMAGE_TOKENS = 1_600;
@@ -74,7 +74,7 @@ function estimateToolTokens(t: ToolSpec): number {
 }
 
 /** The whole request: system prompt, tool definitions and every message. */
-export function estimateRequestTokens(request: Pick<ModelRequest, 'system' | 'messages' | 'tools'>): number {
+export function estimateRequestTokens(request: { system: string; messages: readonly ChatMessage[]; tools: readonly ToolSpec[] }): number {
   let n = estimateTokens(request.system);
   for (const t of request.tools) n += estimateToolTokens(t);
   for (const m of request.messages) n += estimateMessageTokens(m);

@@ -121,7 +121,7 @@ export class Compactor implements ContextCompactor {
   constructor(private readonly o: CompactorOptions) {}
 
   private tokensOf(messages: readonly ChatMessage[], tools: ToolSpec[], mark?: UsageMark): number {
-    const estimate = estimateRequestTokens({ system: this.o.system, messages: [...messages], tools });
+    const estimate = estimateRequestTokens({ system: this.o.system, messages, tools });
     if (!mark || mark.messageCount > messages.length) return estimate;
     // the provider counted the last request; what came after it is estimated
     let after = mark.usage.outputTokens;

@@ -50,8 +50,20 @@ function fail(code: string, summary: string, detail = '', hint = '', retryable =
   return { ok: false, content: `Error: ${summary}${detail ? ` — ${detail}` : ''}${hint ? ` (hint: ${hint})` : ''}`, diagnosis };
 }
 
+/** A definition's spec, kept while its name, description and parameters stay the same objects. */
+const specOf = new WeakMap<AnyToolDefinition, { name: string; description: string; parameters: unknown; spec: ToolSpec }>();
+
+/**
+ * What the model is told of a tool. Every turn asks for the specs (twice: the context check and the
+ * request); converting a zod schema to JSON Schema each time was a good part of a turn, and a new
+ * spec object each turn defeated the per-spec token counts.
+ */
 export function toolSpecOf(tool: AnyToolDefinition): ToolSpec {
-  return { name: tool.name, description: tool.description, inputSchema: jsonSchemaOf(tool.parameters) };
+  const c = specOf.get(tool);
+  if (c && c.name === tool.name && c.description === tool.description && c.parameters === tool.parameters) return c.spec;
+  const spec = { name: tool.name, description: tool.description, inputSchema: jsonSchemaOf(tool.parameters) };
+  specOf.set(tool, { name: tool.name, description: tool.description, parameters: tool.parameters, spec });
+  return spec;
 }
 
 export class ToolExecutor {

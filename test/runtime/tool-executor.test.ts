@@ -41,6 +41,19 @@ describe('ToolExecutor', () => {
     expect(ex.specs()[0].inputSchema).toMatchObject({ type: 'object', properties: { text: { type: 'string' } } });
   });
 
+  it('a tool keeps its spec from turn to turn, and a changed description or schema gives a new one', () => {
+    const tool: AnyToolDefinition = { ...echo, name: 'note' };
+    const { ex } = setup([tool]);
+    const [first] = ex.specs();
+    expect(ex.specs()[0]).toBe(first);
+    tool.description = 'writes a note';
+    const [renamed] = ex.specs();
+    expect(renamed).not.toBe(first);
+    expect(renamed.description).toBe('writes a note');
+    tool.parameters = z.object({ body: z.string() });
+    expect(ex.specs()[0].inputSchema).toMatchObject({ properties: { body: { type: 'string' } } });
+  });
+
   it('unknown tool, invalid args and denied permission are error results with diagnoses', async () => {
     const { ex, published } = setup([echo, { ...echo, name: 'hidden' }], ['echo']);
     const unknown = await ex.execute({ id: '1', name: 'nope', args: {} });
