@@ -185,12 +185,46 @@ export function contentTokens(text: string, lang = 'en'): Token[] {
   const stemOf = lang === 'en' ? stem : stemmerFor(lang);
   const extraStop = lang === 'en' ? null : stopWordsFor(lang);
   const neg = lang === 'en' ? null : negators(lang);
-  for (const m of src.matchAll(WORD_RE)) {
-    const word = m[0].replace(/['’].*$/, '');
+  const words = ascii ? asciiWords(src) : Array.from(src.matchAll(WORD_RE), (m) => m[0].replace(/['’].*$/, ''));
+  for (const word of words) {
     const p = pos++;
-    if (word.length < 3 || word.length > MAX_WORD || /^\p{N}+$/u.test(word) || ENGLISH_STOP.has(word)) continue;
+    if (word.length < 3 || word.length > MAX_WORD || (ascii ? isAsciiDigits(word) : /^\p{N}+$/u.test(word)) || ENGLISH_STOP.has(word)) continue;
     if (extraStop && (extraStop.has(word) || neg?.has(word))) continue;
     out.push({ word, stem: stemOf(word), pos: p });
+  }
+  return out;
+}
+
+const isAsciiLower = (c: number): boolean => c >= 97 && c <= 122;
+const isAsciiDigit = (c: number): boolean => c >= 48 && c <= 57;
+
+function isAsciiDigits(w: string): boolean {
+  for (let i = 0; i < w.length; i++) if (!isAsciiDigit(w.charCodeAt(i))) return false;
+  return true;
+}
+
+/**
+ * What WORD_RE matches in lower-cased ASCII text, each match cut at its apostrophe ("don't" → "don"),
+ * found without the Unicode regex: a 10,000-row export has some 150,000 words.
+ */
+function asciiWords(src: string): string[] {
+  const out: string[] = [];
+  const n = src.length;
+  let i = 0;
+  while (i < n) {
+    const c = src.charCodeAt(i);
+    if (!isAsciiLower(c) && !isAsciiDigit(c)) {
+      i++;
+      continue;
+    }
+    const start = i;
+    while (i < n && (isAsciiLower(src.charCodeAt(i)) || isAsciiDigit(src.charCodeAt(i)))) i++;
+    out.push(src.slice(start, i));
+    // the regex's match goes on over "'s", "'t" (an apostrophe and letters): one word, one position
+    while (i + 1 < n && src.charCodeAt(i) === 39 && isAsciiLower(src.charCodeAt(i + 1))) {
+      i++;
+      while (i < n && isAsciiLower(src.charCodeAt(i))) i++;
+    }
   }
   return out;
 }
