@@ -123,20 +123,18 @@ export function fitThemes(corpus: TermCorpus, opts: ClusterOptions = {}): ThemeM
   }
   const order = [...seedPool].sort((a, b) => (salience.get(b) ?? 0) - (salience.get(a) ?? 0) || vocabTerms[a].localeCompare(vocabTerms[b]));
   // Overlap is measured against each group's seed term only, so groups do not snowball.
-  const groups: Array<{ seed: Set<number>; docs: Set<number> }> = [];
+  const groups: Array<{ seed: Int32Array; docs: Set<number> }> = [];
   for (const id of order) {
     const docs = postings[id];
     let joined = false;
     for (const g of groups) {
-      let inter = 0;
-      for (const d of docs) if (g.seed.has(d)) inter++;
-      if (inter / Math.min(docs.length, g.seed.size) >= 0.5) {
+      if (sortedOverlap(docs, g.seed) / Math.min(docs.length, g.seed.length) >= 0.5) {
         for (const d of docs) g.docs.add(d);
         joined = true;
         break;
       }
     }
-    if (!joined && groups.length < k) groups.push({ seed: new Set(docs), docs: new Set(docs) });
+    if (!joined && groups.length < k) groups.push({ seed: docs, docs: new Set(docs) });
   }
 
   let centroids: Float64Array[] = groups.map((g) => centroidOf([...g.docs], vectors, dim));
@@ -214,6 +212,22 @@ export function fitThemes(corpus: TermCorpus, opts: ClusterOptions = {}): ThemeM
       return t < 0 ? { ...NO_THEME, terms: v.ids } : { cluster: t, sim: dot(themeCentroids[t]), terms: v.ids };
     },
   };
+}
+
+/** Rows two postings share; both ascending (a merge, not a Set lookup per row). */
+function sortedOverlap(a: Int32Array, b: Int32Array): number {
+  let i = 0;
+  let j = 0;
+  let n = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i] === b[j]) {
+      n++;
+      i++;
+      j++;
+    } else if (a[i] < b[j]) i++;
+    else j++;
+  }
+  return n;
 }
 
 /** The centroid most like a document (cosine above 0.05), or -1. */
