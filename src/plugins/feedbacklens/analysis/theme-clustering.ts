@@ -141,7 +141,7 @@ export function fitThemes(corpus: TermCorpus, opts: ClusterOptions = {}): ThemeM
   let assign = new Int32Array(n).fill(-1);
   for (let iter = 0; iter < 12 && centroids.length > 0; iter++) {
     const next = new Int32Array(n).fill(-1);
-    for (let d = 0; d < n; d++) next[d] = nearest(centroids, (c) => cosine(vectors, d, c));
+    for (let d = 0; d < n; d++) next[d] = nearestOfRow(vectors, d, centroids);
     const stable = next.every((v, i) => v === assign[i]);
     assign = next;
     const members: number[][] = centroids.map(() => []);
@@ -236,7 +236,24 @@ function nearest(centroids: Float64Array[], sim: (c: Float64Array) => number): n
   let bestSim = 0.05;
   for (let c = 0; c < centroids.length; c++) {
     const s = sim(centroids[c]);
-    if (s > bestSim) [best, bestSim] = [c, s];
+    if (s > bestSim) {
+      best = c;
+      bestSim = s;
+    }
+  }
+  return best;
+}
+
+/** `nearest` for a fitted row: the k-means pass asks it for every row, every iteration. */
+function nearestOfRow(v: TermVectors, d: number, centroids: Float64Array[]): number {
+  let best = -1;
+  let bestSim = 0.05;
+  for (let c = 0; c < centroids.length; c++) {
+    const s = cosine(v, d, centroids[c]);
+    if (s > bestSim) {
+      best = c;
+      bestSim = s;
+    }
   }
   return best;
 }
