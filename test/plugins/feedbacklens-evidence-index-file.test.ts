@@ -2,7 +2,8 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { open } from 'node:fs/promises';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FeedbackRow } from '../../src/plugins/feedbacklens/analysis/feedback-row.js';
 import {
   CHECKPOINT_EVERY,
@@ -92,6 +93,33 @@ describe('the evidence index file', () => {
     await w.add(rows(1)[0]);
     await w.abort();
     expect(readdirSync(dir)).toEqual(['evidence_index.json']);
+    expect(JSON.parse(readFileSync(target, 'utf8')).indexed_rows).toBe(10);
+  });
+
+  it('a write the disk refuses fails the index: finish throws it, the earlier index stays, nothing is left behind', async () => {
+    await write(rows(10));
+    const probe = await open(join(dir, 'probe'), 'w');
+    const proto = Object.getPrototypeOf(probe) as { write: (...a: unknown[]) => Promise<unknown> };
+    await probe.close();
+    const real = proto.write;
+    let calls = 0;
+    // the second chunk's write fails, while the third chunk is being filled
+    const spy = vi.spyOn(proto, 'write').mockImplementation(function (this: unknown, ...a: unknown[]) {
+      return ++calls === 2 ? Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })) : real.apply(this, a);
+    });
+    try {
+      const w = await EvidenceIndexWriter.create(target, META);
+      const many = rows(3000);
+      const added = (async () => {
+        for (const r of many) await w.add(r);
+        return w.finish(many.length);
+      })();
+      await expect(added).rejects.toThrow(/ENOSPC/);
+      await w.abort();
+    } finally {
+      spy.mockRestore();
+    }
+    expect(readdirSync(dir).sort()).toEqual(['evidence_index.json', 'probe']);
     expect(JSON.parse(readFileSync(target, 'utf8')).indexed_rows).toBe(10);
   });
 
