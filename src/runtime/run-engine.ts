@@ -14,6 +14,7 @@ import { modelInfo } from '../providers/model-catalog.js';
 import { AgentLoop, type LoopOutcome, type TextFilter } from './agent-loop.js';
 import { inputImages } from './input-images.js';
 import { parseEventLines } from './event-store.js';
+import { PendingWrites } from './pending-writes.js';
 import { PlanProgress } from './plan-progress.js';
 import type { RunHooks } from './run-hooks.js';
 import { publicDocuments, type RunManifest } from './run-manifest.js';
@@ -112,6 +113,8 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
     if (!used.includes(ev.data.server)) used.push(ev.data.server);
   });
   let executor: ToolExecutor | null = null;
+  // the start files are written side by side, and are all on disk before the first model turn
+  const startFiles = new PendingWrites();
   const offState = bus.subscribe((ev) => {
     if (ev.stream === 'run' && ev.data.type === 'run.state' && runReporter && !['completed', 'failed', 'cancelled'].includes(ev.data.to)) {
       runReporter.stage(ev.data.to);
@@ -134,7 +137,7 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
 
     // step 4: skill activation
     const skill = rec.skill;
-    await workspace.writeRunJson('runtime/skill_activation.json', {
+    startFiles.add(workspace.writeRunJson('runtime/skill_activation.json', {
       run_id: rec.runId,
       skill: skill ? skill.manifest.name : null,
       version: skill ? skill.manifest.version : null,
@@ -147,9 +150,9 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
       write_scopes: skill?.manifest.write_scopes ?? null,
       granted_skills: rec.grantedSkills.map((g) => ({ name: g.manifest.name, version: g.manifest.version, format: g.format })),
       activated_at: new Date().toISOString(),
-    });
+    }));
     // step 5: capability snapshot + provider (never a key)
-    await workspace.writeRunJson('runtime/resolved_config.json', {
+    startFiles.add(workspace.writeRunJson('runtime/resolved_config.json', {
       run_id: rec.runId,
       capabilities: rec.capabilities,
       model: describeProvider(rec.provider),
@@ -160,19 +163,19 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
       conversation_id: rec.conversationId,
       declared_tools: rec.tools.map((t) => t.name),
       ...(rec.toolSources?.length ? { tool_sources: rec.toolSources.map((s) => s.describe()) } : {}),
-    });
+    }));
     checkCancel();
 
     // step 6: plan, hooks, prompt, tool specs
     toState('planning');
-    await workspace.writeRunJson('runtime/agent_plan.json', {
+    startFiles.add(workspace.writeRunJson('runtime/agent_plan.json', {
       run_id: rec.runId,
       plugin: plugin.name,
       goal: rec.goal,
       steps: plugin.plan.map((s, i) => ({ n: i + 1, ...s })),
-    });
+    }));
     const progress = new PlanProgress(rec.runId, plugin.plan, workspace.artifactsDir, (st) => workspace.writeRunJson('runtime/todo_state.json', st), publish);
-    await progress.init();
+    startFiles.add(progress.init());
     const planHooks = progress.hooks();
     const hooks: RunHooks = {
       preToolUse: [planHooks.pre, ...(deps.extraHooks?.preToolUse ?? [])],
@@ -220,7 +223,8 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
       skill: skill ? { name: skill.manifest.name, version: skill.manifest.version, instructions: skill.instructions } : null,
       grantedSkills: rec.grantedSkills.map((g) => ({ name: g.manifest.name, description: g.manifest.description ?? '' })),
     });
-    await workspace.writeRunFile('runtime/system_prompt.md', system);
+    startFiles.add(workspace.writeRunFile('runtime/system_prompt.md', system));
+    await startFiles.settled();
     checkCancel();
 
     // step 7: the loop; image file inputs (uploads) go to the model with the goal
@@ -306,6 +310,8 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
         ? { status: 'failed', text: outcome.text, diagnosis: diag('interrupted', `run was interrupted while ${rec.machine.state} (${why.message})`) }
         : { status: 'cancelled', text: outcome.text, diagnosis: new Diagnosis({ code: 'cancelled', severity: 'warning', summary: 'run cancelled' }).toDict() };
   }
+  // a run that ended before its first turn: its start files land before it is finalised
+  await startFiles.settled().catch(() => undefined);
   await executor?.closeSources();
   await finalise(rec, deps, { ...outcome, metrics, startedMs, pipeline, runReporter });
   offState();
