@@ -5,7 +5,7 @@
  * one of them, and a reader that subscribes first and reads the file second gets what is not written
  * yet from `unwritten()` (see RunService.events). close() writes what is left and fsyncs.
  */
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
+import { close as closeFd, existsSync, fsync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { AgentEvent } from '../events/agent-event.js';
 import { isAgentStream, makeAgentEvent } from '../events/agent-event-factory.js';
@@ -30,6 +30,7 @@ export class EventStore {
   /** the write in progress: the first `lines` pending lines as bytes, `offset` of them on disk */
   private chunk: { buf: Buffer; lines: number; offset: number } | null = null;
   private scheduled = false;
+  private closing: Promise<void> | null = null;
   private readonly flushTask = (): void => {
     this.scheduled = false; // a queued task that finds nothing pending does nothing
     try {
@@ -102,6 +103,11 @@ export class EventStore {
     return { buf: Buffer.from(text), lines, offset: 0 };
   }
 
+  /**
+   * Writes what is left (at once: readers find every line on return), then fsyncs and closes off the
+   * main thread: when many runs end together their fsyncs must not queue on it. `settled()` resolves
+   * once the file is synced and closed.
+   */
   close(): void {
     if (this.fd === null) return;
     try {
@@ -109,13 +115,15 @@ export class EventStore {
     } catch {
       // the disk is still full: those lines are lost (readers skip a torn last line)
     }
-    try {
-      fsyncSync(this.fd);
-    } catch {
-      // fsync is best effort (some filesystems refuse it)
-    }
-    closeSync(this.fd);
+    const fd = this.fd;
     this.fd = null;
+    // fsync is best effort (some filesystems refuse it); the file is closed either way
+    this.closing = new Promise<void>((resolve) => fsync(fd, () => closeFd(fd, () => resolve())));
+  }
+
+  /** Resolves once close() has synced and closed the file (at once while it is open). */
+  settled(): Promise<void> {
+    return this.closing ?? Promise.resolve();
   }
 }
 
