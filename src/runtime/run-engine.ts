@@ -398,7 +398,12 @@ async function finaliseRun(rec: RunRecord, deps: EngineDeps, f: FinaliseInput): 
   };
   if (!machine.isTerminal) machine.transition(f.status);
 
+  // the final files go to disk side by side; all of them are there before the terminal event, so a
+  // client reacting to it reads final files (a failure becomes a notice before it)
+  const late: string[] = [];
+  const finalFiles = (what: string, write: Promise<void>): Promise<void> => write.catch((e: Error) => void late.push(`could not finish ${what}: ${e.message}`));
   let docs = rec.status.public_documents;
+  let manifestWrite: Promise<void> = Promise.resolve();
   await guard('manifest.json', async () => {
     docs = publicDocuments(await workspace.listArtifacts(), plugin.artifacts);
     const manifest: RunManifest = {
@@ -412,7 +417,7 @@ async function finaliseRun(rec: RunRecord, deps: EngineDeps, f: FinaliseInput): 
       finished_at: new Date(endedMs).toISOString(),
       documents: docs,
     };
-    await workspace.writeRunJson('manifest.json', manifest);
+    manifestWrite = finalFiles('manifest.json', workspace.writeRunJson('manifest.json', manifest));
   });
 
   if (deps.processRegistry?.killScope) {
@@ -420,11 +425,11 @@ async function finaliseRun(rec: RunRecord, deps: EngineDeps, f: FinaliseInput): 
     const ms = deps.killScopeTimeoutMs ?? DEFAULT_KILL_SCOPE_TIMEOUT_MS;
     await guard('background processes', async () => {
       let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<never>((_, reject) => {
+      const tooLate = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`they did not end within ${ms} ms`)), ms);
       });
       try {
-        await Promise.race([deps.processRegistry!.killScope!(rec.runId), late]);
+        await Promise.race([deps.processRegistry!.killScope!(rec.runId), tooLate]);
       } finally {
         clearTimeout(timer);
       }
@@ -436,13 +441,11 @@ async function finaliseRun(rec: RunRecord, deps: EngineDeps, f: FinaliseInput): 
     else if (f.status === 'cancelled') f.runReporter.cancel('run cancelled');
     else f.runReporter.fail(f.diagnosis?.summary ?? 'run failed');
   }
-  if (f.pipeline) await f.pipeline.dispose().catch(() => undefined);
+  const pipelineDone = f.pipeline ? f.pipeline.dispose().catch(() => undefined) : Promise.resolve();
 
   if (f.status === 'completed') publish('lifecycle', { phase: 'end', endedAt: endedMs });
   else publish('lifecycle', { phase: 'error', endedAt: endedMs, diagnosis: f.diagnosis ?? diag('failed', 'run failed') });
 
-  // metrics and status are on disk before the terminal event, so a client reacting to it reads final files
-  const late: string[] = [];
   const settle = () =>
     Object.assign(rec.status, {
       status: f.status,
@@ -453,20 +456,19 @@ async function finaliseRun(rec: RunRecord, deps: EngineDeps, f: FinaliseInput): 
       last_seq: bus.lastSeq + 1,
     });
   settle();
-  try {
-    await workspace.writeRunJson(
-      'runtime/metrics.json',
-      f.metrics.toFile({ runId: rec.runId, status: f.status, durationMs: endedMs - f.startedMs, stages: machine.durations, events: rec.status.last_seq }),
-    );
-  } catch (e) {
-    late.push(`could not finish metrics.json: ${(e as Error).message}`);
-  }
-  try {
-    await workspace.writeRunFile(MODEL_TURNS_FILE, f.metrics.turnLines());
-  } catch (e) {
-    late.push(`could not finish model_turns.jsonl: ${(e as Error).message}`);
-  }
-  await deps.persistStatus(rec).catch((e: Error) => void late.push(`could not finish run_status.json: ${e.message}`));
+  await Promise.all([
+    manifestWrite,
+    pipelineDone,
+    finalFiles(
+      'metrics.json',
+      workspace.writeRunJson(
+        'runtime/metrics.json',
+        f.metrics.toFile({ runId: rec.runId, status: f.status, durationMs: endedMs - f.startedMs, stages: machine.durations, events: rec.status.last_seq }),
+      ),
+    ),
+    finalFiles('model_turns.jsonl', workspace.writeRunFile(MODEL_TURNS_FILE, f.metrics.turnLines())),
+    finalFiles('run_status.json', deps.persistStatus(rec)),
+  ]);
   if (late.length) {
     for (const text of late) publish('run', { type: 'notice', text });
     settle();

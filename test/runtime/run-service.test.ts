@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -31,6 +31,27 @@ function runEvents(runId: string, type: string) {
 }
 
 describe('RunService: a good run', () => {
+  it('a final file that cannot be written is a notice before the terminal event; the run still ends, its other files in place', async () => {
+    const turns = goodTurns();
+    const provider = new FakeProvider((n) => {
+      // the last turn: metrics.json's place is taken by a folder, so its write (tmp + rename) fails
+      if (n === turns.length - 1) for (const id of readdirSync(join(env.dataDir, 'runs'))) mkdirSync(runFile(id, 'runtime/metrics.json'), { recursive: true });
+      return turns[n];
+    });
+    svc = makeService(env, provider);
+    const created = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath }, goal: 'count' });
+    const done = await svc.wait(created.run_id);
+    expect(done.status).toBe('completed');
+    const evs = events(created.run_id);
+    const notice = evs.findIndex((e) => e.stream === 'run' && e.data.type === 'notice' && String(e.data.text).startsWith('could not finish metrics.json'));
+    const terminal = evs.findIndex((e) => e.stream === 'run' && e.data.type === 'run.completed');
+    expect(notice).toBeGreaterThan(-1);
+    expect(notice).toBeLessThan(terminal);
+    expect(JSON.parse(readFileSync(runFile(created.run_id, 'runtime/run_status.json'), 'utf8'))).toMatchObject({ status: 'completed', last_seq: evs[terminal].seq });
+    expect(existsSync(runFile(created.run_id, 'manifest.json'))).toBe(true);
+    expect(existsSync(runFile(created.run_id, 'runtime/model_turns.jsonl'))).toBe(true);
+  });
+
   it('completes and writes the seed\'s whole tree', async () => {
     const provider = new FakeProvider(goodTurns());
     svc = makeService(env, provider);
