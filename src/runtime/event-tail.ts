@@ -61,6 +61,10 @@ export async function* tailRunEvents(opts: TailOptions): AsyncGenerator<AgentEve
   });
   const onAbort = () => wake?.();
   signal?.addEventListener('abort', onAbort);
+  // what the store has not written at this moment (a burst's lines wait for a microtask; a full disk
+  // holds lines back): taken before the file is read, since a small file is read at once and the
+  // lines written after the read would otherwise be in neither. A line in both is skipped by seq.
+  const held = opts.unwritten?.(after) ?? [];
   try {
     let last = after;
     for (const e of await readEvents(file, after)) {
@@ -69,8 +73,8 @@ export async function* tailRunEvents(opts: TailOptions): AsyncGenerator<AgentEve
       yield e;
       if (isTerminalRunEvent(e)) return;
     }
-    // the file is a prefix of the run; what a full disk holds back comes from the store itself
-    for (const e of opts.unwritten?.(last) ?? []) {
+    // the file is a prefix of the run; the rest of what came before the subscription comes from the store
+    for (const e of held) {
       if (signal?.aborted) return;
       if (e.seq <= last) continue;
       last = e.seq;

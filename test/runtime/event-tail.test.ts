@@ -25,7 +25,8 @@ describe('tailRunEvents', () => {
     bus.subscribe((e) => store.append(e));
     for (let i = 0; i < 5; i++) bus.publish('run', { type: 'notice', text: `n${i}` });
     const seen: number[] = [];
-    const it = tailRunEvents({ file, after: 2, bus });
+    // as RunService tails a live run: what the store has not written yet comes from the store
+    const it = tailRunEvents({ file, after: 2, bus, unwritten: (n) => store.unwritten(n) });
     for await (const e of it) {
       seen.push(e.seq);
       // publish more while the reader is between history and live
