@@ -74,23 +74,28 @@ export class ToolCallFlight {
   private readonly deadlines: ToolDeadlines;
   private readonly fail: FailFn;
 
+  // positional: an options object per call is one allocation more on the hot path
   constructor(
     private readonly tool: AnyToolDefinition,
     args: unknown,
-    o: { toolCallId: string; timeoutMs: number; deadlines: ToolDeadlines; reporter?: OperationReporter; fail: FailFn },
+    toolCallId: string,
+    timeoutMs: number,
+    deadlines: ToolDeadlines,
+    fail: FailFn,
+    reporter?: OperationReporter,
   ) {
-    this.deadline = Date.now() + o.timeoutMs;
-    this.timeoutMs = o.timeoutMs;
-    this.deadlines = o.deadlines;
-    this.fail = o.fail;
+    this.deadline = Date.now() + timeoutMs;
+    this.timeoutMs = timeoutMs;
+    this.deadlines = deadlines;
+    this.fail = fail;
     this.result = new Promise<ToolResult>((r) => (this.resolve = r));
-    o.deadlines.add(this);
+    deadlines.add(this);
     // the handler's context is a plain object (a tool may spread it); its signal is made when read
     const flight = this;
     const onAbort = (l: (reason: unknown) => void): void => flight.onAbort(l);
-    const ctx: ToolExecutionContext = o.reporter
-      ? { get signal() { return flight.signal; }, onAbort, toolCallId: o.toolCallId, reporter: o.reporter }
-      : { get signal() { return flight.signal; }, onAbort, toolCallId: o.toolCallId };
+    const ctx: ToolExecutionContext = reporter
+      ? { get signal() { return flight.signal; }, onAbort, toolCallId, reporter }
+      : { get signal() { return flight.signal; }, onAbort, toolCallId };
     let handled: Promise<ToolResult>;
     try {
       handled = Promise.resolve(tool.execute(args, ctx));
@@ -98,10 +103,10 @@ export class ToolCallFlight {
       handled = Promise.reject(e);
     }
     handled.then(
-      (r) => this.settle(r && typeof r === 'object' && typeof r.ok === 'boolean' && typeof r.content === 'string' ? r : o.fail('invalid_output', `${tool.name} returned a malformed result`, 'expected { ok, content }')),
+      (r) => this.settle(r && typeof r === 'object' && typeof r.ok === 'boolean' && typeof r.content === 'string' ? r : fail('invalid_output', `${tool.name} returned a malformed result`, 'expected { ok, content }')),
       (e: unknown) => {
         const err = e as Error;
-        this.settle(o.fail('tool_error', `${tool.name} failed: ${err?.message ?? String(e)}`, err?.name && err.name !== 'Error' ? err.name : ''));
+        this.settle(fail('tool_error', `${tool.name} failed: ${err?.message ?? String(e)}`, err?.name && err.name !== 'Error' ? err.name : ''));
       },
     );
   }

@@ -7,7 +7,7 @@ import { checkSchema, issuesText, jsonSchemaOf } from '../tools/schema.js';
 import { isFlatRecord } from '../tools/flat-record.js';
 import type { DiagnosisInit } from '../events/diagnosis.js';
 import type { OperationReporter } from '../events/operation-reporter-types.js';
-import type { ToolStepKind } from '../events/agent-event.js';
+import type { ToolData, ToolStepKind } from '../events/agent-event.js';
 import type { ToolCallRequest, ToolSpec } from '../providers/model-provider.js';
 import type { AnyToolDefinition, ToolExecutionContext, ToolResult } from '../tools/tool.js';
 import { ToolSourceError, type ToolSource } from '../tools/tool-source.js';
@@ -152,16 +152,12 @@ export class ToolExecutor {
     );
     const result = await this.run(tool, call);
     const durationMs = performance.now() - started;
-    this.publish('tool', {
-      phase: 'result',
-      name: req.name,
-      toolCallId: req.id,
-      isError: !result.ok,
-      result: result.content,
-      ...(result.details !== undefined ? { details: result.details } : {}),
-      ...(result.diagnosis ? { diagnosis: { detail: '', hint: '', retryable: false, ...result.diagnosis } } : {}),
-      durationMs: Math.round(durationMs * 1000) / 1000,
-    });
+    // built field by field (no empty objects spread in): the key order is events.jsonl's
+    const data: Extract<ToolData, { phase: 'result' }> = { phase: 'result', name: req.name, toolCallId: req.id, isError: !result.ok, result: result.content };
+    if (result.details !== undefined) data.details = result.details;
+    if (result.diagnosis) data.diagnosis = { detail: '', hint: '', retryable: false, ...result.diagnosis };
+    data.durationMs = Math.round(durationMs * 1000) / 1000;
+    this.publish('tool', data);
     return { call, result, durationMs };
   }
 
@@ -255,15 +251,14 @@ export class ToolExecutor {
     const runSignal = this.opts.signal;
     if (runSignal?.aborted) return Promise.resolve(fail('cancelled', `${tool.name} not started: the run was cancelled`));
     const timeoutMs = tool.timeoutMs ?? this.opts.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
-    const flight = { toolCallId: call.toolCallId, timeoutMs, deadlines: this.deadlines, fail };
-    if (!this.opts.reporterFor) return new ToolCallFlight(tool, call.args, flight).result;
-    return this.invokeReported(tool, call, flight);
+    if (!this.opts.reporterFor) return new ToolCallFlight(tool, call.args, call.toolCallId, timeoutMs, this.deadlines, fail).result;
+    return this.invokeReported(tool, call, timeoutMs);
   }
 
   /** A call whose progress goes to a reporter: one its tool started but never ended is ended here. */
-  private async invokeReported(tool: AnyToolDefinition, call: ToolCallInfo, flight: Omit<ConstructorParameters<typeof ToolCallFlight>[2], 'reporter'>): Promise<ToolResult> {
+  private async invokeReported(tool: AnyToolDefinition, call: ToolCallInfo, timeoutMs: number): Promise<ToolResult> {
     const reporter = new CallReporter(() => this.opts.reporterFor?.(call));
-    const result = await new ToolCallFlight(tool, call.args, { ...flight, reporter }).result;
+    const result = await new ToolCallFlight(tool, call.args, call.toolCallId, timeoutMs, this.deadlines, fail, reporter).result;
     if (reporter.used && !reporter.ended) {
       if (result.ok) reporter.complete();
       else if (result.diagnosis?.code === 'cancelled') reporter.cancel(result.content);
