@@ -45,11 +45,16 @@ export interface ThemeModel extends ClusteringResult {
   topTermsFrom(df: ArrayLike<number>): Array<{ term: string; rows: number }>;
 }
 
-/** Sparse document · dense centroid: no hash lookups in the k-means inner loop. */
-function cosine(v: TermVectors, d: number, centroid: Float64Array): number {
+/** A sparse vector's entries [from, to) of `ids`/`weights` · a dense centroid: no hash lookups in the k-means inner loop. */
+function sparseDot(ids: ArrayLike<number>, weights: ArrayLike<number>, from: number, to: number, centroid: Float64Array): number {
   let s = 0;
-  for (let e = v.start[d]; e < v.start[d + 1]; e++) s += v.weights[e] * centroid[v.ids[e]];
+  for (let e = from; e < to; e++) s += weights[e] * centroid[ids[e]];
   return s;
+}
+
+/** Fitted row d · a centroid (both unit length: their cosine). */
+function cosine(v: TermVectors, d: number, centroid: Float64Array): number {
+  return sparseDot(v.ids, v.weights, v.start[d], v.start[d + 1], centroid);
 }
 
 export function targetThemeCount(n: number): number {
@@ -141,7 +146,7 @@ export function fitThemes(corpus: TermCorpus, opts: ClusterOptions = {}): ThemeM
   let assign = new Int32Array(n).fill(-1);
   for (let iter = 0; iter < 12 && centroids.length > 0; iter++) {
     const next = new Int32Array(n).fill(-1);
-    for (let d = 0; d < n; d++) next[d] = nearestOfRow(vectors, d, centroids);
+    for (let d = 0; d < n; d++) next[d] = nearest(vectors.ids, vectors.weights, vectors.start[d], vectors.start[d + 1], centroids);
     const stable = next.every((v, i) => v === assign[i]);
     assign = next;
     const members: number[][] = centroids.map(() => []);
@@ -202,14 +207,9 @@ export function fitThemes(corpus: TermCorpus, opts: ClusterOptions = {}): ThemeM
     topTerms,
     place(text) {
       const v = termIdsOf(text, lang, vectors);
-      const dot = (c: Float64Array): number => {
-        let s = 0;
-        for (let e = 0; e < v.ids.length; e++) s += v.weights[e] * c[v.ids[e]];
-        return s;
-      };
-      const c = nearest(centroids, dot);
+      const c = nearest(v.ids, v.weights, 0, v.ids.length, centroids);
       const t = c >= 0 ? themeOf[c] : -1;
-      return t < 0 ? { ...NO_THEME, terms: v.ids } : { cluster: t, sim: dot(themeCentroids[t]), terms: v.ids };
+      return t < 0 ? { ...NO_THEME, terms: v.ids } : { cluster: t, sim: sparseDot(v.ids, v.weights, 0, v.ids.length, themeCentroids[t]), terms: v.ids };
     },
   };
 }
@@ -230,26 +230,12 @@ function sortedOverlap(a: Int32Array, b: Int32Array): number {
   return n;
 }
 
-/** The centroid most like a document (cosine above 0.05), or -1. */
-function nearest(centroids: Float64Array[], sim: (c: Float64Array) => number): number {
+/** The centroid most like a sparse vector (entries [from, to); cosine above 0.05), or -1. */
+function nearest(ids: ArrayLike<number>, weights: ArrayLike<number>, from: number, to: number, centroids: Float64Array[]): number {
   let best = -1;
   let bestSim = 0.05;
   for (let c = 0; c < centroids.length; c++) {
-    const s = sim(centroids[c]);
-    if (s > bestSim) {
-      best = c;
-      bestSim = s;
-    }
-  }
-  return best;
-}
-
-/** `nearest` for a fitted row: the k-means pass asks it for every row, every iteration. */
-function nearestOfRow(v: TermVectors, d: number, centroids: Float64Array[]): number {
-  let best = -1;
-  let bestSim = 0.05;
-  for (let c = 0; c < centroids.length; c++) {
-    const s = cosine(v, d, centroids[c]);
+    const s = sparseDot(ids, weights, from, to, centroids[c]);
     if (s > bestSim) {
       best = c;
       bestSim = s;
