@@ -402,23 +402,24 @@ async function finaliseRun(rec: RunRecord, deps: EngineDeps, f: FinaliseInput): 
   // client reacting to it reads final files (a failure becomes a notice before it)
   const late: string[] = [];
   const finalFiles = (what: string, write: Promise<void>): Promise<void> => write.catch((e: Error) => void late.push(`could not finish ${what}: ${e.message}`));
-  let docs = rec.status.public_documents;
-  let manifestWrite: Promise<void> = Promise.resolve();
-  await guard('manifest.json', async () => {
-    docs = publicDocuments(await workspace.listArtifacts(), plugin.artifacts);
-    const manifest: RunManifest = {
-      run_id: rec.runId,
-      status: f.status,
-      plugin: { name: plugin.name, version: plugin.version },
-      skill: rec.capabilities.skill,
-      provider: rec.provider.provider,
-      model: rec.provider.model,
-      created_at: rec.status.created_at,
-      finished_at: new Date(endedMs).toISOString(),
-      documents: docs,
-    };
-    manifestWrite = finalFiles('manifest.json', workspace.writeRunJson('manifest.json', manifest));
-  });
+  // the public documents the manifest and the status list; a listing that fails keeps the last ones
+  const listed = await workspace
+    .listArtifacts()
+    .then((all) => publicDocuments(all, plugin.artifacts))
+    .catch((e: Error) => void publish('run', { type: 'notice', text: `could not finish manifest.json: ${e.message}` }));
+  const docs = listed ?? rec.status.public_documents;
+  const manifest: RunManifest = {
+    run_id: rec.runId,
+    status: f.status,
+    plugin: { name: plugin.name, version: plugin.version },
+    skill: rec.capabilities.skill,
+    provider: rec.provider.provider,
+    model: rec.provider.model,
+    created_at: rec.status.created_at,
+    finished_at: new Date(endedMs).toISOString(),
+    documents: docs,
+  };
+  const manifestWrite = listed ? finalFiles('manifest.json', workspace.writeRunJson('manifest.json', manifest)) : undefined;
 
   if (deps.processRegistry?.killScope) {
     // a process that will not die must not keep the run from ending
