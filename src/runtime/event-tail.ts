@@ -11,17 +11,20 @@ export { isTerminalRunEvent };
 export interface TailOptions {
   file: string;
   after: number;
-  /** the run's live bus in this process */
-  bus?: AgentEventBus;
   signal?: AbortSignal;
-  /** with a bus: events already published but still waiting for disk space (EventStore#unwritten) */
-  unwritten?: (after: number) => AgentEvent[];
   /** without a bus: whether to keep polling the file (the run is live in another process) */
   follow?: () => Promise<boolean>;
   pollMs?: number;
 }
 
-export async function* tailRunEvents(opts: TailOptions): AsyncGenerator<AgentEvent> {
+/** A run live in this process: its bus, and the events its store has not written yet (EventStore#unwritten),
+ *  which a reader needs beside the file: they are in neither the file nor the bus's later events. */
+export interface LiveTail {
+  bus: AgentEventBus;
+  unwritten: (after: number) => AgentEvent[];
+}
+
+export async function* tailRunEvents(opts: TailOptions & (LiveTail | { bus?: undefined; unwritten?: undefined })): AsyncGenerator<AgentEvent> {
   const { file, after, bus, signal } = opts;
   if (!bus) {
     // a run live in another process: follow its file until the terminal event (or the owner dies)
@@ -64,7 +67,7 @@ export async function* tailRunEvents(opts: TailOptions): AsyncGenerator<AgentEve
   // what the store has not written at this moment (a burst's lines wait for a microtask; a full disk
   // holds lines back): taken before the file is read, since a small file is read at once and the
   // lines written after the read would otherwise be in neither. A line in both is skipped by seq.
-  const held = opts.unwritten?.(after) ?? [];
+  const held = opts.unwritten(after);
   try {
     let last = after;
     for (const e of await readEvents(file, after)) {
