@@ -2,8 +2,8 @@
  * runtime/events.jsonl: every AgentEvent of a run, one JSON line each, in seq order — the source of
  * replay. The lines a burst of publishes appends are written together, in one write, in a microtask
  * queued at the burst's first append: before any reader (they all take events asynchronously) sees
- * one of them, and a reader that subscribes first and reads the file second gets what is not written
- * yet from `unwritten()` (see RunService.events). close() writes what is left and fsyncs.
+ * one of them; a reader subscribes, takes `unwritten()`, then reads the file, and so misses nothing
+ * (see tailRunEvents). close() writes what is left, then fsyncs and closes off the main thread.
  */
 import { close as closeFd, existsSync, fsync, openSync, readFileSync, statSync, truncateSync, writeSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
