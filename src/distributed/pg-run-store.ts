@@ -137,6 +137,7 @@ export class PgRunStore implements RunStore {
     const where: string[] = [];
     const args: unknown[] = [];
     if (q.status) where.push(`status = $${args.push(q.status)}`);
+    if (q.statuses) where.push(`status = ANY($${args.push([...q.statuses])})`);
     if (q.plugin) where.push(`plugin = $${args.push(q.plugin)}`);
     const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const limit = Math.max(0, q.limit ?? 50);

@@ -113,6 +113,8 @@ export type RunObserver = (run: ObservedRun) => void;
 
 export interface RunListQuery {
   status?: RunStatus;
+  /** any of these statuses, read at one moment (one status per query could miss a run moving between two) */
+  statuses?: readonly RunStatus[];
   plugin?: string;
   limit?: number;
   offset?: number;

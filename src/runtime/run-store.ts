@@ -145,6 +145,10 @@ export class LocalRunStore implements RunStore {
     await this.refresh();
     let runs = [...this.index.values()].sort((a, b) => b.run_id.localeCompare(a.run_id));
     if (q.status) runs = runs.filter((r) => r.status === q.status);
+    if (q.statuses) {
+      const any = q.statuses;
+      runs = runs.filter((r) => any.includes(r.status));
+    }
     if (q.plugin) runs = runs.filter((r) => r.plugin === q.plugin);
     const total = runs.length;
     const offset = Math.max(0, q.offset ?? 0);

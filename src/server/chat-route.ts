@@ -59,8 +59,9 @@ export interface ChatRouteOptions {
 
 /** The chat's newest run that has not ended, or null. */
 async function liveRunOf(service: RunServiceApi, conversationId: string): Promise<RunStatusFile | null> {
-  const lists = await Promise.all(LIVE_STATES.map((status) => service.list({ status, limit: 500 })));
-  const mine = lists.flatMap((l) => l.runs).filter((r) => r.conversation_id === conversationId);
+  // one read of every live status: a run moving from one to the next between two reads was in neither
+  const { runs } = await service.list({ statuses: LIVE_STATES, limit: 500 });
+  const mine = runs.filter((r) => r.conversation_id === conversationId);
   mine.sort((a, b) => b.run_id.localeCompare(a.run_id));
   return mine[0] ?? null;
 }

@@ -598,6 +598,8 @@ describe('RunService: list', () => {
     expect(all.total).toBe(2);
     expect(all.runs.map((r) => r.run_id)).toEqual([b.run_id, a.run_id]);
     expect((await svc.list({ status: 'failed' })).runs.map((r) => r.run_id)).toEqual([b.run_id]);
+    expect((await svc.list({ statuses: ['failed', 'completed'] })).runs.map((r) => r.run_id)).toEqual([b.run_id, a.run_id]);
+    expect((await svc.list({ statuses: ['queued', 'model_thinking'] })).total).toBe(0);
     expect((await svc.list({ plugin: 'other' })).total).toBe(0);
     expect((await svc.list({ limit: 1, offset: 1 })).runs.map((r) => r.run_id)).toEqual([a.run_id]);
     expect(svc.stats().byState).toMatchObject({ completed: 1, failed: 1 });

@@ -138,6 +138,7 @@ export class FakeRunService implements RunServiceApi {
   async list(q: RunListQuery = {}): Promise<{ runs: RunStatusFile[]; total: number }> {
     let all = [...this.runs.values()].map((r) => ({ ...r.status })).reverse();
     if (q.status) all = all.filter((r) => r.status === q.status);
+    if (q.statuses) all = all.filter((r) => q.statuses!.includes(r.status));
     if (q.plugin) all = all.filter((r) => r.plugin === q.plugin);
     const off = q.offset ?? 0;
     return { runs: all.slice(off, off + (q.limit ?? 50)), total: all.length };
