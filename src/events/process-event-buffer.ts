@@ -51,51 +51,57 @@ export class ProcessEventBuffer {
 
   push(event: RuntimeProcessEvent): void {
     this.pushed++;
-    if (this.disposed) {
-      // pushed while dispose flushes (from inside emit): that operation's pending update goes first
-      const left = this.ops.get(event.operationId);
-      if (left) {
-        this.ops.delete(event.operationId);
-        this.release(left);
-      }
-      this.out(event);
-      return;
-    }
-    const id = event.operationId;
-    let st = this.ops.get(id);
-    const status = event.status;
-    // Hot path: an update already waits for its timer, so the newest simply replaces it.
-    if (st && st.pending && status !== 'completed' && status !== 'failed' && status !== 'cancelled' && status !== 'skipped') {
+    const st = this.ops.get(event.operationId);
+    // Hot path, kept to one lookup and one comparison: an update already waits for its timer, so
+    // the newest simply replaces it. Every other case (first event, terminal, interval passed,
+    // pushed during dispose, other statuses) takes the slow path.
+    if (st !== undefined && st.pending !== null && event.status === 'running' && !this.disposed) {
       st.pending = event;
       return;
     }
-    if (isTerminalProcessStatus(status)) {
-      if (st) {
+    this.pushSlow(event, st);
+  }
+
+  private pushSlow(event: RuntimeProcessEvent, known: OpState | undefined): void {
+    const id = event.operationId;
+    if (this.disposed) {
+      // pushed while dispose flushes (from inside emit): that operation's pending update goes first
+      if (known) {
         this.ops.delete(id);
-        if (st.timer) clearTimeout(st.timer);
-        if (st.pending) this.out(st.pending);
+        this.release(known);
       }
       this.out(event);
       return;
     }
+    if (isTerminalProcessStatus(event.status)) {
+      if (known) {
+        this.ops.delete(id);
+        if (known.timer) clearTimeout(known.timer);
+        if (known.pending) this.out(known.pending);
+      }
+      this.out(event);
+      return;
+    }
+    if (known?.pending) {
+      known.pending = event;
+      return;
+    }
     const t = this.now();
-    if (!st) {
-      st = { lastEmit: t, pending: null, timer: null };
-      this.ops.set(id, st);
+    if (!known) {
+      this.ops.set(id, { lastEmit: t, pending: null, timer: null });
       this.out(event);
       return;
     }
-    if (!st.pending && t - st.lastEmit >= this.intervalMs) {
-      st.lastEmit = t;
+    if (t - known.lastEmit >= this.intervalMs) {
+      known.lastEmit = t;
       this.out(event);
       return;
     }
-    st.pending = event;
-    if (!st.timer) {
-      const s = st;
-      const wait = Math.max(0, s.lastEmit + this.intervalMs - t);
-      s.timer = setTimeout(() => this.release(s), wait);
-      s.timer.unref?.();
+    known.pending = event;
+    if (!known.timer) {
+      const wait = Math.max(0, known.lastEmit + this.intervalMs - t);
+      known.timer = setTimeout(() => this.release(known), wait);
+      known.timer.unref?.();
     }
   }
 
