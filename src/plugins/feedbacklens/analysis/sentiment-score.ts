@@ -3,8 +3,7 @@
  * packaged lexicon (sentiment-lexicons.ts) with negation; blended with a rating when there is one.
  * A language without a lexicon gets its sentiment from ratings alone.
  */
-import { createRequire } from 'node:module';
-import Sentiment from 'sentiment';
+import { AFINN_LABELS, afinnScore } from './afinn-score.js';
 import { lexiconFor, type Lexicon } from './sentiment-lexicons.js';
 
 export type SentimentLabel = 'positive' | 'neutral' | 'negative';
@@ -19,14 +18,10 @@ export interface RowSentiment {
   label: SentimentLabel;
 }
 
-const analyzer = new Sentiment();
-// the same AFINN-165 word list the analyzer scores with
-const AFINN = createRequire(import.meta.url)('sentiment/languages/en/labels.json') as Record<string, number>;
-
 /** Praise words ("love", "great", "easy", "喜欢") say how people feel, not what about: not theme names. */
 export function isPraiseWord(word: string, lang = 'en'): boolean {
   const w = word.toLowerCase();
-  const v = AFINN[w];
+  const v = AFINN_LABELS[w];
   if (typeof v === 'number' && v > 0) return true;
   if (lang === 'en') return false;
   const lex = lexiconFor(lang);
@@ -166,7 +161,7 @@ export function scoreSentiment(text: string, ratingNorm: number | null, lang = '
   let comparative = 0;
   let hasLexicon = true;
   if (lang === 'en') {
-    const r = analyzer.analyze(text);
+    const r = afinnScore(text);
     score = r.score;
     comparative = r.comparative;
   } else {
