@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FeedbackRow } from '../../src/plugins/feedbacklens/analysis/feedback-row.js';
 import {
   CHECKPOINT_EVERY,
+  entryJson,
   EvidenceIndexWriter,
   findEntries,
   forEachEntry,
@@ -46,6 +47,26 @@ async function write(rs: FeedbackRow[]): Promise<EvidenceIndexHandle> {
 }
 
 describe('the evidence index file', () => {
+  it('writes each entry line as JSON.stringify writes the entry: same keys, order, escapes and numbers', () => {
+    const odd: FeedbackRow[] = [
+      { feedback_id: 'x', row: 2, text: '', rating: 4.5, channel: null, date: null, extra: {} },
+      { feedback_id: 'y', row: 3, text: 't', rating: Number.NaN, channel: '\u0000', date: null, extra: { '': '' } },
+      { feedback_id: 'z', row: 4, text: '\ud800 lone surrogate', rating: -0, channel: null, date: '2026', extra: {} },
+    ];
+    for (const r of [...rows(50), ...odd]) {
+      const entry = {
+        feedback_id: r.feedback_id,
+        row: r.row,
+        text: r.text,
+        ...(r.rating !== null ? { rating: r.rating } : {}),
+        ...(r.channel !== null ? { channel: r.channel } : {}),
+        ...(r.date !== null ? { date: r.date } : {}),
+        ...(Object.keys(r.extra).length ? { extra: r.extra } : {}),
+      };
+      expect(entryJson(r)).toBe(JSON.stringify(entry));
+    }
+  });
+
   it('is one JSON document with every row, one entry per line', async () => {
     const rs = rows(3000);
     const h = await write(rs);

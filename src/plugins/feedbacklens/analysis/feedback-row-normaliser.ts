@@ -38,8 +38,12 @@ export interface ColumnPlan {
 // "4/5", "4 stars", "4星", "4分", "4点", "4 estrellas", "4 étoiles", "4 Sterne", "4 estrelas"
 const RATING_SUFFIX_RE = /\s*(?:\/\s*\d+(?:\.\d+)?|星|颗星|分|点|つ星|stars?|estrellas?|[ée]toiles?|sterne?|estrelas?)$/iu;
 
+const DIGITS_RE = /^\d{1,6}$/;
+
 export function parseRating(v: string | undefined): number | null {
   if (v === undefined) return null;
+  // the usual rating, plain digits: nothing below would change it
+  if (DIGITS_RE.test(v)) return Number(v);
   const s = v.trim().normalize('NFKC').replace(',', '.');
   if (s === '') return null;
   // "★★★★☆" counts the filled stars
@@ -97,6 +101,13 @@ export function planColumns(columns: string[], data: string[][]): { ok: true; pl
   return { ok: true, plan: { columns, idCol, textCol, ratingCol, channelCol, dateCol, known: new Set([idCol, textCol, ratingCol, channelCol, dateCol]), warnings } };
 }
 
+const NOT_BLANK = /\S/;
+
+function trimmedOrNull(v: string | undefined): string | null {
+  const t = (v ?? '').trim();
+  return t === '' ? null : t;
+}
+
 /** Turns the data records of one file into rows, in file order; holds only the ids seen (for duplicates). */
 export class RowNormaliser {
   /** rows returned so far */
@@ -115,8 +126,10 @@ export class RowNormaliser {
   push(rec: string[], i: number): FeedbackRow | null {
     if (this.truncated) return null;
     const { columns, idCol, textCol, ratingCol, channelCol, dateCol, known } = this.plan;
-    const textValue = (rec[textCol] ?? '').replace(/\r\n?/g, '\n');
-    if (textValue.trim() === '') {
+    const raw = rec[textCol] ?? '';
+    const textValue = raw.includes('\r') ? raw.replace(/\r\n?/g, '\n') : raw;
+    // not blank: some character trim() would keep (no trimmed copy of every text)
+    if (!NOT_BLANK.test(textValue)) {
       this.skippedBlank++;
       return null;
     }
@@ -136,17 +149,18 @@ export class RowNormaliser {
       id = `${id}-dup${dup + 1}`;
     } else this.seen.set(id, 1);
     const extra: Record<string, string> = {};
-    columns.forEach((name, c) => {
-      if (!known.has(c) && rec[c] !== undefined && rec[c] !== '') extra[name || `column_${c + 1}`] = rec[c];
-    });
+    for (let c = 0; c < columns.length; c++) {
+      const v = rec[c];
+      if (!known.has(c) && v !== undefined && v !== '') extra[columns[c] || `column_${c + 1}`] = v;
+    }
     this.rows++;
     return {
       feedback_id: id,
       row: rowNo,
       text: textValue,
       rating: ratingCol >= 0 ? parseRating(rec[ratingCol]) : null,
-      channel: channelCol >= 0 && (rec[channelCol] ?? '').trim() !== '' ? rec[channelCol].trim() : null,
-      date: dateCol >= 0 && (rec[dateCol] ?? '').trim() !== '' ? rec[dateCol].trim() : null,
+      channel: channelCol >= 0 ? trimmedOrNull(rec[channelCol]) : null,
+      date: dateCol >= 0 ? trimmedOrNull(rec[dateCol]) : null,
       extra,
     };
   }
