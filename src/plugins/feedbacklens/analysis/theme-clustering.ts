@@ -119,7 +119,7 @@ export function fitThemes(corpus: TermCorpus, opts: ClusterOptions = {}): ThemeM
     // a deterministic sample is enough to measure how alike a term's rows are
     const all = postings[id];
     const step = Math.max(1, Math.floor(all.length / 300));
-    const docs = step === 1 ? all : all.filter((_, j) => j % step === 0);
+    const docs = step === 1 ? all : strided(all, step);
     const c = centroidOf(docs, vectors, dim);
     let coh = 0;
     for (const d of docs) coh += cosine(vectors, d, c);
@@ -144,9 +144,14 @@ export function fitThemes(corpus: TermCorpus, opts: ClusterOptions = {}): ThemeM
 
   let centroids: Float64Array[] = groups.map((g) => centroidOf([...g.docs], vectors, dim));
   let assign = new Int32Array(n).fill(-1);
+  // rows with the same vector ("great app", a template's text) get the same centroid: found once
+  const same = firstOfSameVector(vectors);
   for (let iter = 0; iter < 12 && centroids.length > 0; iter++) {
     const next = new Int32Array(n).fill(-1);
-    for (let d = 0; d < n; d++) next[d] = nearest(vectors.ids, vectors.weights, vectors.start[d], vectors.start[d + 1], centroids);
+    const matrix = new CentroidMatrix(centroids, dim);
+    for (let d = 0; d < n; d++) {
+      next[d] = same[d] === d ? matrix.nearest(vectors.ids, vectors.weights, vectors.start[d], vectors.start[d + 1]) : next[same[d]];
+    }
     const stable = next.every((v, i) => v === assign[i]);
     assign = next;
     const members: number[][] = centroids.map(() => []);
@@ -200,6 +205,7 @@ export function fitThemes(corpus: TermCorpus, opts: ClusterOptions = {}): ThemeM
   const themeOf = new Int32Array(centroids.length).fill(-1);
   ranked.forEach((r, t) => r.sources.forEach((c) => (themeOf[c] = t)));
   const themeCentroids = ranked.map((r) => r.centroid);
+  const placing = new CentroidMatrix(centroids, dim);
   return {
     ...base,
     clusters: ranked.map((r) => r.cluster),
@@ -207,7 +213,7 @@ export function fitThemes(corpus: TermCorpus, opts: ClusterOptions = {}): ThemeM
     topTerms,
     place(text) {
       const v = termIdsOf(text, lang, vectors);
-      const c = nearest(v.ids, v.weights, 0, v.ids.length, centroids);
+      const c = placing.nearest(v.ids, v.weights, 0, v.ids.length);
       const t = c >= 0 ? themeOf[c] : -1;
       return t < 0 ? { ...NO_THEME, terms: v.ids } : { cluster: t, sim: sparseDot(v.ids, v.weights, 0, v.ids.length, themeCentroids[t]), terms: v.ids };
     },
@@ -230,18 +236,86 @@ function sortedOverlap(a: Int32Array, b: Int32Array): number {
   return n;
 }
 
-/** The centroid most like a sparse vector (entries [from, to); cosine above 0.05), or -1. */
-function nearest(ids: ArrayLike<number>, weights: ArrayLike<number>, from: number, to: number, centroids: Float64Array[]): number {
-  let best = -1;
-  let bestSim = 0.05;
-  for (let c = 0; c < centroids.length; c++) {
-    const s = sparseDot(ids, weights, from, to, centroids[c]);
-    if (s > bestSim) {
-      best = c;
-      bestSim = s;
+/** Every `step`-th element, from the first. */
+function strided(all: Int32Array, step: number): Int32Array {
+  const out = new Int32Array(Math.ceil(all.length / step));
+  for (let j = 0, o = 0; j < all.length; j += step) out[o++] = all[j];
+  return out;
+}
+
+/** For each row, the first row whose vector (ids and weights, entry by entry) is the same: itself when none is. */
+function firstOfSameVector(v: TermVectors): Int32Array {
+  const { ids, weights, start, n } = v;
+  const first = new Int32Array(n);
+  /** hash of a row's ids → the first row of each distinct vector with that hash, chained by `chain` */
+  const heads = new Map<number, number>();
+  const chain = new Int32Array(n).fill(-1);
+  const equal = (a: number, b: number): boolean => {
+    const len = start[a + 1] - start[a];
+    if (start[b + 1] - start[b] !== len) return false;
+    for (let e = 0; e < len; e++) if (ids[start[a] + e] !== ids[start[b] + e] || weights[start[a] + e] !== weights[start[b] + e]) return false;
+    return true;
+  };
+  for (let d = 0; d < n; d++) {
+    let h = 0x811c9dc5;
+    for (let e = start[d]; e < start[d + 1]; e++) h = Math.imul(h ^ ids[e], 0x01000193);
+    first[d] = d;
+    const head = heads.get(h);
+    if (head === undefined) {
+      heads.set(h, d);
+      continue;
+    }
+    let r = head;
+    let last = head;
+    for (; r >= 0; r = chain[r]) {
+      if (equal(r, d)) break;
+      last = r;
+    }
+    if (r >= 0) first[d] = r;
+    else chain[last] = d;
+  }
+  return first;
+}
+
+/**
+ * The centroids laid out term by term (the k weights of one term side by side), so one pass over a
+ * row's entries scores it against every centroid: each sum adds the same products in the same
+ * order as a dot product with each centroid would, so the scores are the same to the bit.
+ */
+class CentroidMatrix {
+  private readonly byTerm: Float64Array;
+  private readonly sums: Float64Array;
+  readonly k: number;
+
+  constructor(centroids: Float64Array[], dim: number) {
+    const k = (this.k = centroids.length);
+    this.byTerm = new Float64Array(dim * k);
+    this.sums = new Float64Array(k);
+    for (let c = 0; c < k; c++) {
+      const cen = centroids[c];
+      for (let t = 0; t < dim; t++) this.byTerm[t * k + c] = cen[t];
     }
   }
-  return best;
+
+  /** The centroid most like a sparse vector (entries [from, to); cosine above 0.05), or -1. */
+  nearest(ids: ArrayLike<number>, weights: ArrayLike<number>, from: number, to: number): number {
+    const { k, byTerm, sums } = this;
+    sums.fill(0);
+    for (let e = from; e < to; e++) {
+      const w = weights[e];
+      const at = ids[e] * k;
+      for (let c = 0; c < k; c++) sums[c] += w * byTerm[at + c];
+    }
+    let best = -1;
+    let bestSim = 0.05;
+    for (let c = 0; c < k; c++) {
+      if (sums[c] > bestSim) {
+        best = c;
+        bestSim = sums[c];
+      }
+    }
+    return best;
+  }
 }
 
 /** One text's unit TF-IDF vector over a fitted vocabulary (entries in the order its terms first appear). */
