@@ -257,23 +257,25 @@ function isTerm(t: Token): boolean {
   return !t.spaceless || [...t.word].length > 1;
 }
 
-/** Unigram stems plus bigrams of adjacent content words ("calendar sync", "闪退"), keyed by stem. */
-export function termsOf(text: string, lang = 'en'): { terms: string[]; surfaces: Array<[string, string]> } {
+/**
+ * Unigram stems plus bigrams of adjacent content words ("calendar sync", "闪退"), keyed by stem;
+ * `surfaces[i]` is how `terms[i]` was written there.
+ */
+export function termsOf(text: string, lang = 'en'): { terms: string[]; surfaces: string[] } {
   const toks = contentTokens(text, lang);
   const terms: string[] = [];
-  const surfaces: Array<[string, string]> = [];
+  const surfaces: string[] = [];
   for (let i = 0; i < toks.length; i++) {
     const t = toks[i];
     if (isTerm(t)) {
       terms.push(t.stem);
-      surfaces.push([t.stem, t.word]);
+      surfaces.push(t.word);
     }
     const next = toks[i + 1];
     if (next && next.pos === t.pos + 1 && next.stem !== t.stem) {
-      const key = `${t.stem} ${next.stem}`;
-      terms.push(key);
+      terms.push(`${t.stem} ${next.stem}`);
       // Chinese and Japanese write words together: "同步失败", not "同步 失败"
-      surfaces.push([key, t.spaceless && next.spaceless ? `${t.word}${next.word}` : `${t.word} ${next.word}`]);
+      surfaces.push(t.spaceless && next.spaceless ? `${t.word}${next.word}` : `${t.word} ${next.word}`);
     }
   }
   return { terms, surfaces };

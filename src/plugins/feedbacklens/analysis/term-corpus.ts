@@ -102,7 +102,8 @@ export class TermCorpus {
     if (this.spent) throw new Error('TermCorpus.add after vectorise()');
     const d = this.size;
     const { terms, surfaces } = termsOf(text, this.lang);
-    for (const term of terms) {
+    for (let k = 0; k < terms.length; k++) {
+      const term = terms[k];
       let id = this.dict.get(term);
       if (id === undefined) {
         id = this.terms.length;
@@ -124,8 +125,8 @@ export class TermCorpus {
         this.docCount.push(1);
         this.df.set(id, this.df.get(id) + 1);
       }
+      this.countSurface(id, surfaces[k]);
     }
-    for (const [key, surface] of surfaces) this.countSurface(this.dict.get(key) as number, surface);
     this.docStart.push(this.docTerm.length);
     return d;
   }
