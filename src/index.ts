@@ -83,7 +83,8 @@ export * from './runtime/model-usage-totals.js';
 export * from './runtime/run-manifest.js';
 export * from './runtime/system-prompt.js';
 export * from './runtime/create-run-request.js';
-export { executeRun, writeTrace, TRACE_FILE, type NoticeSource, type EngineDeps } from './runtime/run-engine.js';
+export { executeRun, type NoticeSource, type EngineDeps } from './runtime/run-engine.js';
+export { writeTrace, TRACE_FILE } from './runtime/trace-file.js';
 export type { PublishFn } from './runtime/run-publisher.js';
 // skills: skill.json + SKILL.md loader (issue 3 §2)
 export * from './skills/skill-manifest.js';

@@ -13,7 +13,7 @@ import { describeProvider } from '../providers/resolve-model-provider.js';
 import { modelInfo } from '../providers/model-catalog.js';
 import { AgentLoop, type LoopOutcome, type TextFilter } from './agent-loop.js';
 import { inputImages } from './input-images.js';
-import { parseEventLines } from './event-store.js';
+import { writeTrace } from './trace-file.js';
 import { PendingWrites } from './pending-writes.js';
 import { PlanProgress } from './plan-progress.js';
 import type { RunHooks } from './run-hooks.js';
@@ -29,7 +29,6 @@ import { ApprovalBroker, DEFAULT_APPROVAL_TIMEOUT_S } from './approvals.js';
 import { Compactor, providerSummarizer } from './compaction.js';
 import { isTerminalRunState } from './run-state-machine.js';
 
-export const TRACE_FILE = 'runtime/trace.jsonl';
 export const PROCESS_LEDGER_FILE = 'runtime/processes.json';
 export const COMPACTIONS_FILE = 'runtime/compactions.jsonl';
 
@@ -499,18 +498,3 @@ async function finaliseRun(rec: RunRecord, deps: EngineDeps, f: FinaliseInput): 
   rec.resolveDone(rec.status);
 }
 
-/** The legacy flat JSONL projection: one `{ timestamp, run_id, event, ... }` line per AgentEvent. */
-export async function writeTrace(runRoot: string, runId: string): Promise<void> {
-  let text = '';
-  try {
-    text = await readFile(join(runRoot, 'runtime', 'events.jsonl'), 'utf8');
-  } catch {
-    return;
-  }
-  const lines = parseEventLines(text).map((ev) => {
-    const d = ev.data as unknown as Record<string, unknown>;
-    const name = ev.stream === 'run' ? String(d.type) : `${ev.stream}.${String(d.phase ?? 'update')}`;
-    return JSON.stringify({ timestamp: new Date(ev.ts).toISOString(), run_id: runId, seq: ev.seq, event: name, payload: ev.data });
-  });
-  await writeFile(join(runRoot, TRACE_FILE), lines.length ? `${lines.join('\n')}\n` : '');
-}
