@@ -60,6 +60,29 @@ export class ToolDeadlines {
   }
 }
 
+/**
+ * A handler's context. A class, not an object literal with a `signal` getter: V8 builds such a
+ * literal through its runtime, about 0.7 µs per call (most of a no-op call's overhead). `signal` is
+ * made when first read, through the context (a spread copy of the context has no `signal`).
+ */
+class FlightContext implements ToolExecutionContext {
+  readonly #flight: ToolCallFlight;
+  readonly onAbort: (listener: (reason: unknown) => void) => void;
+  readonly toolCallId: string;
+  readonly reporter: OperationReporter | undefined;
+
+  constructor(flight: ToolCallFlight, toolCallId: string, reporter: OperationReporter | undefined) {
+    this.#flight = flight;
+    this.onAbort = (l) => flight.onAbort(l);
+    this.toolCallId = toolCallId;
+    this.reporter = reporter;
+  }
+
+  get signal(): AbortSignal {
+    return this.#flight.signal;
+  }
+}
+
 export class ToolCallFlight {
   readonly deadline: number;
   private resolve!: (r: ToolResult) => void;
@@ -90,12 +113,7 @@ export class ToolCallFlight {
     this.fail = fail;
     this.result = new Promise<ToolResult>((r) => (this.resolve = r));
     deadlines.add(this);
-    // the handler's context is a plain object (a tool may spread it); its signal is made when read
-    const flight = this;
-    const onAbort = (l: (reason: unknown) => void): void => flight.onAbort(l);
-    const ctx: ToolExecutionContext = reporter
-      ? { get signal() { return flight.signal; }, onAbort, toolCallId, reporter }
-      : { get signal() { return flight.signal; }, onAbort, toolCallId };
+    const ctx = new FlightContext(this, toolCallId, reporter);
     let handled: Promise<ToolResult>;
     try {
       handled = Promise.resolve(tool.execute(args, ctx));
