@@ -12,9 +12,10 @@ import { createExecTool } from '../tools/exec-tool.js';
 import { createListArtifactsTool } from '../tools/list-artifacts-tool.js';
 import { createProcessTool } from '../tools/process-tool.js';
 import { createReadFileTool, type PathScheme } from '../tools/read-file-tool.js';
-import type { AnyToolDefinition, ToolResult } from '../tools/tool.js';
+import type { AnyToolDefinition, ToolExecutionContext, ToolResult } from '../tools/tool.js';
 import { createWriteArtifactTool } from '../tools/write-artifact-tool.js';
-import type { PluginTool, PluginToolResult } from './define.js';
+import type { PluginTool, PluginToolContext, PluginToolResult } from './define.js';
+import type { OperationReporter } from '../events/operation-reporter-types.js';
 import { NOOP_REPORTER } from '../events/noop-reporter.js';
 
 export interface ToolRunContext {
@@ -56,6 +57,36 @@ function normalise(r: PluginToolResult): ToolResult {
   return r as ToolResult;
 }
 
+const NEVER_TOLD = (): void => undefined;
+
+/**
+ * What a code plugin's tool is handed: the executor's context plus the run's workspace and id. A
+ * class, not an object literal with a `signal` getter (V8 builds such a literal through its runtime,
+ * most of a fast call's cost); the signal is made when read, as the executor's own.
+ */
+class CodeToolContext implements PluginToolContext {
+  readonly #call: ToolExecutionContext | undefined;
+  #own: AbortSignal | undefined;
+  readonly onAbort: (listener: (reason: unknown) => void) => void;
+  readonly reporter: OperationReporter;
+  readonly workspace: WorkspaceAccess;
+  readonly runId: string;
+  readonly toolCallId: string;
+
+  constructor(run: ToolRunContext, call: ToolExecutionContext | undefined) {
+    this.#call = call;
+    this.onAbort = call?.onAbort ?? NEVER_TOLD;
+    this.reporter = call?.reporter ?? NOOP_REPORTER;
+    this.workspace = run.workspace;
+    this.runId = run.runId;
+    this.toolCallId = call?.toolCallId ?? '';
+  }
+
+  get signal(): AbortSignal {
+    return this.#call?.signal ?? (this.#own ??= new AbortController().signal);
+  }
+}
+
 /** A code plugin's tool as a Runtrail tool of one run (its ctx gives workspace and runId). */
 export function pluginToolFactory(t: PluginTool): ToolFactory {
   return (c) => ({
@@ -65,19 +96,7 @@ export function pluginToolFactory(t: PluginTool): ToolFactory {
     ...(t.timeoutMs ? { timeoutMs: t.timeoutMs } : {}),
     ...(t.readOnly ? { readOnly: true } : {}),
     async execute(args, ectx) {
-      let own: AbortSignal | undefined;
-      const r = await t.execute(args, {
-        // made when read, as the executor's own: most tools never read it
-        get signal() {
-          return ectx?.signal ?? (own ??= new AbortController().signal);
-        },
-        onAbort: ectx?.onAbort ?? (() => undefined),
-        reporter: ectx?.reporter ?? NOOP_REPORTER,
-        workspace: c.workspace,
-        runId: c.runId,
-        toolCallId: ectx?.toolCallId ?? '',
-      });
-      return normalise(r);
+      return normalise(await t.execute(args, new CodeToolContext(c, ectx)));
     },
   });
 }
