@@ -18,13 +18,24 @@ export const TRACE_FILE = 'runtime/trace.jsonl';
 const PREFIX_RE = /^\{"runId":"[^"\\]*","seq":(\d+),"ts":(\d+),"stream":"([a-z_]+)","data":\{"(type|phase)":"([^"\\]*)"/;
 const DATA_KEY = ',"data":';
 
-function traceLine(runId: string, seq: number, ts: number, event: string, payloadJson: string): string {
-  return `{"timestamp":${JSON.stringify(new Date(ts).toISOString())},"run_id":${JSON.stringify(runId)},"seq":${seq},"event":${JSON.stringify(event)},"payload":${payloadJson}}`;
+/** The quoted ISO time of an event's ts; consecutive events mostly share their millisecond. */
+class IsoTimes {
+  private ts = Number.NaN;
+  private text = '';
+  of(ts: number): string {
+    if (ts !== this.ts) {
+      this.ts = ts;
+      this.text = JSON.stringify(new Date(ts).toISOString());
+    }
+    return this.text;
+  }
 }
 
 /** The trace lines of an events.jsonl text (a torn last line, without its newline, is left out as the parser leaves it out). */
 export function traceText(eventsText: string, runId: string): string {
   const out: string[] = [];
+  const runJson = JSON.stringify(runId);
+  const times = new IsoTimes();
   let at = 0;
   while (at < eventsText.length) {
     const nl = eventsText.indexOf('\n', at);
@@ -39,7 +50,8 @@ export function traceText(eventsText: string, runId: string): string {
     const seq = m ? Number(m[1]) : 0;
     if (m && seq > 0 && line.endsWith('}') && (m[3] === 'run') === (m[4] === 'type')) {
       const event = m[3] === 'run' ? m[5] : `${m[3]}.${m[5]}`;
-      out.push(traceLine(runId, seq, Number(m[2]), event, line.slice(line.indexOf(DATA_KEY) + DATA_KEY.length, -1)));
+      const payload = line.slice(line.indexOf(DATA_KEY) + DATA_KEY.length, -1);
+      out.push(`{"timestamp":${times.of(Number(m[2]))},"run_id":${runJson},"seq":${seq},"event":${JSON.stringify(event)},"payload":${payload}}`);
     } else for (const ev of parseEventLines(line)) out.push(parsedLine(runId, ev));
   }
   return out.length ? `${out.join('\n')}\n` : '';
