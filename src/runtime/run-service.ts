@@ -44,6 +44,7 @@ import { RunWorkspace, reserveRunFolder } from './run-workspace.js';
 import { RunInbox, type MessageMode } from './run-inbox.js';
 import { LocalRunQueue, type RunQueue } from './run-queue.js';
 import { LocalRunStore, type RunStore } from './run-store.js';
+import { afterCheck } from './after-check.js';
 import { LocalEventFanout, type EventFanout } from './event-fanout.js';
 import { createRunAgentTool, type SubagentHost } from './subagent-tool.js';
 import type { RunMetricsFile } from './run-metrics.js';
@@ -621,17 +622,14 @@ export class RunService implements RunServiceApi {
   }
 
   events(runId: string, opts: { after?: number; signal?: AbortSignal } = {}): AsyncIterable<AgentEvent> {
-    const self = this;
-    return {
-      async *[Symbol.asyncIterator]() {
-        yield* self.tail(runId, opts.after ?? 0, opts.signal);
+    // the check, then the follower's own iterator: no generator layer of ours between a client and
+    // the run's tail (a layer is a promise per event per client)
+    return afterCheck(
+      async () => {
+        if (!this.live.has(runId) && !(await this.get(runId))) this.fail('not_found', `run ${runId} not found`);
       },
-    };
-  }
-
-  private async *tail(runId: string, after: number, signal?: AbortSignal): AsyncGenerator<AgentEvent> {
-    if (!this.live.has(runId) && !(await this.get(runId))) this.fail('not_found', `run ${runId} not found`);
-    yield* this.fanout.follow(runId, after, signal);
+      () => this.fanout.follow(runId, opts.after ?? 0, opts.signal),
+    );
   }
 
   async manifest(runId: string): Promise<unknown | null> {

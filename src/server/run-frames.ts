@@ -20,12 +20,21 @@ export async function* runFrames(
   opts: { after?: number; signal?: AbortSignal } = {},
 ): AsyncGenerator<RunFrame> {
   const after = opts.after ?? 0;
+  const { signal } = opts;
   const bridge = createEngineBridge({ traceId: await runTraceId(service, runId) });
-  for await (const ev of service.events(runId, { after: 0, signal: opts.signal })) {
-    if (opts.signal?.aborted) return;
-    const engineEvent = bridge.translate(ev);
-    if (!engineEvent || ev.seq <= after) continue;
-    yield { seq: ev.seq, text: formatSseFrame(engineEvent, { wireMeta: false }) };
+  // told once rather than asked per event (AbortSignal#aborted validates its receiver on every read)
+  let stopped = signal?.aborted ?? false;
+  const stop = (): void => void (stopped = true);
+  signal?.addEventListener('abort', stop, { once: true });
+  try {
+    for await (const ev of service.events(runId, { after: 0, signal })) {
+      if (stopped) return;
+      const engineEvent = bridge.translate(ev);
+      if (!engineEvent || ev.seq <= after) continue;
+      yield { seq: ev.seq, text: formatSseFrame(engineEvent, { wireMeta: false }) };
+    }
+  } finally {
+    signal?.removeEventListener('abort', stop);
   }
 }
 
