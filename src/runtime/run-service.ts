@@ -547,6 +547,10 @@ export class RunService implements RunServiceApi {
     const rec = this.live.get(runId) ?? (this.queue.shared ? await this.hydrate(runId) : undefined);
     if (!rec || rec.machine.isTerminal) return;
     rec.releaseSlot = release;
+    // the run starts after the current I/O callbacks: a free slot claims a run inside its create, and
+    // the run's synchronous start (prompt, plan, start files issued) would otherwise go before the
+    // create's answer (POST → 201 about 1 ms later, unloaded; more in a burst of creates)
+    await new Promise<void>((r) => setImmediate(r));
     // executeRun finalises its own failures: it resolves once every file is written
     await executeRun(rec, this.engineDeps()).catch(() => undefined);
   }
