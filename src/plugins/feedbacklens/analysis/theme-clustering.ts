@@ -6,7 +6,7 @@
  * every row is then placed): nearest k-means centroid, as k-means itself assigns.
  */
 import { contentTokens, termsOf } from '../../shared/tokenize.js';
-import { TermCorpus, type TermVectors } from './term-corpus.js';
+import { postingsOf, TermCorpus, type TermVectors } from './term-corpus.js';
 
 export interface ThemeCluster {
   /** document indices, most central first */
@@ -101,23 +101,24 @@ export function fitThemes(corpus: TermCorpus, opts: ClusterOptions = {}): ThemeM
   const minDf = n < 20 ? 1 : Math.max(2, Math.floor(n * 0.004));
   const maxDf = n < 10 ? n : Math.ceil(n * 0.7);
   const vectors = corpus.vectorise(minDf, maxDf, ignore);
-  const { vocabTerms, idf, postings, labels } = vectors;
+  const { vocabTerms, idf, df, labels } = vectors;
   const dim = vocabTerms.length;
 
-  const topTerms = rankTopTerms(vocabTerms, labels, postings.map((p) => p.length));
+  const topTerms = rankTopTerms(vocabTerms, labels, df);
 
   // Seeds: walk terms by salience (df × idf × coherence²); coherence, how alike the rows carrying
   // a term are, keeps broad words ("task" in a task app) from seeding a catch-all theme.
   const k = Math.min(opts.maxThemes ?? 8, targetThemeCount(n));
   const seedPool = vocabTerms
     .map((_, id) => id)
-    .filter((id) => postings[id].length >= Math.min(2, n) && (n < 20 || postings[id].length <= n * (n >= 100 ? 0.25 : 0.6)))
-    .sort((a, b) => postings[b].length * idf[b] - postings[a].length * idf[a] || vocabTerms[a].localeCompare(vocabTerms[b]))
+    .filter((id) => df[id] >= Math.min(2, n) && (n < 20 || df[id] <= n * (n >= 100 ? 0.25 : 0.6)))
+    .sort((a, b) => df[b] * idf[b] - df[a] * idf[a] || vocabTerms[a].localeCompare(vocabTerms[b]))
     .slice(0, 80);
+  const postings = postingsOf(vectors, seedPool);
   const salience = new Map<number, number>();
   for (const id of seedPool) {
     // a deterministic sample is enough to measure how alike a term's rows are
-    const all = postings[id];
+    const all = postings.get(id) as Int32Array;
     const step = Math.max(1, Math.floor(all.length / 300));
     const docs = step === 1 ? all : strided(all, step);
     const c = centroidOf(docs, vectors, dim);
@@ -130,7 +131,7 @@ export function fitThemes(corpus: TermCorpus, opts: ClusterOptions = {}): ThemeM
   // Overlap is measured against each group's seed term only, so groups do not snowball.
   const groups: Array<{ seed: Int32Array; docs: Set<number> }> = [];
   for (const id of order) {
-    const docs = postings[id];
+    const docs = postings.get(id) as Int32Array;
     let joined = false;
     for (const g of groups) {
       if (sortedOverlap(docs, g.seed) / Math.min(docs.length, g.seed.length) >= 0.5) {
@@ -404,18 +405,17 @@ function centroidOf(members: ArrayLike<number> & Iterable<number>, v: TermVector
 
 /** Terms most over-represented in the cluster (p_c · ln(p_c / p)), bigrams absorbing their words. */
 function distinctiveTerms(members: number[], vectors: TermVectors, n: number): string[] {
-  const { postings, vocabTerms } = vectors;
-  const inCluster = new Uint8Array(n);
-  for (const d of members) inCluster[d] = 1;
+  const { df, vocabTerms, ids, start } = vectors;
+  // rows of the cluster carrying each term (a row carries a term once)
+  const inCluster = new Int32Array(vocabTerms.length);
+  for (const d of members) for (let e = start[d]; e < start[d + 1]; e++) inCluster[ids[e]]++;
   const size = members.length;
   const scored: Array<{ term: string; score: number; dc: number }> = [];
   const inCount = new Map<string, number>();
-  postings.forEach((docs, id) => {
-    let dc = 0;
-    for (const d of docs) dc += inCluster[d];
+  inCluster.forEach((dc, id) => {
     if (dc === 0 || (size >= 3 && dc < 2)) return;
     const pc = dc / size;
-    const p = docs.length / n;
+    const p = df[id] / n;
     const score = pc * Math.log(pc / p);
     if (score > 0 || size === n) {
       scored.push({ term: vocabTerms[id], score: size === n ? pc : score, dc });
