@@ -8,22 +8,22 @@ export function afterCheck<T>(check: () => Promise<void>, make: () => AsyncItera
     [Symbol.asyncIterator](): AsyncIterator<T> {
       let inner: AsyncIterator<T> | null = null;
       let starting: Promise<AsyncIterator<T>> | null = null;
-      let failed = false;
+      let ended = false;
       const started = (): Promise<AsyncIterator<T>> =>
         (starting ??= check().then(
           () => (inner = make()[Symbol.asyncIterator]()),
           (e: unknown) => {
-            failed = true;
+            ended = true;
             throw e;
           },
         ));
       const finished = (): Promise<IteratorResult<T>> => Promise.resolve({ done: true, value: undefined });
       return {
-        next: (): Promise<IteratorResult<T>> => (inner ? inner.next() : failed ? finished() : started().then((it) => it.next())),
+        next: (): Promise<IteratorResult<T>> => (inner ? inner.next() : ended ? finished() : started().then((it) => it.next())),
         return: (value?: unknown): Promise<IteratorResult<T>> => {
           if (inner) return inner.return ? inner.return(value) : finished();
           if (!starting) {
-            failed = true; // nothing started: nothing to end, and nothing more to give
+            ended = true; // nothing started: nothing to end, and nothing more to give
             return finished();
           }
           return starting.then(

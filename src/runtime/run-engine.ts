@@ -405,7 +405,7 @@ async function finaliseRun(rec: RunRecord, deps: EngineDeps, f: FinaliseInput): 
   const listed = await workspace
     .listArtifacts()
     .then((all) => publicDocuments(all, plugin.artifacts))
-    .catch((e: Error) => void publish('run', { type: 'notice', text: `could not finish manifest.json: ${e.message}` }));
+    .catch((e: Error) => void late.push(`could not finish manifest.json: ${e.message}`));
   const docs = listed ?? rec.status.public_documents;
   const manifest: RunManifest = {
     run_id: rec.runId,

@@ -133,6 +133,7 @@ export interface RunServiceApi {
   /** Validates and queues; throws RunRequestError on bad input. */
   create(req: unknown, opts?: CreateRunOptions): Promise<RunStatusFile>;
   get(runId: string): Promise<RunStatusFile | null>;
+  /** Newest first (by run id). */
   list(q?: RunListQuery): Promise<{ runs: RunStatusFile[]; total: number }>;
   cancel(runId: string): Promise<RunStatusFile>;
   /** History from events.jsonl after `after`, then live; no gap, no duplicate; ends after the run's terminal event. */

@@ -32,6 +32,7 @@ export interface RunStore {
   /** Loads what exists and repairs what a crash left behind; idempotent. */
   init(): Promise<void>;
   get(runId: string): Promise<RunStatusFile | null>;
+  /** Newest first (by run id). */
   list(q: RunListQuery): Promise<{ runs: RunStatusFile[]; total: number }>;
   /** The runs of a conversation that ended, oldest first (the history a new run in it receives). */
   endedInConversation(conversationId: string, limit: number): Promise<RunStatusFile[]>;

@@ -11,6 +11,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { AgentEvent } from '../events/agent-event.js';
 import { parseEventLines } from './event-store.js';
 
 export const TRACE_FILE = 'runtime/trace.jsonl';
@@ -57,7 +58,7 @@ export function traceText(eventsText: string, runId: string): string {
   return out.length ? `${out.join('\n')}\n` : '';
 }
 
-function parsedLine(runId: string, ev: ReturnType<typeof parseEventLines>[number]): string {
+function parsedLine(runId: string, ev: AgentEvent): string {
   const d = ev.data as unknown as Record<string, unknown>;
   const name = ev.stream === 'run' ? String(d.type) : `${ev.stream}.${String(d.phase ?? 'update')}`;
   return JSON.stringify({ timestamp: new Date(ev.ts).toISOString(), run_id: runId, seq: ev.seq, event: name, payload: ev.data });

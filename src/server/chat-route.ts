@@ -61,9 +61,7 @@ export interface ChatRouteOptions {
 async function liveRunOf(service: RunServiceApi, conversationId: string): Promise<RunStatusFile | null> {
   // one read of every live status: a run moving from one to the next between two reads was in neither
   const { runs } = await service.list({ statuses: LIVE_STATES, limit: 500 });
-  const mine = runs.filter((r) => r.conversation_id === conversationId);
-  mine.sort((a, b) => b.run_id.localeCompare(a.run_id));
-  return mine[0] ?? null;
+  return runs.find((r) => r.conversation_id === conversationId) ?? null;
 }
 
 /** Approval answers in the last assistant message: `{ approvalId, approved, reason }`. */
