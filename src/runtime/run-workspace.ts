@@ -3,9 +3,10 @@
  * (NUL bytes, `..`, absolute paths, symlinks via realpath) and refused outside the allowed roots.
  */
 import { constants as fsc } from 'node:fs';
-import { copyFile, mkdir, readFile, readdir, stat, writeFile, rename } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { isInside, realpathLoose, WorkspacePathError } from '../tools/confine-path.js';
+import { replaceFile } from './replace-file.js';
 import type { WorkspaceAccess } from './business-plugin.js';
 
 export { WorkspacePathError };
@@ -133,8 +134,7 @@ export class RunWorkspace implements WorkspaceAccess {
     const dir = dirname(target);
     if (!this.madeDirs.has(dir)) await mkdir(dir, { recursive: true });
     const tmp = `${target}.tmp-${process.pid}-${++tmpCounter}`;
-    await writeFile(tmp, content);
-    await rename(tmp, target);
+    await replaceFile(tmp, target, content);
   }
 
   async writeRunJson(relPath: string, value: unknown): Promise<void> {
