@@ -42,6 +42,20 @@ describe('ProcessLedger', () => {
     expect(existsSync(file)).toBe(false);
     await registry.shutdown();
   });
+
+  it('keeps the entries already in the file (a resumed run) when it records a new session', () => {
+    dir = mkdtempSync(join(tmpdir(), 'ledger-'));
+    const file = join(dir, 'processes.json');
+    const earlier = { session_id: 'old', pid: 4242, pgid: 4242, start_time: 1, command: 'sleep 1', started_at: '2026-12-01T00:00:00.000Z' };
+    const ledger = new ProcessLedger(file);
+    // written after the ledger was made and before its first change: the file is read at that change
+    writeFileSync(file, JSON.stringify({ processes: [earlier] }));
+    ledger.add({ session_id: 'new', pid: process.pid, pgid: process.pid, command: 'node' });
+    const entries = (JSON.parse(readFileSync(file, 'utf8')) as { processes: Array<{ session_id: string }> }).processes;
+    expect(entries.map((e) => e.session_id)).toEqual(['old', 'new']);
+    ledger.remove('new');
+    expect((JSON.parse(readFileSync(file, 'utf8')) as { processes: unknown[] }).processes).toEqual([earlier]);
+  });
 });
 
 describe('endLeftoverProcesses', () => {
