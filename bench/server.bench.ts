@@ -3,7 +3,7 @@
  * 500 SSE clients over loopback HTTP. The server runs in a child process (its RSS is measured alone);
  * clients run here. Each delta carries its send time, so delivery latency = receive − send, across
  * bus → event store → bridge → SSE → HTTP → client parser. Baseline, same run, same shape: a bare
- * node:http server writing prebuilt frames to the same 500 clients at the same rate.
+ * node:http server writing prebuilt frames to the same 500 clients on the same schedule (untilDue).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
@@ -26,13 +26,24 @@ const self = fileURLToPath(import.meta.url);
 
 const wallNow = (): number => performance.timeOrigin + performance.now();
 
+/**
+ * Delta `n` (from 1) of a stream that began at `start` is due at start + n × INTERVAL_MS: both sides
+ * send on this fixed schedule, as a provider's stream arrives. (Waiting INTERVAL_MS after each delta
+ * instead let the time Runtrail spent on one delta push every later one back, so its 150 deltas took
+ * longer than the baseline's for a reason that is not delivery.)
+ */
+function untilDue(start: number, n: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, Math.max(0, start + n * INTERVAL_MS - performance.now())));
+}
+
 /** The script model, stamping each delta with the moment it is emitted. */
 class StampedScriptModel implements ModelProvider {
   readonly provider = 'script';
   readonly model = 'stamped';
   async *stream(req: ModelRequest): AsyncIterable<ModelStreamPart> {
+    const start = performance.now();
     for (let i = 0; i < DELTAS; i++) {
-      await new Promise((r) => setTimeout(r, INTERVAL_MS));
+      await untilDue(start, i + 1);
       if (req.signal?.aborted) return;
       yield { type: 'text-delta', text: `@${wallNow().toFixed(3)} ` };
     }
@@ -66,16 +77,16 @@ async function childRaw(): Promise<void> {
     }
     set.add(res);
     if (set.size === CLIENTS_PER_RUN) {
-      let n = 0;
-      const t = setInterval(() => {
-        n++;
-        const frame = `id: ${n}\ndata: {"type":"delta","content":${JSON.stringify(`@${wallNow().toFixed(3)} `)}}\n\n`;
-        for (const r of set!) r.write(frame);
-        if (n === DELTAS) {
-          clearInterval(t);
-          for (const r of set!) r.end('data: {"type":"done"}\n\n');
+      const clients = set;
+      void (async () => {
+        const start = performance.now();
+        for (let n = 1; n <= DELTAS; n++) {
+          await untilDue(start, n);
+          const frame = `id: ${n}\ndata: {"type":"delta","content":${JSON.stringify(`@${wallNow().toFixed(3)} `)}}\n\n`;
+          for (const r of clients) r.write(frame);
         }
-      }, INTERVAL_MS);
+        for (const r of clients) r.end('data: {"type":"done"}\n\n');
+      })();
     }
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
