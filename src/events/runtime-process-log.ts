@@ -3,10 +3,11 @@
  * `<dataDir>/process-events/<sessionId>/<operationId>.jsonl`.
  */
 import { appendFileSync, mkdirSync } from 'node:fs';
-import { appendFile, mkdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import type { RuntimeProcessEvent } from './process-event.js';
 import { sanitizeProcessPayload } from './process-payload-sanitizer.js';
+import { writeWholeFile } from './whole-file-write.js';
 
 export interface RuntimeProcessLogRef {
   type: 'runtime_process_log';
@@ -75,11 +76,11 @@ export async function appendRuntimeProcessLog(params: AppendRuntimeProcessLogPar
   const line = linesOf(params.event);
   // the folder exists after the operation's first line: a mkdir per line was a third of the file work
   try {
-    await appendFile(path, line, 'utf8');
+    await writeWholeFile(path, line, 'a');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
     await mkdir(resolve(path, '..'), { recursive: true });
-    await appendFile(path, line, 'utf8');
+    await writeWholeFile(path, line, 'a');
   }
   return ref(params.sessionId, params.operationId, path);
 }

@@ -83,7 +83,8 @@ export class RunWorkspace implements WorkspaceAccess {
   /** input/, runtime/, artifacts/ inside a folder that exists (e.g. one made by reserveRunFolder). */
   async createDirs(): Promise<void> {
     await Promise.all(WORKSPACE_DIRS.map((d) => mkdir(join(this.root, d), { recursive: true })));
-    for (const d of WORKSPACE_DIRS) this.madeDirs.add(join(this.root, d));
+    // the run folder too: manifest.json is written into it
+    for (const d of ['', ...WORKSPACE_DIRS]) this.madeDirs.add(join(this.root, d));
   }
 
   private confine(p: string, roots: readonly string[], what: string): string {
