@@ -9,8 +9,10 @@
  * the server's time re-parsing and re-quoting the assistant stream's cumulative text here. Any other
  * line (nested first key, no phase first) is parsed as before.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import type { AgentEvent } from '../events/agent-event.js';
 import { parseEventLines } from './event-store.js';
 
@@ -64,13 +66,53 @@ function parsedLine(runId: string, ev: AgentEvent): string {
   return JSON.stringify({ timestamp: new Date(ev.ts).toISOString(), run_id: runId, seq: ev.seq, event: name, payload: ev.data });
 }
 
+/**
+ * A log larger than this is projected in chunks rather than read whole: runs that end together write
+ * their traces together, and 100 streamed runs (a 250 KB log each: the assistant events carry the
+ * text so far) held the logs, their texts and their traces at once — the server's peak memory.
+ */
+export const STREAM_TRACE_BYTES = 128 * 1024;
+const CHUNK_BYTES = 64 * 1024;
+
 /** Writes runtime/trace.jsonl from runtime/events.jsonl; no events file, no trace. */
 export async function writeTrace(runRoot: string, runId: string): Promise<void> {
+  const events = join(runRoot, 'runtime', 'events.jsonl');
+  let size: number;
+  try {
+    size = (await stat(events)).size;
+  } catch {
+    return;
+  }
+  if (size > STREAM_TRACE_BYTES) {
+    await pipeline(createReadStream(events, { encoding: 'utf8', highWaterMark: CHUNK_BYTES }), (chunks: AsyncIterable<string>) => traceChunks(chunks, runId), createWriteStream(join(runRoot, TRACE_FILE)));
+    return;
+  }
   let text = '';
   try {
-    text = await readFile(join(runRoot, 'runtime', 'events.jsonl'), 'utf8');
+    text = await readFile(events, 'utf8');
   } catch {
     return;
   }
   await writeFile(join(runRoot, TRACE_FILE), traceText(text, runId));
+}
+
+/** traceText of a log that arrives in pieces: each piece's whole lines as they come, a torn last line as traceText treats it. */
+export async function* traceChunks(chunks: AsyncIterable<string>, runId: string): AsyncGenerator<string> {
+  // the start of a line not ended yet; kept in pieces, so a line longer than many chunks is joined once
+  let open: string[] = [];
+  for await (const chunk of chunks) {
+    const nl = chunk.lastIndexOf('\n');
+    if (nl < 0) {
+      open.push(chunk);
+      continue;
+    }
+    const whole = open.length ? open.join('') + chunk.slice(0, nl + 1) : chunk.slice(0, nl + 1);
+    open = nl + 1 < chunk.length ? [chunk.slice(nl + 1)] : [];
+    const out = traceText(whole, runId);
+    if (out) yield out;
+  }
+  if (open.length) {
+    const out = traceText(open.join(''), runId);
+    if (out) yield out;
+  }
 }

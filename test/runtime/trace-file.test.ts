@@ -6,7 +6,7 @@ import { makeAgentEvent } from '../../src/events/agent-event-factory.js';
 import type { AgentEvent } from '../../src/events/agent-event.js';
 import { eventLine } from '../../src/runtime/event-line.js';
 import { parseEventLines } from '../../src/runtime/event-store.js';
-import { TRACE_FILE, traceText, writeTrace } from '../../src/runtime/trace-file.js';
+import { STREAM_TRACE_BYTES, TRACE_FILE, traceChunks, traceText, writeTrace } from '../../src/runtime/trace-file.js';
 
 const RUN = 'run_20260101_000000_000001';
 
@@ -80,6 +80,42 @@ describe('trace.jsonl', () => {
     await writeTrace(dir, RUN);
     expect(() => readFileSync(join(dir as string, TRACE_FILE))).toThrow();
     const text = sampleEvents().map((e) => `${eventLine(e)}\n`).join('');
+    writeFileSync(join(dir, 'runtime', 'events.jsonl'), text);
+    await writeTrace(dir, RUN);
+    expect(readFileSync(join(dir, TRACE_FILE), 'utf8')).toBe(reference(text));
+  });
+
+  it('projects a log that arrives in pieces exactly as the whole text, wherever the pieces are cut', async () => {
+    const whole = sampleEvents().map((e) => `${eventLine(e)}\n`).join('');
+    const text = `${whole}${whole}${eventLine(ev(12, 'assistant', { phase: 'update', text: 'torn' })).slice(0, 50)}`;
+    const joined = async (pieces: string[]) => {
+      let out = '';
+      for await (const t of traceChunks((async function* () { yield* pieces; })(), RUN)) out += t;
+      return out;
+    };
+    let seed = 7;
+    const rand = (n: number) => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % n);
+    for (let round = 0; round < 50; round++) {
+      const pieces: string[] = [];
+      for (let at = 0; at < text.length; ) {
+        const len = 1 + rand(round % 2 ? 40 : 600); // pieces shorter and longer than a line
+        pieces.push(text.slice(at, at + len));
+        at += len;
+      }
+      expect(await joined(pieces)).toBe(traceText(text, RUN));
+    }
+    expect(await joined([])).toBe('');
+  });
+
+  it('writeTrace streams a log over STREAM_TRACE_BYTES and writes the same trace, multi-byte text across chunk edges included', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'rt-trace-'));
+    mkdirSync(join(dir, 'runtime'));
+    const lines: string[] = [];
+    for (let seq = 1, text = ''; lines.join('').length < 3 * STREAM_TRACE_BYTES; seq++) {
+      text += seq % 3 ? '分析 ' : 'phản hồi 😀 ';
+      lines.push(`${eventLine(ev(seq, 'assistant', { phase: 'update', text, delta: 'x' }))}\n`);
+    }
+    const text = `${lines.join('')}${lines[0].slice(0, 30)}`;
     writeFileSync(join(dir, 'runtime', 'events.jsonl'), text);
     await writeTrace(dir, RUN);
     expect(readFileSync(join(dir, TRACE_FILE), 'utf8')).toBe(reference(text));
