@@ -23,7 +23,9 @@ import {
 import type { DiagnosisInit } from '../events/diagnosis.js';
 import type { ChildExit } from '../tools/supervised-child.js';
 import type { McpServerConfig } from './mcp-config.js';
-import { connectReason, unavailableDiagnosis } from './mcp-diagnosis.js';
+import { unavailableDiagnosis } from './mcp-diagnosis.js';
+import { connectReason } from './mcp-failure-reason.js';
+import { McpUnavailableError } from './mcp-unavailable-error.js';
 import { GroupStdioTransport, StdoutNoiseError } from './stdio-group-transport.js';
 
 export const CLIENT_INFO: Implementation = { name: 'runtrail', version: '0.1.0' };
@@ -57,12 +59,7 @@ export interface McpTimings {
 }
 
 /** The connection could not be made; `diagnosis` is the run's `mcp_unavailable`. */
-export class McpUnavailableError extends Error {
-  constructor(readonly diagnosis: DiagnosisInit) {
-    super(diagnosis.summary);
-    this.name = 'McpUnavailableError';
-  }
-}
+export { McpUnavailableError };
 
 export interface McpConnectOptions {
   killGraceMs: number;

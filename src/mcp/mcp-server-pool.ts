@@ -9,7 +9,8 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { endLeftoverProcesses, ProcessLedger, processStartTime } from '../tools/process-ledger.js';
 import { connectionKey, type McpServerConfig } from './mcp-config.js';
-import { McpConnection, McpUnavailableError } from './mcp-connection.js';
+import type { McpConnection } from './mcp-connection.js';
+import { McpUnavailableError } from './mcp-unavailable-error.js';
 import { unavailableDiagnosis } from './mcp-diagnosis.js';
 
 export const MCP_IDLE_MS = 10 * 60_000;
@@ -158,6 +159,8 @@ export class McpServerPool {
     const ledger = this.ledgerFor();
     const sessionId = `mcp:${entry.cfg.name}:${++ledgerSeq}`;
     try {
+      // the SDK is loaded with the first connection, not with every CLI start (~100 ms)
+      const { McpConnection } = await import('./mcp-connection.js');
       const conn = await McpConnection.open(entry.cfg, {
         killGraceMs: this.killGraceMs,
         onSpawn: (pid, command) => ledger?.add({ session_id: sessionId, pid, pgid: pid, command }),

@@ -10,8 +10,9 @@ import type { AnyToolDefinition, ToolExecutionContext, ToolResult } from '../too
 import { ToolSourceError, type ToolSource } from '../tools/tool-source.js';
 import type { McpServerConfig } from './mcp-config.js';
 import { CallStop } from './call-stop.js';
-import { McpUnavailableError, type McpConnection, type McpLog } from './mcp-connection.js';
-import { callFailure, secretValuesOf } from './mcp-diagnosis.js';
+import type { McpConnection, McpLog } from './mcp-connection.js';
+import { secretValuesOf } from './mcp-diagnosis.js';
+import { McpUnavailableError } from './mcp-unavailable-error.js';
 import { toToolResult, type ArtifactWriter } from './mcp-result.js';
 import type { McpLease, McpServerPool } from './mcp-server-pool.js';
 import { globMatcher, mcpToolName } from './mcp-tool-name.js';
@@ -165,6 +166,8 @@ export class McpToolSource implements ToolSource {
           return await toToolResult(r, { server: server.name, tool: tool.name, callId: ctx?.toolCallId ?? 'call', maxChars: maxResultChars, secrets: this.secrets, ...(this.o.artifacts ? { artifacts: this.o.artifacts } : {}) });
         } catch (e) {
           if (signal?.aborted) return { ok: false, content: `Error: ${server.name}/${tool.name} cancelled`, diagnosis: { code: 'cancelled', severity: 'warning', summary: `${server.name}/${tool.name} cancelled` } };
+          // loaded here, after a call failed: by then the connection has loaded the SDK it reads
+          const { callFailure } = await import('./mcp-failure-reason.js');
           const d = callFailure(server, tool.name, e, idleTimeoutMs);
           return { ok: false, content: `Error: ${d.summary}${d.detail ? ` — ${d.detail}` : ''}${d.hint ? ` (hint: ${d.hint})` : ''}`, diagnosis: d };
         }
