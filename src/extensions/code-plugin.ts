@@ -7,7 +7,6 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createJiti } from 'jiti';
 import { compileJsonSchema, isZodSchema } from '../tools/schema.js';
 import type { BusinessPlugin } from '../runtime/business-plugin.js';
 import type { DefinitionProblem } from './definition-problem.js';
@@ -101,6 +100,8 @@ function checkAgent(a: unknown, i: number, display: string): { agent?: BusinessP
 export async function loadCodePlugin(path: string, display: string): Promise<CodePluginResult> {
   let mod: unknown;
   try {
+    // loaded with the first code plugin: a project without one does not pay for it at start-up (~40 ms)
+    const { createJiti } = await import('jiti');
     // no module or fs cache: `serve --watch` reloads a changed file, and nothing is written into the project
     const jiti = createJiti(import.meta.url, { moduleCache: false, fsCache: false, interopDefault: false, alias: { runtrail: pluginApiEntry() } });
     mod = await jiti.import(path);

@@ -1,6 +1,7 @@
 /**
  * What a CLI start loads: a run of an agent without MCP servers never loads the MCP SDK (its client,
- * transports and schemas were ~100 ms of every start); the SDK comes with the first connection.
+ * transports and schemas were ~100 ms of every start), the SDK comes with the first connection; a
+ * project without code plugins never loads their TypeScript loader (jiti, ~40 ms).
  * Runs the built binary (`npm test` builds first) with a loader hook that records every module URL.
  */
 import { spawnSync } from 'node:child_process';
@@ -34,12 +35,13 @@ function loadedBy(args: string[]): string[] {
 }
 
 describe.skipIf(!existsSync(MAIN))('CLI start-up', () => {
-  it('a run without MCP servers does not load the MCP SDK', () => {
+  it('a run without MCP servers or code plugins loads neither the MCP SDK nor jiti', () => {
     dir = mkdtempSync(join(tmpdir(), 'rt-startup-'));
     writeFileSync(join(dir, 'feedback.csv'), SMALL_FEEDBACK_CSV);
     const loaded = loadedBy(['run', 'feedbacklens', '--input', 'csv_path=feedback.csv', '--data-dir', join(dir, 'data')]);
     // the hook sees the run's own modules, so an empty list would not pass for a quiet one
     expect(loaded.some((u) => u.includes('/feedbacklens/'))).toBe(true);
     expect(loaded.filter((u) => u.includes('@modelcontextprotocol/sdk'))).toEqual([]);
+    expect(loaded.filter((u) => u.includes('/node_modules/jiti/'))).toEqual([]);
   });
 });
