@@ -16,7 +16,7 @@ import { loadCodePlugin, resolvePluginModule } from './code-plugin.js';
 import type { DefinitionProblem } from './definition-problem.js';
 import { parseAgentFile, type AgentDefinition } from './markdown-agent.js';
 import { parseMcpConfig, type McpServerConfig } from '../mcp/mcp-config.js';
-import { sharedMcpPool, type McpServerPool } from '../mcp/mcp-server-pool.js';
+import { preloadMcpClient, sharedMcpPool, type McpServerPool } from '../mcp/mcp-server-pool.js';
 import { isMcpToolEntry } from '../mcp/mcp-tool-name.js';
 import { resolveAgentMcp } from './agent-mcp.js';
 import { GRANT_ONLY_TOOLS, ToolCatalog, pluginToolFactory } from './tool-catalog.js';
@@ -164,6 +164,7 @@ export class ExtensionRegistry {
     const { shown, raw } = read;
     const r = parseMcpConfig(raw, { file: shown, env: this.opts.env ?? process.env, baseDir: this.projectDir });
     this.problems.push(...r.problems);
+    if (r.servers.length) preloadMcpClient();
     for (const s of r.servers) {
       const had = this.mcpServers.get(s.name);
       if (had) this.problem(shown, `MCP server "${s.name}" overrides the one in ${had.file}`, `mcpServers.${s.name}`, 'warning');

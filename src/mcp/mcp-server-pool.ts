@@ -51,6 +51,23 @@ interface Entry {
 let ledgerSeq = 0;
 const LEDGER_FILE = /^servers-(\d+)-(\d+|x)\.json$/;
 
+let clientModule: Promise<typeof import('./mcp-connection.js')> | null = null;
+
+/**
+ * The MCP client (the SDK's Client and transports), loaded once: not with every CLI start (~100 ms
+ * for a project without MCP servers), but as soon as servers are configured or a run will use one,
+ * so the first connection does not wait for it. Call without awaiting to start the load early.
+ */
+export function loadMcpClient(): Promise<typeof import('./mcp-connection.js')> {
+  clientModule ??= import('./mcp-connection.js');
+  return clientModule;
+}
+
+/** Starts loading the MCP client in the background; a failed load is reported by the connection that awaits it. */
+export function preloadMcpClient(): void {
+  loadMcpClient().catch(() => undefined);
+}
+
 export class McpServerPool {
   private readonly entries = new Map<string, Entry>();
   private readonly idleMs: number;
@@ -159,8 +176,7 @@ export class McpServerPool {
     const ledger = this.ledgerFor();
     const sessionId = `mcp:${entry.cfg.name}:${++ledgerSeq}`;
     try {
-      // the SDK is loaded with the first connection, not with every CLI start (~100 ms)
-      const { McpConnection } = await import('./mcp-connection.js');
+      const { McpConnection } = await loadMcpClient();
       const conn = await McpConnection.open(entry.cfg, {
         killGraceMs: this.killGraceMs,
         onSpawn: (pid, command) => ledger?.add({ session_id: sessionId, pid, pgid: pid, command }),

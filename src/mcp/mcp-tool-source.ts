@@ -14,7 +14,7 @@ import type { McpConnection, McpLog } from './mcp-connection.js';
 import { secretValuesOf } from './mcp-diagnosis.js';
 import { McpUnavailableError } from './mcp-unavailable-error.js';
 import { toToolResult, type ArtifactWriter } from './mcp-result.js';
-import type { McpLease, McpServerPool } from './mcp-server-pool.js';
+import { preloadMcpClient, type McpLease, type McpServerPool } from './mcp-server-pool.js';
 import { globMatcher, mcpToolName } from './mcp-tool-name.js';
 
 export interface McpToolSourceOptions {
@@ -63,6 +63,8 @@ export class McpToolSource implements ToolSource {
     this.name = `mcp:${o.server.name}`;
     this.grants = [...o.grants];
     this.secrets = secretValuesOf(o.server);
+    // a run that will connect: the client loads while the run is set up
+    preloadMcpClient();
   }
 
   describe(): Record<string, unknown> {

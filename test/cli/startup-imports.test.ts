@@ -5,7 +5,7 @@
  * Runs the built binary (`npm test` builds first) with a loader hook that records every module URL.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -43,5 +43,13 @@ describe.skipIf(!existsSync(MAIN))('CLI start-up', () => {
     expect(loaded.some((u) => u.includes('/feedbacklens/'))).toBe(true);
     expect(loaded.filter((u) => u.includes('@modelcontextprotocol/sdk'))).toEqual([]);
     expect(loaded.filter((u) => u.includes('/node_modules/jiti/'))).toEqual([]);
+  });
+
+  it('a project with MCP servers configured loads the MCP client at start, so its first connection does not wait for it', () => {
+    dir = mkdtempSync(join(tmpdir(), 'rt-startup-'));
+    mkdirSync(join(dir, '.runtrail'));
+    writeFileSync(join(dir, '.runtrail', 'mcp.json'), JSON.stringify({ mcpServers: { docs: { command: 'never-started-here' } } }));
+    const loaded = loadedBy(['agents', '--json', '--data-dir', join(dir, 'data')]);
+    expect(loaded.some((u) => u.includes('@modelcontextprotocol/sdk/dist/esm/client/index.js'))).toBe(true);
   });
 });
