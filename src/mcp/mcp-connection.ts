@@ -20,7 +20,6 @@ import {
   type Implementation,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { DiagnosisInit } from '../events/diagnosis.js';
 import type { ChildExit } from '../tools/supervised-child.js';
 import type { McpServerConfig } from './mcp-config.js';
 import { unavailableDiagnosis } from './mcp-diagnosis.js';
@@ -58,7 +57,7 @@ export interface McpTimings {
   totalMs: number;
 }
 
-/** The connection could not be made; `diagnosis` is the run's `mcp_unavailable`. */
+// where it was defined before: importers of the connection keep finding it here
 export { McpUnavailableError };
 
 export interface McpConnectOptions {

@@ -1,4 +1,4 @@
-/** A server that cannot be used now (it did not start, answer or connect), with the diagnosis that says why. */
+/** The connection could not be made (the server did not start, answer or connect); `diagnosis` is the run's `mcp_unavailable`. */
 import type { DiagnosisInit } from '../events/diagnosis.js';
 
 export class McpUnavailableError extends Error {

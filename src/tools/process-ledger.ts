@@ -42,8 +42,8 @@ let tmpCounter = 0;
 
 /** The ledger of one run: written synchronously (a SIGKILL can come right after a spawn). */
 export class ProcessLedger {
-  /** Read at the first change: most runs start no process, and a run's start must not wait on a file
-   *  that is not there (in a burst of 100 new runs that read was 4% of the server's time). */
+  /** Read at the first change: most runs start no process, and their start need not look for a file
+   *  that is not there (one failed open on the main thread per run). */
   private loaded: LedgerEntry[] | null = null;
 
   constructor(readonly file: string) {}
