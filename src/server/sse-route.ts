@@ -3,7 +3,8 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { RunServiceApi } from '../runtime/run-service-types.js';
 import { HttpError, sendError } from './http-error.js';
-import { parseAfter, runFrames } from './run-frames.js';
+import { parseAfter } from './run-frames.js';
+import type { RunFrameHubs } from './run-frame-hub.js';
 import { SseFrameWriter } from './sse-frame-writer.js';
 import { slowClientFrame } from './slow-client-frame.js';
 import type { StreamCounters } from './stream-counters.js';
@@ -34,7 +35,7 @@ export function tooManyClients(counters: StreamCounters, maxClients: number): Ht
   return new HttpError(503, 'too_many_clients', `the server already streams to ${maxClients} clients; retry later`);
 }
 
-export function registerSseRoute(app: FastifyInstance, service: RunServiceApi, counters: StreamCounters, opts: StreamOptions): void {
+export function registerSseRoute(app: FastifyInstance, service: RunServiceApi, hubs: RunFrameHubs, counters: StreamCounters, opts: StreamOptions): void {
   // no HEAD twin: a HEAD on a live stream would hold the connection for nothing
   app.get<{ Params: { id: string }; Querystring: Record<string, unknown> }>('/api/runs/:id/events', { exposeHeadRoute: false }, async (req, reply) => {
     const runId = req.params.id;
@@ -78,7 +79,7 @@ export function registerSseRoute(app: FastifyInstance, service: RunServiceApi, c
     res.on('close', finish);
 
     try {
-      for await (const frame of runFrames(service, runId, { after, signal: abort.signal })) {
+      for await (const frame of hubs.frames(runId, { after, signal: abort.signal })) {
         if (finished) break;
         out.write(frame.text);
         counters.framesSent++;

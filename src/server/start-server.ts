@@ -20,6 +20,7 @@ import { prometheusText } from './prometheus-text.js';
 import { registerImRoute } from './im-route.js';
 import { registerRunRoutes } from './run-routes.js';
 import { registerSseRoute } from './sse-route.js';
+import { RunFrameHubs } from './run-frame-hub.js';
 import { registerTraceRoute } from './trace-route.js';
 import { registerChatRoutes } from './chat-route.js';
 import { registerUploadRoute } from './upload-route.js';
@@ -221,7 +222,9 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   registerInteractionRoutes(app, service);
   registerRunRoutes(app, service, { dataDir, plugins, inputRoots, allowScriptModel: opts.allowScriptModel ?? false });
   const streamOpts = { pingMs: opts.pingMs ?? 15_000, maxQueueBytes: opts.maxClientQueueBytes ?? 1024 * 1024, slowClientMs: opts.slowClientMs ?? 10_000, maxClients: opts.maxStreamClients ?? 1000 };
-  registerSseRoute(app, service, counters, streamOpts);
+  // SSE and WebSocket clients of one run share its frames
+  const hubs = new RunFrameHubs(service);
+  registerSseRoute(app, service, hubs, counters, streamOpts);
   registerTraceRoute(app, service, { dataDir });
   // the AI SDK's useChat protocol (UI message stream v1)
   registerChatRoutes(app, service, {
@@ -230,7 +233,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     counters,
     defaultPlugin: opts.chatPlugin ?? 'chat',
   });
-  registerWsRoute(app, service, counters, { ...streamOpts, helloMs: opts.wsHelloMs ?? 300 });
+  registerWsRoute(app, service, hubs, counters, { ...streamOpts, helloMs: opts.wsHelloMs ?? 300 });
   registerUploadRoute(app, uploadDir, opts.uploadLimitBytes ?? 50 * 1024 * 1024);
   registerImRoute(app, service, {
     limit: opts.imMessageLimit ?? 4000,

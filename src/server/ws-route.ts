@@ -7,7 +7,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { RunServiceApi } from '../runtime/run-service-types.js';
-import { frameData, parseAfter, runFrames } from './run-frames.js';
+import { frameData, parseAfter } from './run-frames.js';
+import type { RunFrameHubs } from './run-frame-hub.js';
 import { HttpError, sendError } from './http-error.js';
 import { slowClientFrame } from './slow-client-frame.js';
 import type { StreamCounters } from './stream-counters.js';
@@ -32,7 +33,7 @@ function messageOf(frameText: string, seq: number | null): string {
   return `{"id":${seq === null ? 'null' : seq},"data":${frameData(frameText)}}`;
 }
 
-export function registerWsRoute(app: FastifyInstance, service: RunServiceApi, counters: StreamCounters, opts: WsOptions): void {
+export function registerWsRoute(app: FastifyInstance, service: RunServiceApi, hubs: RunFrameHubs, counters: StreamCounters, opts: WsOptions): void {
   app.route<{ Params: { id: string }; Querystring: Record<string, unknown> }>({
     method: 'GET',
     url: '/api/runs/:id/ws',
@@ -66,7 +67,7 @@ export function registerWsRoute(app: FastifyInstance, service: RunServiceApi, co
               socket.close(4404, 'not found');
               return;
             }
-            for await (const frame of runFrames(service, runId, { after, signal: abort.signal })) {
+            for await (const frame of hubs.frames(runId, { after, signal: abort.signal })) {
               if (closed || abort.signal.aborted) return;
               socket.send(messageOf(frame.text, frame.seq));
               counters.framesSent++;
