@@ -143,7 +143,8 @@ export { LivePluginSource, type PluginSource } from './runtime/plugin-registry.j
 // MCP servers as tools (issue 10) and Runtrail as an MCP server (issue 12 §4)
 export { ToolSourceError, type ToolSource } from './tools/tool-source.js';
 export { parseMcpConfig, parseServerDefinition, expandVars, MCP_DEFAULTS, type McpServerConfig, type McpServerOptions, type McpTransportConfig, type McpConfigProblem } from './mcp/mcp-config.js';
-export { McpConnection, McpUnavailableError, type McpCallOptions, type McpTimings, type McpProgress, type McpLog } from './mcp/mcp-connection.js';
+export { McpConnection, type McpCallOptions, type McpTimings, type McpProgress, type McpLog } from './mcp/mcp-connection.js';
+export { McpUnavailableError } from './mcp/mcp-unavailable-error.js';
 export { McpServerPool, sharedMcpPool, MCP_IDLE_MS, type McpLease, type McpPoolOptions } from './mcp/mcp-server-pool.js';
 export { McpToolSource, selectTools, type McpToolSourceOptions } from './mcp/mcp-tool-source.js';
 export { mcpToolName, sanitizeToolPart, parseMcpToolEntry, MCP_TOOL_PREFIX } from './mcp/mcp-tool-name.js';

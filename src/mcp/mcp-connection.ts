@@ -57,8 +57,6 @@ export interface McpTimings {
   totalMs: number;
 }
 
-// where it was defined before: importers of the connection keep finding it here
-export { McpUnavailableError };
 
 export interface McpConnectOptions {
   killGraceMs: number;

@@ -55,10 +55,10 @@ let clientModule: Promise<typeof import('./mcp-connection.js')> | null = null;
 
 /**
  * The MCP client (the SDK's Client and transports), loaded once: not with every CLI start (~100 ms
- * for a project without MCP servers), but as soon as servers are configured or a run will use one,
- * so the first connection does not wait for it. Call without awaiting to start the load early.
+ * for a project without MCP servers), but as soon as servers are configured or a run will use one
+ * (preloadMcpClient), so the first connection does not wait for it.
  */
-export function loadMcpClient(): Promise<typeof import('./mcp-connection.js')> {
+function loadMcpClient(): Promise<typeof import('./mcp-connection.js')> {
   clientModule ??= import('./mcp-connection.js');
   return clientModule;
 }

@@ -6,7 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { McpConnection, McpUnavailableError } from '../../src/mcp/mcp-connection.js';
+import { McpConnection } from '../../src/mcp/mcp-connection.js';
+import { McpUnavailableError } from '../../src/mcp/mcp-unavailable-error.js';
 import type { DiagnosisInit } from '../../src/events/diagnosis.js';
 import { marker } from '../tools/helpers.js';
 import { fixture, freePort, NODE, serverConfig, serverProcesses } from './helpers.js';

@@ -31,6 +31,12 @@ async function collect(frames: AsyncIterable<RunFrame>, onFrame?: (f: RunFrame, 
 
 const deltas = (n: number) => Array.from({ length: n }, (_, i) => `d${i} `);
 
+/** A client of `hubs` that leaves (its signal aborts) once it has `n` frames. */
+function leavingAfter(hubs: RunFrameHubs, runId: string, n: number): Promise<RunFrame[]> {
+  const leaving = new AbortController();
+  return collect(hubs.frames(runId, { signal: leaving.signal }), (_f, got) => got === n && leaving.abort());
+}
+
 describe('RunFrameHubs', () => {
   it('gives every client of a live run the frames runFrames gives one client, reading the run once', async () => {
     const service = new CountingService();
@@ -55,8 +61,7 @@ describe('RunFrameHubs', () => {
     service.scriptFor = () => ({ deltas: deltas(20), pauseAfter: 5 });
     const { run_id } = await service.create({ plugin: 'echo' });
     const hubs = new RunFrameHubs(service);
-    const leaving = new AbortController();
-    const first = await collect(hubs.frames(run_id, { signal: leaving.signal }), (_f, n) => n === 3 && leaving.abort());
+    const first = await leavingAfter(hubs, run_id, 3);
     expect(first).toHaveLength(3);
     await new Promise((r) => setTimeout(r, 20));
     expect(service.open).toBe(0); // the hub's read ended with its last client
@@ -74,8 +79,7 @@ describe('RunFrameHubs', () => {
     service.scriptFor = () => ({ deltas: deltas(12), pauseAfter: 4 });
     const { run_id } = await service.create({ plugin: 'echo' });
     const hubs = new RunFrameHubs(service);
-    const leaving = new AbortController();
-    const first = await collect(hubs.frames(run_id, { signal: leaving.signal }), (_f, n) => n === 2 && leaving.abort());
+    const first = await leavingAfter(hubs, run_id, 2);
     const resumed = collect(hubs.frames(run_id, { after: 1 }));
     service.release(run_id);
     const alone = await collect(runFrames(service, run_id));
