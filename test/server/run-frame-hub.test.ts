@@ -31,6 +31,14 @@ async function collect(frames: AsyncIterable<RunFrame>, onFrame?: (f: RunFrame, 
 
 const deltas = (n: number) => Array.from({ length: n }, (_, i) => `d${i} `);
 
+/** A live run of `n` deltas that pauses after `pauseAfter` of them (until release), and hubs over its service. */
+async function liveRun(n: number, pauseAfter: number, opts: { tool?: boolean; maxFrames?: number } = {}) {
+  const service = new CountingService();
+  service.scriptFor = () => ({ deltas: deltas(n), pauseAfter, ...(opts.tool ? { tool: true } : {}) });
+  const { run_id } = await service.create({ plugin: 'echo' });
+  return { service, run_id, hubs: new RunFrameHubs(service, opts.maxFrames) };
+}
+
 /** A client of `hubs` that leaves (its signal aborts) once it has `n` frames. */
 function leavingAfter(hubs: RunFrameHubs, runId: string, n: number): Promise<RunFrame[]> {
   const leaving = new AbortController();
@@ -39,10 +47,7 @@ function leavingAfter(hubs: RunFrameHubs, runId: string, n: number): Promise<Run
 
 describe('RunFrameHubs', () => {
   it('gives every client of a live run the frames runFrames gives one client, reading the run once', async () => {
-    const service = new CountingService();
-    service.scriptFor = () => ({ deltas: deltas(30), pauseAfter: 10, tool: true });
-    const { run_id } = await service.create({ plugin: 'echo' });
-    const hubs = new RunFrameHubs(service);
+    const { service, run_id, hubs } = await liveRun(30, 10, { tool: true });
     const clients = [collect(hubs.frames(run_id)), collect(hubs.frames(run_id)), collect(hubs.frames(run_id, { after: 5 }))];
     await new Promise((r) => setTimeout(r, 20));
     service.release(run_id);
@@ -57,10 +62,7 @@ describe('RunFrameHubs', () => {
   });
 
   it('stops reading the run when its last client leaves; a client after that starts again and misses nothing', async () => {
-    const service = new CountingService();
-    service.scriptFor = () => ({ deltas: deltas(20), pauseAfter: 5 });
-    const { run_id } = await service.create({ plugin: 'echo' });
-    const hubs = new RunFrameHubs(service);
+    const { service, run_id, hubs } = await liveRun(20, 5);
     const first = await leavingAfter(hubs, run_id, 3);
     expect(first).toHaveLength(3);
     await new Promise((r) => setTimeout(r, 20));
@@ -75,10 +77,7 @@ describe('RunFrameHubs', () => {
   });
 
   it('a client that comes as the last one leaves (a WebSocket resuming from another seq) keeps the hub: no second read', async () => {
-    const service = new CountingService();
-    service.scriptFor = () => ({ deltas: deltas(12), pauseAfter: 4 });
-    const { run_id } = await service.create({ plugin: 'echo' });
-    const hubs = new RunFrameHubs(service);
+    const { service, run_id, hubs } = await liveRun(12, 4);
     const first = await leavingAfter(hubs, run_id, 2);
     const resumed = collect(hubs.frames(run_id, { after: 1 }));
     service.release(run_id);
@@ -89,10 +88,7 @@ describe('RunFrameHubs', () => {
   });
 
   it('past its frame limit a hub lets go of what its clients passed, and a new client reads the run on its own', async () => {
-    const service = new CountingService();
-    service.scriptFor = () => ({ deltas: deltas(40), pauseAfter: 30 });
-    const { run_id } = await service.create({ plugin: 'echo' });
-    const hubs = new RunFrameHubs(service, 10);
+    const { service, run_id, hubs } = await liveRun(40, 30, { maxFrames: 10 });
     const early = collect(hubs.frames(run_id));
     await new Promise((r) => setTimeout(r, 20));
     const late = collect(hubs.frames(run_id));
