@@ -73,10 +73,46 @@ function estimateToolTokens(t: ToolSpec): number {
   return n;
 }
 
+/**
+ * A conversation's counts, message by message, kept with the messages they are of. A run's loop
+ * pushes to one array and every turn weighs all of it: asking each message's own count again
+ * reads every message object, and with a thousand of them cold in memory between turns (a turn
+ * of 100 tool calls runs in between) that was ~0.5 µs a message. Comparing the array's entries
+ * with the ones counted reads only the two arrays. A message replaced or spliced out (compaction)
+ * is counted again from there; messages are not changed in place once in a conversation (the
+ * loop and compaction make new ones), and `estimateMessageTokens` still checks that for one.
+ */
+interface ConversationCounts {
+  refs: ChatMessage[];
+  counts: number[];
+}
+const conversations = new WeakMap<readonly ChatMessage[], ConversationCounts>();
+
+function estimateConversationTokens(messages: readonly ChatMessage[]): number {
+  let c = conversations.get(messages);
+  if (!c) {
+    c = { refs: [], counts: [] };
+    conversations.set(messages, c);
+  }
+  const { refs, counts } = c;
+  let n = 0;
+  let i = 0;
+  for (const end = Math.min(refs.length, messages.length); i < end && refs[i] === messages[i]; i++) n += counts[i];
+  refs.length = i;
+  counts.length = i;
+  for (; i < messages.length; i++) {
+    const m = messages[i];
+    const t = estimateMessageTokens(m);
+    refs.push(m);
+    counts.push(t);
+    n += t;
+  }
+  return n;
+}
+
 /** The whole request: system prompt, tool definitions and every message. */
 export function estimateRequestTokens(request: { system: string; messages: readonly ChatMessage[]; tools: readonly ToolSpec[] }): number {
   let n = estimateTokens(request.system);
   for (const t of request.tools) n += estimateToolTokens(t);
-  for (const m of request.messages) n += estimateMessageTokens(m);
-  return n;
+  return n + estimateConversationTokens(request.messages);
 }
