@@ -9,11 +9,13 @@ import type { RuntimeProcessEvent } from '../src/events/process-event.js';
 const PUSHES = 1_000_000;
 const OPS = 10;
 const PER_OP = PUSHES / OPS;
+/** One id string per operation, as an OperationReporter holds its id for all of its events. */
+const IDS = Array.from({ length: OPS }, (_, op) => `op_${op}`);
 
 function event(op: number, i: number): RuntimeProcessEvent {
   return makeProcessEvent(
     {
-      operationId: `op_${op}`,
+      operationId: IDS[op],
       targetType: 'skill',
       source: 'skill',
       stage: 'detect',
