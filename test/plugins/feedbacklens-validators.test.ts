@@ -80,6 +80,20 @@ describe('feedbacklens stop checks', () => {
     edit('feedback_analysis.json', (d) => (d.themes[0].evidence[0].feedback_id = d.themes[1].evidence[0].feedback_id));
     expect((await allChecks()).map((i) => i.check)).toEqual(['evidence_verbatim']);
   });
+  it('6: an evidence index rewritten after a check is read again (no earlier lookup is trusted)', async () => {
+    expect(await allChecks()).toEqual([]);
+    const analysis = JSON.parse(readFileSync(art('feedback_analysis.json'), 'utf8'));
+    const cited = analysis.themes[0].evidence[0];
+    const indexFile = `${ws.root}/runtime/evidence_index.json`;
+    const index = readFileSync(indexFile, 'utf8');
+    const line = index.split('\n').find((l) => l.startsWith(`{"feedback_id":${JSON.stringify(cited.feedback_id)},`))!;
+    const entry = JSON.parse(line.replace(/,$/, ''));
+    const changed = JSON.stringify({ ...entry, text: 'A different text altogether.' });
+    writeFileSync(indexFile, index.replace(line, line.endsWith(',') ? `${changed},` : changed));
+    const issues = await allChecks();
+    expect(issues.map((i) => i.check)).toContain('evidence_verbatim');
+    expect(issues.find((i) => i.check === 'evidence_verbatim')!.message).toContain(`is not a verbatim part of feedback ${JSON.stringify(cited.feedback_id)}`);
+  });
   it('5/6: a missing evidence index is reported, not thrown', async () => {
     rmSync(`${ws.root}/runtime/evidence_index.json`);
     const issues = await allChecks();

@@ -2,11 +2,13 @@
  * runtime/evidence_index.json: every row the run read, by feedback_id; the ground truth for
  * evidence checks. It stays on disk (evidence-index-file.ts): a check reads the rows it cites.
  */
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WorkspaceAccess } from '../../runtime/business-plugin.js';
 import { readRuntimeJson } from '../shared/read-input-file.js';
 import type { IdSource } from './analysis/feedback-row.js';
-import { findEntries, isLineIndex } from './evidence-index-file.js';
+import { findEntries, isLineIndex, StaleIndexError } from './evidence-index-file.js';
+import { EvidenceLookupMemo } from './evidence-lookup-memo.js';
 
 export const EVIDENCE_INDEX_FILE = 'evidence_index.json';
 
@@ -28,6 +30,9 @@ export function evidenceIndexPath(ws: WorkspaceAccess): string {
   return join(ws.root, 'runtime', EVIDENCE_INDEX_FILE);
 }
 
+/** Shared by the write-time checks and the stop validators of every run in this process. */
+const memo = new EvidenceLookupMemo();
+
 const MISSING = `runtime/${EVIDENCE_INDEX_FILE} is missing or not JSON (read_feedback_csv has not run successfully)`;
 
 /**
@@ -43,11 +48,18 @@ export async function lookupEvidence(ws: WorkspaceAccess, ids: Iterable<string>)
     return MISSING;
   }
   if (lines) {
-    try {
-      const found = await findEntries(path, ids);
-      return new Map([...found].map(([id, row]) => [id, row.text]));
-    } catch {
-      return MISSING;
+    const wanted = [...ids];
+    // a file replaced between its stat and its scan (another read_feedback_csv) is looked at again
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const st = await stat(path);
+        return await memo.lookup(path, st, wanted, async (unknown) => {
+          const found = await findEntries(path, unknown, st.ino);
+          return new Map([...found].map(([id, row]) => [id, row.text]));
+        });
+      } catch (e) {
+        if (!(e instanceof StaleIndexError) || attempt > 0) return MISSING;
+      }
     }
   }
   // an index written whole (by an earlier version, or by hand): small enough to parse
