@@ -57,7 +57,6 @@ export interface McpTimings {
   totalMs: number;
 }
 
-
 export interface McpConnectOptions {
   killGraceMs: number;
   signal?: AbortSignal;
