@@ -2,7 +2,7 @@
  * The per-run folder (seed 003): input/, runtime/, artifacts/. Every path a tool names is resolved
  * (NUL bytes, `..`, absolute paths, symlinks via realpath) and refused outside the allowed roots.
  */
-import { constants as fsc } from 'node:fs';
+import { constants as fsc, mkdirSync } from 'node:fs';
 import { copyFile, mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { isInside, realpathLoose, WorkspacePathError } from '../tools/confine-path.js';
@@ -80,9 +80,13 @@ export class RunWorkspace implements WorkspaceAccess {
     await this.createDirs();
   }
 
-  /** input/, runtime/, artifacts/ inside a folder that exists (e.g. one made by reserveRunFolder). */
+  /**
+   * input/, runtime/, artifacts/ inside a folder that exists (e.g. one made by reserveRunFolder).
+   * Synchronous, as the folder's reservation is: three mkdirs in the page cache cost microseconds,
+   * three thread-pool round trips ~0.8 ms of a new run's POST on a 2-core machine.
+   */
   async createDirs(): Promise<void> {
-    await Promise.all(WORKSPACE_DIRS.map((d) => mkdir(join(this.root, d), { recursive: true })));
+    for (const d of WORKSPACE_DIRS) mkdirSync(join(this.root, d), { recursive: true });
     // the run folder too: manifest.json is written into it
     for (const d of ['', ...WORKSPACE_DIRS]) this.madeDirs.add(join(this.root, d));
   }
@@ -194,12 +198,13 @@ export async function reserveRunFolder(runsDir: string, nextId: () => string): P
   for (let attempt = 0; ; attempt++) {
     const id = nextId();
     try {
-      await mkdir(join(runsDir, id));
+      // synchronous: see createDirs
+      mkdirSync(join(runsDir, id));
       return id;
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       // the runs folder itself is made on the first run (one mkdir per create fewer afterwards)
-      if (code === 'ENOENT' && attempt < 100) await mkdir(runsDir, { recursive: true });
+      if (code === 'ENOENT' && attempt < 100) mkdirSync(runsDir, { recursive: true });
       else if (code !== 'EEXIST' || attempt >= 100) throw e;
     }
   }

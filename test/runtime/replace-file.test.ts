@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { replaceFile } from '../../src/runtime/replace-file.js';
+import { replaceFile, SYNC_WRITE_MAX_CHARS } from '../../src/runtime/replace-file.js';
 
 let dir = '';
 afterEach(() => {
@@ -20,10 +20,26 @@ describe('replaceFile', () => {
     expect(readdirSync(dir)).toEqual(['run_status.json']);
   });
 
-  it('rejects with the file-system error when the folder is gone, and the target is not touched', async () => {
+  // small files are written with synchronous calls, large ones through the thread pool: the same outcome
+  const large = `${JSON.stringify({ rows: 'phản hồi ✓ '.repeat(Math.ceil(SYNC_WRITE_MAX_CHARS / 10)) })}\n`;
+
+  it('replaces a file larger than the synchronous limit whole, multi-byte text intact', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'replace-'));
+    const target = join(dir, 'metrics.json');
+    writeFileSync(target, '{}\n');
+    expect(large.length).toBeGreaterThan(SYNC_WRITE_MAX_CHARS);
+    await replaceFile(`${target}.tmp-2`, target, large);
+    expect(readFileSync(target, 'utf8')).toBe(large);
+    expect(readdirSync(dir)).toEqual(['metrics.json']);
+  });
+
+  it.each([
+    ['small', '{}'],
+    ['large', large],
+  ])('rejects a %s write with the file-system error when the folder is gone, and the target is not touched', async (_size, content) => {
     dir = mkdtempSync(join(tmpdir(), 'replace-'));
     const target = join(dir, 'gone', 'status.json');
-    await expect(replaceFile(`${target}.tmp`, target, '{}')).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(replaceFile(`${target}.tmp`, target, content)).rejects.toMatchObject({ code: 'ENOENT' });
     expect(existsSync(target)).toBe(false);
   });
 });
