@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -74,11 +74,43 @@ describe('RunWorkspace', () => {
   });
 });
 
-describe('reserveRunFolder', () => {
-  it('skips ids whose folder another process already made', async () => {
+// a quiet service makes a run's folders and small files with synchronous calls, a busy one through the
+// thread pool: the same folders and files either way
+describe.each([
+  ['synchronous', true],
+  ['thread-pool', false],
+])('a run folder made with %s calls', (_mode, sync) => {
+  it('skips ids whose folder another process already made, and makes the runs folder on the first run', async () => {
     const runs = join(dir, 'runs2');
+    // the first try finds no runs folder: it is made, and the next id is taken
+    const first = ['run_20260101_000000_000008', 'run_20260101_000000_000009'];
+    expect(await reserveRunFolder(runs, () => first.shift()!, { sync })).toBe('run_20260101_000000_000009');
     mkdirSync(join(runs, 'run_20260101_000000_000001'), { recursive: true });
     const ids = ['run_20260101_000000_000001', 'run_20260101_000000_000002'];
-    expect(await reserveRunFolder(runs, () => ids.shift()!)).toBe('run_20260101_000000_000002');
+    expect(await reserveRunFolder(runs, () => ids.shift()!, { sync })).toBe('run_20260101_000000_000002');
+  });
+
+  it('holds input/, runtime/, artifacts/ and the run files written whole, no temp file left', async () => {
+    const runs = join(dir, 'runs3');
+    const id = await reserveRunFolder(runs, () => 'run_20260101_000000_000003', { sync });
+    const w = new RunWorkspace(runs, id, { syncWrites: () => sync });
+    await w.createDirs();
+    await w.writeRunJson('input/request.json', { goal: 'phân tích ✓' });
+    await w.writeRunJson('runtime/run_status.json', { status: 'queued' });
+    await w.writeRunJson('runtime/run_status.json', { status: 'running' });
+    expect(readdirSync(join(runs, id)).sort()).toEqual(['artifacts', 'input', 'runtime']);
+    expect(JSON.parse(readFileSync(join(runs, id, 'input', 'request.json'), 'utf8'))).toEqual({ goal: 'phân tích ✓' });
+    expect(readdirSync(join(runs, id, 'runtime'))).toEqual(['run_status.json']);
+    expect(JSON.parse(readFileSync(join(runs, id, 'runtime', 'run_status.json'), 'utf8'))).toEqual({ status: 'running' });
+  });
+
+  it('refuses a run file outside the run folder, and a write into a folder that is gone fails', async () => {
+    const runs = join(dir, 'runs4');
+    const id = await reserveRunFolder(runs, () => 'run_20260101_000000_000004', { sync });
+    const w = new RunWorkspace(runs, id, { syncWrites: () => sync });
+    await expect(w.writeRunJson('../escape.json', {})).rejects.toThrow(/outside the run folder/);
+    await w.createDirs();
+    rmSync(join(runs, id, 'runtime'), { recursive: true });
+    await expect(w.writeRunJson('runtime/run_status.json', {})).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });
