@@ -37,6 +37,9 @@ export interface EvidenceIndexHandle {
   path: string;
   /** the file's inode: a later index written over it (another CSV read) is not this one */
   ino: number;
+  /** its size and mtime as written: with the inode, what an unchanged file still has */
+  size: number;
+  mtimeMs: number;
   entries: number;
   /** byte offset of entry k × CHECKPOINT_EVERY */
   checkpoints: number[];
@@ -147,7 +150,8 @@ export class EvidenceIndexWriter {
     await this.settled();
     await this.fh.close();
     await rename(this.tmp, this.target);
-    return { path: this.target, ino: (await stat(this.target)).ino, entries: this.count, checkpoints: this.checkpoints };
+    const st = await stat(this.target);
+    return { path: this.target, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, entries: this.count, checkpoints: this.checkpoints };
   }
 
   async abort(): Promise<void> {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { WorkspaceAccess } from '../../runtime/business-plugin.js';
 import { readRuntimeJson } from '../shared/read-input-file.js';
 import type { IdSource } from './analysis/feedback-row.js';
-import { findEntries, isLineIndex, StaleIndexError } from './evidence-index-file.js';
+import { findEntries, isLineIndex, StaleIndexError, type EvidenceIndexHandle } from './evidence-index-file.js';
 import { EvidenceLookupMemo } from './evidence-lookup-memo.js';
 
 export const EVIDENCE_INDEX_FILE = 'evidence_index.json';
@@ -32,6 +32,14 @@ export function evidenceIndexPath(ws: WorkspaceAccess): string {
 
 /** Shared by the write-time checks and the stop validators of every run in this process. */
 const memo = new EvidenceLookupMemo();
+
+/**
+ * The index's writer (the run's FeedbackDataset) telling the lookups what the file it just finished
+ * holds: `rows` (id, text), every row of it when `complete`.
+ */
+export function rememberIndexRows(index: EvidenceIndexHandle, rows: Iterable<[string, string]>, complete: boolean): void {
+  memo.remember(index.path, index, rows, complete);
+}
 
 const MISSING = `runtime/${EVIDENCE_INDEX_FILE} is missing or not JSON (read_feedback_csv has not run successfully)`;
 

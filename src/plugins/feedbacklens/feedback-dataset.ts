@@ -15,7 +15,7 @@ import { FeedbackAnalyser } from './analysis/feedback-analyser.js';
 import { streamFeedbackCsv, type RowSink, type StreamedFeedback } from './analysis/feedback-csv-stream.js';
 import type { FeedbackRow } from './analysis/feedback-row.js';
 import { FeedbackTally } from './analysis/feedback-tally.js';
-import { evidenceIndexPath } from './evidence-index.js';
+import { evidenceIndexPath, rememberIndexRows } from './evidence-index.js';
 import {
   EvidenceIndexWriter,
   findEntries,
@@ -149,6 +149,8 @@ export class FeedbackDataset {
     const index = await streamed.sink.writer.finish(facts.totalDataRows);
     this.cited.clear();
     const memory = streamed.sink.memory;
+    // a file kept in memory too: its every row, so the evidence checks read none of the index back
+    if (memory) rememberIndexRows(index, memory.map((r) => [r.feedback_id, r.text]), true);
     const sample = await rowsAt({ index, memory }, corpusSampleIndices(index.entries));
     const language = detectCorpusLanguage([...sample.values()].map((r) => r.text));
     return { ok: true, value: { csvPath: path, encoding: facts.encoding, facts, index, memory, tally: streamed.sink.tally, language } };
@@ -245,6 +247,8 @@ export class FeedbackDataset {
     const cited = await rowsAt(loaded, a.citedRows());
     if (this.cited.size + cited.size > CITED_CACHE_MAX) this.cited.clear();
     for (const r of cited.values()) this.cited.set(r.feedback_id, r);
+    // the rows the artifacts will cite: their checks need not look for them in the index
+    if (!loaded.memory) rememberIndexRows(loaded.index, [...cited.values()].map((r) => [r.feedback_id, r.text]), false);
     return a.finish((i) => (cited.get(i) as FeedbackRow).feedback_id);
   }
 }

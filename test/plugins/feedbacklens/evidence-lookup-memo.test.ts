@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EvidenceLookupMemo } from '../../../src/plugins/feedbacklens/evidence-lookup-memo.js';
+import { EvidenceLookupMemo, MAX_REMEMBERED_CHARS } from '../../../src/plugins/feedbacklens/evidence-lookup-memo.js';
 
 const file = { ino: 7, size: 1_000, mtimeMs: 1_796_000_000_000 };
 const rows = new Map([
@@ -45,6 +45,44 @@ describe('EvidenceLookupMemo', () => {
       expect(await memo.lookup('/run/index.json', changed, ['FB-1'], s.find)).toEqual(new Map([['FB-1', 'sync works now']]));
       expect(s.asked).toEqual([['FB-1']]);
     }
+  });
+
+  it('a file its writer remembered whole is never scanned: its ids are found, any other is absent', async () => {
+    const memo = new EvidenceLookupMemo();
+    memo.remember('/run/index.json', file, rows, true);
+    const s = scanner();
+    expect(await memo.lookup('/run/index.json', file, ['FB-3', 'FB-9'], s.find)).toEqual(new Map([['FB-3', 'love the calendar']]));
+    expect(s.asked).toEqual([]);
+    // the same path rewritten since: what the writer remembered says nothing about it
+    const rewritten = scanner(new Map([['FB-9', 'new row']]));
+    expect(await memo.lookup('/run/index.json', { ...file, mtimeMs: file.mtimeMs + 5 }, ['FB-3', 'FB-9'], rewritten.find)).toEqual(new Map([['FB-9', 'new row']]));
+    expect(rewritten.asked).toEqual([['FB-3', 'FB-9']]);
+  });
+
+  it('holds no more text than its budget: the oldest file goes first, and rows over the budget are not held', async () => {
+    const memo = new EvidenceLookupMemo();
+    const half = (id: string): Array<[string, string]> => [[id, 'x'.repeat(MAX_REMEMBERED_CHARS / 2)]];
+    memo.remember('/a/index.json', file, half('FB-A'), true);
+    memo.remember('/b/index.json', file, half('FB-B'), true);
+    memo.remember('/c/index.json', file, half('FB-C'), true);
+    const a = scanner(new Map([['FB-A', 'a']]));
+    expect(await memo.lookup('/a/index.json', file, ['FB-A'], a.find)).toEqual(new Map([['FB-A', 'a']]));
+    expect(a.asked).toEqual([['FB-A']]);
+    const c = scanner();
+    expect((await memo.lookup('/c/index.json', file, ['FB-C'], c.find)).get('FB-C')).toHaveLength(MAX_REMEMBERED_CHARS / 2);
+    expect(c.asked).toEqual([]);
+    memo.remember('/d/index.json', file, [['FB-D', 'x'.repeat(MAX_REMEMBERED_CHARS + 1)]], true);
+    const d = scanner(new Map([['FB-D', 'd']]));
+    expect(await memo.lookup('/d/index.json', file, ['FB-D'], d.find)).toEqual(new Map([['FB-D', 'd']]));
+    expect(d.asked).toEqual([['FB-D']]);
+  });
+
+  it('rows remembered in part are served from memory; the others are still looked for in the file', async () => {
+    const memo = new EvidenceLookupMemo();
+    memo.remember('/run/index.json', file, [['FB-2', 'export cuts pages']], false);
+    const s = scanner();
+    expect(await memo.lookup('/run/index.json', file, ['FB-2', 'FB-1', 'FB-9'], s.find)).toEqual(new Map([['FB-2', 'export cuts pages'], ['FB-1', 'sync fails']]));
+    expect(s.asked).toEqual([['FB-1', 'FB-9']]);
   });
 
   it('files are kept apart, and only the newest sixteen are remembered', async () => {
