@@ -20,7 +20,7 @@ export interface RunWorkspaceOptions {
   writeScopes?: string[];
   /**
    * Whether the run's own folders and small files are made with synchronous calls now (see
-   * replaceFile): the service says yes while it is quiet. Default: never.
+   * replaceFile): the service says yes while it admits a run alone. Default: never.
    */
   syncWrites?: () => boolean;
 }
@@ -89,7 +89,7 @@ export class RunWorkspace implements WorkspaceAccess {
 
   /** input/, runtime/, artifacts/ inside a folder that exists (e.g. one made by reserveRunFolder). */
   async createDirs(): Promise<void> {
-    // quiet: three synchronous mkdirs take ~0.4 ms where three thread-pool round trips took ~0.85
+    // synchronous when allowed: three mkdirs take ~0.4 ms where three thread-pool round trips took ~0.85
     if (this.syncWrites()) for (const d of WORKSPACE_DIRS) mkdirSync(join(this.root, d), { recursive: true });
     else await Promise.all(WORKSPACE_DIRS.map((d) => mkdir(join(this.root, d), { recursive: true })));
     // the run folder too: manifest.json is written into it
