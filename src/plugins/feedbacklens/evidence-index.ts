@@ -37,7 +37,7 @@ const memo = new EvidenceLookupMemo();
  * The index's writer (the run's FeedbackDataset) telling the lookups what the file it just finished
  * holds: `rows` (id, text), every row of it when `complete`.
  */
-export function rememberIndexRows(index: EvidenceIndexHandle, rows: Iterable<[string, string]>, complete: boolean): void {
+export function rememberIndexRows(index: EvidenceIndexHandle, rows: ReadonlyArray<[string, string]>, complete: boolean): void {
   memo.remember(index.path, index, rows, complete);
 }
 

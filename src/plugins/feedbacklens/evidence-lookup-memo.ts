@@ -61,28 +61,24 @@ export class EvidenceLookupMemo {
   }
 
   /**
-   * id → text for `ids`, scanning the file (through `find`, given the ids not known yet) only for
-   * what earlier lookups of the same file did not settle.
-   */
-  /**
    * What the index's writer knows it wrote to the file it just finished (`st`): some rows, or all
    * of them (`complete`). Lookups of that same file then read nothing for those ids.
    */
-  remember(path: string, st: IndexIdentity, texts: Iterable<[string, string]>, complete: boolean): void {
+  remember(path: string, st: IndexIdentity, texts: ReadonlyArray<[string, string]>, complete: boolean): void {
     const m = this.memoOf(path, st);
     let chars = 0;
-    const all: Array<[string, string]> = [];
-    for (const [id, text] of texts) {
-      all.push([id, text]);
-      chars += text.length;
-    }
+    for (const [, text] of texts) chars += text.length;
     // rows beyond the budget are not held: the file is then scanned as if never remembered
     if (chars > MAX_REMEMBERED_CHARS) return;
-    for (const [id, text] of all) this.add(m, id, text);
+    for (const [id, text] of texts) this.add(m, id, text);
     if (complete) m.complete = true;
     this.trim(m);
   }
 
+  /**
+   * id → text for `ids`, scanning the file (through `find`, given the ids not known yet) only for
+   * what earlier lookups of the same file did not settle.
+   */
   async lookup(
     path: string,
     st: IndexIdentity,

@@ -49,7 +49,7 @@ describe('EvidenceLookupMemo', () => {
 
   it('a file its writer remembered whole is never scanned: its ids are found, any other is absent', async () => {
     const memo = new EvidenceLookupMemo();
-    memo.remember('/run/index.json', file, rows, true);
+    memo.remember('/run/index.json', file, [...rows], true);
     const s = scanner();
     expect(await memo.lookup('/run/index.json', file, ['FB-3', 'FB-9'], s.find)).toEqual(new Map([['FB-3', 'love the calendar']]));
     expect(s.asked).toEqual([]);
