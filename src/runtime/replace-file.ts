@@ -8,7 +8,7 @@
  * pool is faster: it creates files in parallel, where synchronous creates (0.3–0.45 ms each on a
  * slow disk) queue on the main thread. The caller knows which it is (RunWorkspace's `syncWrites`).
  */
-import { closeSync, openSync, rename, renameSync, writeSync } from 'node:fs';
+import { rename, renameSync, writeFileSync } from 'node:fs';
 import { writeWholeFile } from '../events/whole-file-write.js';
 
 /** Content up to this many UTF-16 units may be written synchronously; a larger file never stalls the loop. */
@@ -21,17 +21,7 @@ export async function replaceFile(tmp: string, target: string, content: string, 
 }
 
 function replaceFileSync(tmp: string, target: string, content: string): void {
-  const buf = Buffer.from(content, 'utf8');
-  const fd = openSync(tmp, 'w');
-  try {
-    // a short write is continued from where it stopped
-    for (let off = 0; off < buf.length; ) {
-      const n = writeSync(fd, buf, off, buf.length - off);
-      if (n <= 0) throw new Error(`${tmp}: the write made no progress`);
-      off += n;
-    }
-  } finally {
-    closeSync(fd);
-  }
+  // writeFileSync continues a short write itself
+  writeFileSync(tmp, content);
   renameSync(tmp, target);
 }

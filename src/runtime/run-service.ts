@@ -146,11 +146,10 @@ export class RunService implements RunServiceApi {
    * never holds up the request that follows, a client's GET of the new run's events.
    */
   private loneAdmission(): boolean {
-    if (this.reserving === 0) return false;
-    let busy = this.reserving;
+    if (this.reserving !== 1) return false;
     // a run that has ended (writing its last files) does not count: the next POST often comes then
-    for (const r of this.live.values()) if (!r.machine.isTerminal && ++busy > 1) return false;
-    return busy <= 1;
+    for (const r of this.live.values()) if (!r.machine.isTerminal) return false;
+    return true;
   }
 
   private eventsPublished = 0;

@@ -65,11 +65,11 @@ export class EvidenceLookupMemo {
    * of them (`complete`). Lookups of that same file then read nothing for those ids.
    */
   remember(path: string, st: IndexIdentity, texts: ReadonlyArray<[string, string]>, complete: boolean): void {
-    const m = this.memoOf(path, st);
     let chars = 0;
     for (const [, text] of texts) chars += text.length;
     // rows beyond the budget are not held: the file is then scanned as if never remembered
     if (chars > MAX_REMEMBERED_CHARS) return;
+    const m = this.memoOf(path, st);
     for (const [id, text] of texts) this.add(m, id, text);
     if (complete) m.complete = true;
     this.trim(m);
