@@ -12,9 +12,12 @@
  *     pool, against a bare Client's spawn + initialize + first call.
  * After warm-up runs on both sides, rounds alternate Runtrail and bare so load from other processes
  * hits both alike; medians are shown.
+ * Beside the ratio, the CPU each side's main thread and the server's main thread spend per call in the
+ * same windows (/proc/<pid>/schedstat, nanoseconds): the calls of a turn overlap with the server's work
+ * on the other core, so a side goes at the pace of the busier of the two main threads.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,6 +51,30 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
+/** CPU time of a process's main thread so far, in µs (its first schedstat field is in ns); NaN where unreadable. */
+function mainThreadCpuUs(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1000;
+  } catch {
+    return NaN;
+  }
+}
+
+/** The same two clocks read at the start and the end of a window. */
+interface CpuWindow {
+  own: number;
+  server: number;
+}
+
+function cpuNow(serverPid: number | undefined): CpuWindow {
+  return { own: mainThreadCpuUs(process.pid), server: mainThreadCpuUs(serverPid) };
+}
+
+function cpuSpent(from: CpuWindow, to: CpuWindow): CpuWindow {
+  return { own: to.own - from.own, server: to.server - from.server };
+}
+
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
@@ -67,12 +94,17 @@ interface Timing {
   lastResult: number;
   results: number;
   failed: number;
+  /** Main-thread CPU from the first tool start to the last result: Runtrail's and the server's. */
+  cpuAtStart?: CpuWindow;
+  cpu?: CpuWindow;
 }
 
 class Bench {
   readonly pool = new McpServerPool({ killGraceMs: 1_000 });
   private readonly timings = new Map<string, Timing>();
   private service!: RunService;
+  /** The server's pid for the CPU figures: the pool's stdio server unless given (an HTTP server started apart). */
+  serverPid: () => number | undefined = () => this.pool.list().find((e) => e.server === 'everything')?.pid;
 
   constructor(readonly dir: string) {}
 
@@ -109,12 +141,16 @@ class Bench {
           bus.subscribe((ev: AgentEvent) => {
             if (ev.stream !== 'tool') return;
             const now = performance.now();
-            if (ev.data.phase === 'start' && !t.firstStart) t.firstStart = now;
+            if (ev.data.phase === 'start' && !t.firstStart) {
+              t.firstStart = now;
+              t.cpuAtStart = cpuNow(this.serverPid());
+            }
             if (ev.data.phase === 'result') {
               if (!t.firstResult) t.firstResult = now;
               t.lastResult = now;
               t.results++;
               if (ev.data.isError) t.failed++;
+              if (t.results === CALLS && t.cpuAtStart) t.cpu = cpuSpent(t.cpuAtStart, cpuNow(this.serverPid()));
             }
           });
         },
@@ -140,10 +176,13 @@ class Bench {
   }
 }
 
-async function bareBatches(c: Client): Promise<number> {
+async function bareBatches(c: Client, cpu?: CpuWindow[], serverPid?: number): Promise<number> {
+  const from = cpuNow(serverPid);
   const t = performance.now();
   for (let b = 0; b < CALLS / BATCH; b++) await Promise.all(Array.from({ length: BATCH }, (_, i) => c.callTool({ name: 'echo', arguments: { message: `m${b * BATCH + i}` } })));
-  return performance.now() - t;
+  const ms = performance.now() - t;
+  cpu?.push(cpuSpent(from, cpuNow(serverPid)));
+  return ms;
 }
 
 async function bareSequential(c: Client): Promise<number> {
@@ -198,7 +237,7 @@ async function layers(label: string, def: Record<string, unknown>, bare: Client,
   console.log(`${label}: the same 1,000 calls, where the time goes: bare SDK Client ${b.toFixed(1)} µs/call; the MCP tool handler (Runtrail's MCP layer) ${h.toFixed(1)} µs/call → ${(h / b).toFixed(2)}×; through the ToolExecutor with both tool events in events.jsonl ${x.toFixed(1)} µs/call → ${(x / b).toFixed(2)}×`);
 }
 
-async function throughput(label: string, bench: Bench, bare: Client): Promise<void> {
+async function throughput(label: string, bench: Bench, bare: Client, bareServerPid: number | undefined): Promise<void> {
   for (let i = 0; i < WARMUP; i++) {
     await bench.run('batches.json');
     await bench.run('one-by-one.json');
@@ -209,13 +248,16 @@ async function throughput(label: string, bench: Bench, bare: Client): Promise<vo
   const bb: number[] = [];
   const rs: number[] = [];
   const bs: number[] = [];
+  const rtCpu: CpuWindow[] = [];
+  const bbCpu: CpuWindow[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     const runFirst = r % 2 === 0;
-    if (!runFirst) bb.push(await bareBatches(bare));
+    if (!runFirst) bb.push(await bareBatches(bare, bbCpu, bareServerPid));
     const run = await bench.run('batches.json');
     if (run.results !== CALLS || run.failed) throw new Error(`bench run: ${run.results} results, ${run.failed} failed`);
     rt.push(run.lastResult - run.firstStart);
-    if (runFirst) bb.push(await bareBatches(bare));
+    if (run.cpu) rtCpu.push(run.cpu);
+    if (runFirst) bb.push(await bareBatches(bare, bbCpu, bareServerPid));
     if (!runFirst) bs.push(await bareSequential(bare));
     const seq = await bench.run('one-by-one.json');
     if (seq.results !== SEQUENTIAL - 1 || seq.failed) throw new Error(`bench sequential run: ${seq.results} results`);
@@ -226,6 +268,12 @@ async function throughput(label: string, bench: Bench, bare: Client): Promise<vo
   const r = perCall(median(rt), CALLS);
   const b = perCall(median(bb), CALLS);
   console.log(`${label}: ${CALLS.toLocaleString('en')} echo calls in ${CALLS / BATCH} turns of ${BATCH} (${ROUNDS} rounds, median): Runtrail run ${r.toFixed(1)} µs/call, bare SDK Client ${b.toFixed(1)} µs/call → ${(r / b).toFixed(2)}× (target ≤ 1.15×)`);
+  const cpuPerCall = (ws: CpuWindow[], k: keyof CpuWindow) => median(ws.map((w) => w[k])) / CALLS;
+  const fmt = (us: number) => (Number.isNaN(us) ? 'n/a' : `${us.toFixed(1)}`);
+  console.log(
+    `  main-thread CPU per call in those windows (median): Runtrail ${fmt(cpuPerCall(rtCpu, 'own'))} µs with its server at ${fmt(cpuPerCall(rtCpu, 'server'))} µs; ` +
+      `bare Client ${fmt(cpuPerCall(bbCpu, 'own'))} µs with its server at ${fmt(cpuPerCall(bbCpu, 'server'))} µs (each side goes at the pace of the busier thread)`,
+  );
   const rq = perCall(median(rs), SEQUENTIAL - 1);
   const bq = perCall(median(bs), SEQUENTIAL);
   console.log(`  one call per model turn (${SEQUENTIAL - 1} turns): Runtrail ${rq.toFixed(1)} µs/call (a script model turn, the call, its events), bare sequential ${bq.toFixed(1)} µs/call → ${(rq / bq).toFixed(2)}×`);
@@ -260,7 +308,8 @@ export async function run(): Promise<void> {
     const bench = new Bench(newDir());
     await bench.init(stdioDef);
     const bare = await connectBare(stdioBare);
-    await throughput('stdio', bench, bare);
+    // the bare Client's own server: its transport's child
+    await throughput('stdio', bench, bare, (bare.transport as StdioClientTransport | undefined)?.pid ?? undefined);
     await layers('stdio', stdioDef, bare, bench.dir);
     await bare.close();
     await bench.close();
@@ -293,9 +342,10 @@ export async function run(): Promise<void> {
     try {
       const url = `http://127.0.0.1:${port}/mcp`;
       const hb = new Bench(newDir());
+      hb.serverPid = () => srv.pid;
       await hb.init({ type: 'http', url });
       const hbare = await connectBare(() => new StreamableHTTPClientTransport(new URL(url)));
-      await throughput('streamable http (the same server instance)', hb, hbare);
+      await throughput('streamable http (the same server instance)', hb, hbare, srv.pid);
       await layers('streamable http', { type: 'http', url }, hbare, hb.dir);
       await hbare.close();
       await hb.close();
