@@ -114,8 +114,14 @@ function rssMb(pid: number): number {
   }
 }
 
+/**
+ * Node flags for the server children, e.g. BENCH_CHILD_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/p"
+ * to profile the server under the load (NODE_OPTIONS refuses --cpu-prof); split on spaces.
+ */
+const childFlags = (process.env.BENCH_CHILD_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+
 function startChild(args: string[]): Promise<{ url: string; proc: ChildProcess }> {
-  const proc = spawn(process.execPath, [self, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, [...childFlags, self, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let buf = '';
     proc.stdout!.on('data', (d: Buffer) => {
@@ -262,6 +268,8 @@ export async function run(): Promise<void> {
 }
 
 if (process.argv[1] === self && process.argv[2] === '--child') {
+  // the parent ends a child with SIGTERM: exit normally, so that a profile asked for is written
+  process.once('SIGTERM', () => process.exit(0));
   if (process.argv[3] === 'raw') await childRaw();
   else await childRuntrail(process.argv[4]);
 }
