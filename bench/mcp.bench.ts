@@ -13,8 +13,8 @@
  * After warm-up runs on both sides, rounds alternate Runtrail and bare so load from other processes
  * hits both alike; medians are shown.
  * Beside the ratio, the CPU each side's main thread and the server's main thread spend per call in the
- * same windows (/proc/<pid>/schedstat, nanoseconds): the calls of a turn overlap with the server's work
- * on the other core, so a side goes at the pace of the busier of the two main threads.
+ * same windows (/proc/<pid>/schedstat, nanoseconds): the calls of a turn overlap with the server's work,
+ * so a side can go no faster than the busier of the two main threads.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -272,7 +272,7 @@ async function throughput(label: string, bench: Bench, bare: Client, bareServerP
   const fmt = (us: number) => (Number.isNaN(us) ? 'n/a' : `${us.toFixed(1)}`);
   console.log(
     `  main-thread CPU per call in those windows (median): Runtrail ${fmt(cpuPerCall(rtCpu, 'own'))} µs with its server at ${fmt(cpuPerCall(rtCpu, 'server'))} µs; ` +
-      `bare Client ${fmt(cpuPerCall(bbCpu, 'own'))} µs with its server at ${fmt(cpuPerCall(bbCpu, 'server'))} µs (each side goes at the pace of the busier thread)`,
+      `bare Client ${fmt(cpuPerCall(bbCpu, 'own'))} µs with its server at ${fmt(cpuPerCall(bbCpu, 'server'))} µs (neither side can go faster than its busier thread)`,
   );
   const rq = perCall(median(rs), SEQUENTIAL - 1);
   const bq = perCall(median(bs), SEQUENTIAL);
