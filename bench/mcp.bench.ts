@@ -223,11 +223,14 @@ async function layers(label: string, def: Record<string, unknown>, bare: Client,
   const sides = [viaBare, viaHandler, viaExecutor];
   for (let w = 0; w < WARMUP + 2; w++) for (const f of sides) await batches(f);
   const ms: number[][] = [[], [], []];
+  const cpu: number[][] = [[], [], []];
   for (let r = 0; r < ROUNDS; r++) {
     // rotate the order each round
     for (let k = 0; k < sides.length; k++) {
       const j = (k + r) % sides.length;
+      const from = mainThreadCpuUs(process.pid);
       ms[j].push(await batches(sides[j]));
+      cpu[j].push(mainThreadCpuUs(process.pid) - from);
     }
   }
   store.close();
@@ -235,6 +238,8 @@ async function layers(label: string, def: Record<string, unknown>, bare: Client,
   await pool.shutdown();
   const [b, h, x] = ms.map((m) => (median(m) * 1000) / CALLS);
   console.log(`${label}: the same 1,000 calls, where the time goes: bare SDK Client ${b.toFixed(1)} µs/call; the MCP tool handler (Runtrail's MCP layer) ${h.toFixed(1)} µs/call → ${(h / b).toFixed(2)}×; through the ToolExecutor with both tool events in events.jsonl ${x.toFixed(1)} µs/call → ${(x / b).toFixed(2)}×`);
+  const [cb, ch, cx] = cpu.map((c) => median(c) / CALLS);
+  console.log(`  main-thread CPU per call (median): bare SDK Client ${cb.toFixed(1)} µs, the MCP tool handler ${ch.toFixed(1)} µs, through the ToolExecutor with both events ${cx.toFixed(1)} µs`);
 }
 
 async function throughput(label: string, bench: Bench, bare: Client, bareServerPid: number | undefined): Promise<void> {
