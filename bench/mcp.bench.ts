@@ -103,10 +103,18 @@ class Bench {
   readonly pool = new McpServerPool({ killGraceMs: 1_000 });
   private readonly timings = new Map<string, Timing>();
   private service!: RunService;
-  /** The server's pid for the CPU figures: the pool's stdio server unless given (an HTTP server started apart). */
-  serverPid: () => number | undefined = () => this.pool.list().find((e) => e.server === 'everything')?.pid;
 
-  constructor(readonly dir: string) {}
+  /** `serverPid`: the server's, for the CPU figures, when it was started apart (HTTP); else the pool's stdio server. */
+  constructor(
+    readonly dir: string,
+    private serverPid?: number,
+  ) {}
+
+  /** Looked up once, outside the event path: the pool keeps the one server for all the bench's runs. */
+  private poolServerPid(): number | undefined {
+    this.serverPid ??= this.pool.list().find((e) => e.server === 'everything')?.pid;
+    return this.serverPid;
+  }
 
   async init(mcp: Record<string, unknown>): Promise<void> {
     const files: Record<string, string> = {
@@ -143,14 +151,14 @@ class Bench {
             const now = performance.now();
             if (ev.data.phase === 'start' && !t.firstStart) {
               t.firstStart = now;
-              t.cpuAtStart = cpuNow(this.serverPid());
+              t.cpuAtStart = cpuNow(this.serverPid);
             }
             if (ev.data.phase === 'result') {
               if (!t.firstResult) t.firstResult = now;
               t.lastResult = now;
               t.results++;
               if (ev.data.isError) t.failed++;
-              if (t.results === CALLS && t.cpuAtStart) t.cpu = cpuSpent(t.cpuAtStart, cpuNow(this.serverPid()));
+              if (t.results === CALLS && t.cpuAtStart) t.cpu = cpuSpent(t.cpuAtStart, cpuNow(this.serverPid));
             }
           });
         },
@@ -164,6 +172,7 @@ class Bench {
     const created = await this.service.create({ plugin: 'echoer', model: `script:${script}` });
     const st = await this.service.wait(created.run_id);
     const wall = performance.now() - t0;
+    this.poolServerPid(); // the first run started it; the runs after it read its CPU
     if (st.status !== 'completed') throw new Error(`bench run ${created.run_id} ${st.status}: ${st.diagnosis?.summary ?? ''}`);
     const t = this.timings.get(created.run_id)!;
     this.timings.delete(created.run_id);
@@ -346,8 +355,7 @@ export async function run(): Promise<void> {
     for (let i = 0; i < 200 && !/listening on port/i.test(err); i++) await new Promise((r) => setTimeout(r, 50));
     try {
       const url = `http://127.0.0.1:${port}/mcp`;
-      const hb = new Bench(newDir());
-      hb.serverPid = () => srv.pid;
+      const hb = new Bench(newDir(), srv.pid);
       await hb.init({ type: 'http', url });
       const hbare = await connectBare(() => new StreamableHTTPClientTransport(new URL(url)));
       await throughput('streamable http (the same server instance)', hb, hbare, srv.pid);
