@@ -39,6 +39,11 @@ async function killHard(child: ChildProcess): Promise<void> {
 }
 
 const runsDir = () => join(dir, 'data', 'runs');
+/**
+ * The run's record of its process groups. The spawn comes first (a pid exists only after the fork),
+ * so `ps` can show the children an instant before the record is written: a test waits for it.
+ */
+const ledgerOf = (runId: string) => join(runsDir(), runId, 'runtime', 'processes.json');
 /** The command's processes, not the `runtrail run … command=sleep M` whose arguments name it too. */
 const commandProcesses = (m: string) => liveProcesses(m).filter((l) => !l.includes(MAIN));
 
@@ -56,7 +61,7 @@ describe.runIf(existsSync(MAIN))('children of a Runtrail killed with SIGKILL', (
     const runId = body.run_id as string;
     // `/bin/sh -c sleep M` and `sleep M`
     expect(await eventually(() => liveProcesses(m).length === 2, 20_000)).toBe(true);
-    expect(existsSync(join(runsDir(), runId, 'runtime', 'processes.json'))).toBe(true);
+    expect(await eventually(() => existsSync(ledgerOf(runId)))).toBe(true);
     await killHard(first.child);
     expect(liveProcesses(m)).toHaveLength(2); // what the defect was: nothing ends them
 
@@ -66,7 +71,7 @@ describe.runIf(existsSync(MAIN))('children of a Runtrail killed with SIGKILL', (
     expect(run.body.diagnosis.code).toBe('interrupted');
     expect(run.body.diagnosis.detail).toContain('ended 2 leftover processes');
     expect(liveProcesses(m)).toEqual([]);
-    expect(existsSync(join(runsDir(), runId, 'runtime', 'processes.json'))).toBe(false);
+    expect(existsSync(ledgerOf(runId))).toBe(false);
   }, 60_000);
 
   it('are ended by the next runtrail command on the data dir after `runtrail run` was killed', async () => {
@@ -75,6 +80,7 @@ describe.runIf(existsSync(MAIN))('children of a Runtrail killed with SIGKILL', (
     const run = runtrail(['run', 'shell_task', '--input', `command=sleep ${m}`, '--data-dir', 'data']);
     expect(await eventually(() => commandProcesses(m).length === 2, 20_000)).toBe(true);
     const runId = /▶ (run_\d{8}_\d{6}_\d{6})/.exec(run.out())![1];
+    expect(await eventually(() => existsSync(ledgerOf(runId)))).toBe(true);
     await killHard(run.child);
     expect(commandProcesses(m)).toHaveLength(2);
 
