@@ -1,5 +1,5 @@
 /**
- * Agent depth figures (issue 11):
+ * Agent depth figures:
  *  1. compaction: the offline feedbacklens on the bundled example with limits.context_tokens 8,000
  *     (it peaks near 12k unlimited) against the same run unlimited — run time, compactions, tokens saved;
  *  2. subagent overhead: a parent's run_agent → the child's run created → the child's first event;

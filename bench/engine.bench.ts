@@ -1,5 +1,5 @@
 /**
- * Run engine figures (issue 3 §6):
+ * Run engine figures:
  *  1. median wall time of 50 offline feedbacklens runs on a generated 10,000-row CSV, against the
  *     bare csv-parse of the same file (the irreducible work) measured in the same process;
  *  2. runtime overhead per tool call: a no-op tool through the ToolExecutor (lookup, zod args,

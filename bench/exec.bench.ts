@@ -1,5 +1,5 @@
 /**
- * exec throughput and memory against a bare child_process drain of the same command (issue 4 §7),
+ * exec throughput and memory against a bare child_process drain of the same command,
  * and the time from kill to the process group being gone.
  */
 import { spawn } from 'node:child_process';

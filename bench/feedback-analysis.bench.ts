@@ -2,7 +2,7 @@
  * The offline feedbacklens analysis on 10,000 rows: CSV parsing, AFINN sentiment, term clustering,
  * and the whole analyseFeedback, each as a median of 5 and as a ratio to plain csv-parse (the baseline).
  *
- * Large inputs (issue 14 §1): `runtrail run feedbacklens` (offline, the CLI as a user runs it,
+ * Large inputs: `runtrail run feedbacklens` (offline, the CLI as a user runs it,
  * csv_profile child process included) on generated exports of 10,000, 100,000 and 1,000,000 rows,
  * against a streaming csv-parse of the same file, each as its own process: wall time and peak RSS
  * as ratios, time per 1,000 rows (linear in rows?), and whether peak RSS ≤ 4 × the file + 150 MB.

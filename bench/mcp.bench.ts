@@ -1,5 +1,5 @@
 /**
- * MCP figures (issue 10 §7), against the reference server-everything started from node_modules:
+ * MCP figures, against the reference server-everything started from node_modules:
  *  1. 1,000 `echo` calls through a Runtrail run (script model: 10 turns of 100 calls, which the loop
  *     runs side by side as the tool is read-only) against the same 10 batches of 100 concurrent calls
  *     through a bare SDK `Client` on the same server (program over stdio; the very same server

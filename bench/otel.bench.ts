@@ -1,5 +1,5 @@
 /**
- * Issue 12 §1: what tracing costs, as ratios measured in one process against a loopback OTLP/HTTP
+ * What tracing costs, as ratios measured in one process against a loopback OTLP/HTTP
  * receiver (it reads and drops each export). Three ways each, rounds interleaved (each round starting
  * with another way), best (SSE, tool calls) or median (engine runs) of the rounds:
  *   none   no telemetry code at all (the bench before tracing)

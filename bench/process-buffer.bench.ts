@@ -1,5 +1,5 @@
 /**
- * Issue 2 §7: ProcessEventBuffer cost per push (ns) and how many events it lets through for
+ * ProcessEventBuffer cost per push (ns) and how many events it lets through for
  * 1,000,000 pushes across 10 operations, against a baseline that forwards every event.
  */
 import { ProcessEventBuffer } from '../src/events/process-event-buffer.js';

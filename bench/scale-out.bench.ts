@@ -1,5 +1,5 @@
 /**
- * Scale-out figures (issue 13 §5), every node a `runtrail` process started from dist/ as a user would
+ * Scale-out figures, every node a `runtrail` process started from dist/ as a user would
  * start it, every client here over loopback HTTP:
  *  1. runs per second and POST → first SSE frame p50/p99 with 1 API node and 1, 2 and 4 workers
  *     (`worker --concurrency 4` each, so more workers = more capacity), against the single-process

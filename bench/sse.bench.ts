@@ -1,5 +1,5 @@
 /**
- * Issue 2 §7: 200,000 deltas over loopback HTTP as SSE, three ways, in one run:
+ * 200,000 deltas over loopback HTTP as SSE, three ways, in one run:
  *   raw       res.write of prebuilt frames (the floor any SSE server pays)
  *   raw-join  the same frames, a batch joined into one res.write (the floor of a coalescing server)
  *   ai-sdk    Vercel AI SDK v6 UI message stream (createUIMessageStream → pipeUIMessageStreamToResponse)
@@ -163,7 +163,7 @@ export async function run(): Promise<void> {
   const n = (x: number) => Math.round(x).toLocaleString('en-US');
   console.log(`best: raw ${n(best.raw)}/s, ai-sdk ${n(best.ai)}/s, runtrail ${n(best.rt)}/s, runtrail with events.jsonl ${n(best.log)}/s`);
   console.log(`runtrail / raw    = ${(best.rt / best.raw).toFixed(2)}x  (target >= 0.7x)`);
-  console.log(`runtrail + events.jsonl / raw = ${(best.log / best.raw).toFixed(2)}x  (target >= 0.85x, issue 14)`);
+  console.log(`runtrail + events.jsonl / raw = ${(best.log / best.raw).toFixed(2)}x  (target >= 0.85x)`);
   console.log(`against raw-join (the same one write per batch): runtrail ${(best.rt / best.join).toFixed(2)}x, with events.jsonl ${(best.log / best.join).toFixed(2)}x`);
   console.log(`runtrail / ai-sdk = ${(best.rt / best.ai).toFixed(2)}x  (target >= 5x; raw itself is ${(best.raw / best.ai).toFixed(2)}x the AI SDK here)`);
 }

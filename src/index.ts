@@ -7,7 +7,7 @@ export type * from './tools/tool.js';
 export type * from './providers/model-provider.js';
 export type * from './runtime/business-plugin.js';
 export type * from './runtime/run-service-types.js';
-// events: bus and process events (issue 2)
+// events: bus and process events
 export * from './events/agent-event-factory.js';
 export * from './events/agent-event-bus.js';
 export * from './events/process-payload-sanitizer.js';
@@ -19,12 +19,12 @@ export * from './events/operation-reporter.js';
 export * from './events/process-pipeline.js';
 export * from './events/engine-event.js';
 export * from './events/engine-bridge.js';
-// channels (issue 2)
+// channels
 export * from './channels/base-claw-adapter.js';
 export * from './channels/frame-queue.js';
 export * from './channels/sse-adapter.js';
 export * from './channels/buffer-adapter.js';
-// tools: exec + process (issue 4)
+// tools: exec + process
 export { EXEC_DEFAULTS, readExecLimits, minimalBaseEnv, MAX_COMMAND_CHARS, type ExecLimits } from './tools/exec-config.js';
 export * from './tools/byte-tail-buffer.js';
 export * from './tools/process-session.js';
@@ -35,7 +35,7 @@ export * from './tools/process-tool.js';
 export { liveGroupMembers, isGroupAlive, terminateGroup } from './tools/process-group.js';
 export { spawnSupervised } from './tools/supervised-child.js';
 export type { SpawnSpec, SupervisedChild, ChildExit, OutputStream } from './tools/supervised-child.js';
-// providers: AI SDK, script and offline models (issue 3 §4). ModelTurn/OfflineProcedure are exported by runtime/business-plugin.
+// providers: AI SDK, script and offline models. ModelTurn/OfflineProcedure are exported by runtime/business-plugin.
 export { modelTurnSchema, parseModelTurns } from './providers/model-turn.js';
 export type { ParseTurnsResult } from './providers/model-turn.js';
 export * from './providers/provider-errors.js';
@@ -46,19 +46,19 @@ export { PROVIDER_ENV, AI_SDK_PROVIDERS } from './providers/provider-env.js';
 export type { ProviderEnvSpec, AiSdkProviderName } from './providers/provider-env.js';
 export * from './providers/ai-sdk-provider.js';
 export * from './providers/resolve-model-provider.js';
-// providers: model catalog, token estimate, context check, per-call options (issue 15)
+// providers: model catalog, token estimate, context check, per-call options
 export { IMAGE_MEDIA_TYPES } from './providers/model-provider.js';
 export * from './providers/model-catalog.js';
 export * from './providers/token-estimate.js';
 export * from './providers/context-fit.js';
 export * from './providers/provider-call-options.js';
 export * from './providers/image-type.js';
-// skills: compute-entry skills (issue 4)
+// skills: compute-entry skills
 export * from './skills/compute-skill-runner.js';
 export * from './skills/execute-skill-tool.js';
-// runtime: RunService, engine, loop, executor, workspace, hooks (issue 3 §1, §3)
+// runtime: RunService, engine, loop, executor, workspace, hooks
 export * from './runtime/run-service.js';
-// the seams of several nodes (issue 13); their PostgreSQL/Redis implementations are `runtrail/distributed`
+// the seams of several nodes; their PostgreSQL/Redis implementations are `runtrail/distributed`
 export * from './runtime/run-queue.js';
 export * from './runtime/run-store.js';
 export * from './runtime/event-fanout.js';
@@ -86,13 +86,13 @@ export * from './runtime/create-run-request.js';
 export { executeRun, type NoticeSource, type EngineDeps } from './runtime/run-engine.js';
 export { writeTrace, TRACE_FILE } from './runtime/trace-file.js';
 export type { PublishFn } from './runtime/run-publisher.js';
-// skills: skill.json + SKILL.md loader (issue 3 §2)
+// skills: skill.json + SKILL.md loader
 export * from './skills/skill-manifest.js';
 export * from './skills/skill-loader.js';
-// cli (issue 3 §5)
+// cli
 export { runCli, USAGE } from './cli/run-cli.js';
 export type { CliDeps } from './cli/cli-io.js';
-// server: HTTP API, SSE/WebSocket streams, IM endpoint (issue 5)
+// server: HTTP API, SSE/WebSocket streams, IM endpoint
 export { startServer, buildServer, type ServerOptions, type RunningServer } from './server/start-server.js';
 export { HttpError, errorBody } from './server/http-error.js';
 export { listenRefusal, isLoopbackHost } from './server/listen-guard.js';
@@ -101,7 +101,7 @@ export { assembleRunReply, splitReply, type ImReply } from './server/im-reply.js
 export { pluginInfo, type PluginInfo } from './server/plugin-catalog.js';
 export { prometheusText } from './server/prometheus-text.js';
 export { runFrames, type RunFrame } from './server/run-frames.js';
-// plugins: builtin feedbacklens, file_summary, chat (issue 3 §2)
+// plugins: builtin feedbacklens, file_summary, chat
 export { builtinPlugins, type BuiltinPluginOptions } from './plugins/builtin-plugins.js';
 export { createFeedbackLensPlugin, FEEDBACKLENS_VERSION, type FeedbackLensOptions } from './plugins/feedbacklens/feedbacklens-plugin.js';
 export { feedbackLensInputSchema, type FeedbackLensInput } from './plugins/feedbacklens/input-schema.js';
@@ -126,21 +126,21 @@ export { fileSummaryInputSchema, type FileSummaryInput } from './plugins/file-su
 export { createChatPlugin, CHAT_HELP, chatInputSchema, type ChatInput } from './plugins/chat/chat-plugin.js';
 export { contractValidator } from './plugins/shared/contract-validator.js';
 export { createTextOnlyPlugin, type TextOnlyPluginOptions } from './plugins/text-only-plugin.js';
-// plugins: shell_task (issue 4)
+// plugins: shell_task
 export { createShellTaskPlugin, SHELL_TASK_ARTIFACTS, type ShellTaskPluginOptions } from './plugins/shell-task/shell-task-plugin.js';
 export { shellTaskInputSchema, type ShellTaskInput } from './plugins/shell-task/input-schema.js';
 export * from './events/block-chunker.js';
 export * from './events/thinking-tag-filter.js';
 export * from './events/raw-stream-log.js';
 export * from './channels/terminal-adapter.js';
-// Your own agents (issue 9): code plugins, the extension registry, Markdown agents
+// Your own agents: code plugins, the extension registry, Markdown agents
 export { definePlugin, defineTool, type PluginTool, type PluginToolContext, type PluginToolResult, type RuntrailPlugin } from './extensions/define.js';
 export { ExtensionRegistry, type AgentEntry, type ExtensionRegistryOptions, type ProjectConfig } from './extensions/extension-registry.js';
 export { parseAgentFile, type AgentDefinition } from './extensions/markdown-agent.js';
 export { problemLine, type DefinitionProblem } from './extensions/definition-problem.js';
 export { checkSchema, jsonSchemaOf, type JsonSchema, type Schema, type SchemaIssue } from './tools/schema.js';
 export { LivePluginSource, type PluginSource } from './runtime/plugin-registry.js';
-// MCP servers as tools (issue 10) and Runtrail as an MCP server (issue 12 §4)
+// MCP servers as tools and Runtrail as an MCP server
 export { ToolSourceError, type ToolSource } from './tools/tool-source.js';
 export { parseMcpConfig, parseServerDefinition, expandVars, MCP_DEFAULTS, type McpServerConfig, type McpServerOptions, type McpTransportConfig, type McpConfigProblem } from './mcp/mcp-config.js';
 export { McpConnection, type McpCallOptions, type McpTimings, type McpProgress, type McpLog } from './mcp/mcp-connection.js';
@@ -153,7 +153,7 @@ export { GroupStdioTransport, StdoutNoiseError } from './mcp/stdio-group-transpo
 export { resolveAgentMcp, agentMcpSummary } from './extensions/agent-mcp.js';
 export { createRuntrailMcpServer, artifactUri } from './cli/runtrail-mcp-server.js';
 export { startRuntrailMcpHttp } from './cli/mcp-serve.js';
-// OpenTelemetry traces, the run page's trace view and the AI SDK's UI message stream (issue 12 §1–3)
+// OpenTelemetry traces, the run page's trace view and the AI SDK's UI message stream
 export { parseTraceparent, runTraceContext, newTraceId, isTraceId, type RunTraceContext, type TraceParent } from './events/trace-context.js';
 export { startTelemetry, type Telemetry, type TelemetryOptions } from './telemetry/otel-telemetry.js';
 export { otlpTraceConfig, telemetryWanted, TelemetryConfigError, type OtlpTraceConfig } from './telemetry/otlp-config.js';

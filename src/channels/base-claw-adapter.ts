@@ -1,5 +1,5 @@
 /**
- * The base of every channel adapter (seed 001 §5): `emit` lifts plain objects with `fromWire`,
+ * The base of every channel adapter: `emit` lifts plain objects with `fromWire`,
  * fills observability defaults, counts, and swallows handler errors. An adapter never throws
  * into the engine.
  */

@@ -1,5 +1,5 @@
 /**
- * IM-bot claw (seed 001 §5): buffers a whole run into one message. Deltas accumulate, reasoning is
+ * IM-bot claw: buffers a whole run into one message. Deltas accumulate, reasoning is
  * dropped unless asked, an error-level step diagnosis becomes a footnote, `done.content` wins.
  */
 import type { EngineEvent } from '../events/engine-event.js';

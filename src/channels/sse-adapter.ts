@@ -1,5 +1,5 @@
 /**
- * Web claw (seed 001 §5): one SSE frame per event, `id: <seq>` when known so clients resume with
+ * Web claw: one SSE frame per event, `id: <seq>` when known so clients resume with
  * Last-Event-ID. `formatSseFrame` is pure, so the server and `runtrail replay --format sse`
  * produce the very same bytes.
  */
@@ -42,7 +42,7 @@ export class SseAdapter extends BaseClawAdapter {
     this.queue = queue ?? new FrameQueue();
   }
 
-  /** An EngineEvent is thinned per the options; a wire object is written as given (seed: `frame(wire)`). */
+  /** An EngineEvent is thinned per the options; a wire object is written as given (`frame(wire)`). */
   frame(event: EngineEvent | WireFrame): string {
     if (event instanceof EngineEvent) return formatSseFrame(event, { wireMeta: this.wireMeta });
     const id = typeof event.seq === 'number' && event.seq > 0 ? `id: ${event.seq}\n` : '';

@@ -1,5 +1,5 @@
 /**
- * `runtrail run` and approvals (issue 11 §3): a tool call that waits for a person is asked about on
+ * `runtrail run` and approvals: a tool call that waits for a person is asked about on
  * the terminal (y/N); `--approve-all` or `--deny-all` decide without asking; with neither and no
  * terminal the call is denied at once, saying how to let it through.
  */

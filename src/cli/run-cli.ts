@@ -1,5 +1,5 @@
 /**
- * `runtrail` commands (issue 3 §5): run, runs, show, replay, plugins, skills, start, serve.
+ * `runtrail` commands: run, runs, show, replay, plugins, skills, start, serve.
  * Exit 0 completed, 1 failed, 2 bad usage or input, 130 cancelled.
  */
 import { existsSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Runtrail as an MCP server (issue 12 §4), so Claude Desktop, Claude Code or any MCP client can drive
+ * Runtrail as an MCP server, so Claude Desktop, Claude Code or any MCP client can drive
  * it: tools `list_agents`, `start_run` (progress notifications while the run goes; the final answer
  * and the artifacts, or at once with `wait: false`), `get_run`, `list_runs`, `cancel_run`, and every
  * run's artifacts as resources `runtrail://runs/<run_id>/artifacts/<path>`. One McpServer per client

@@ -1,5 +1,5 @@
 /**
- * The RunQueue of several nodes (issue 13): BullMQ on Redis. API nodes add a job per run (job id =
+ * The RunQueue of several nodes: BullMQ on Redis. API nodes add a job per run (job id =
  * run id); workers claim them under their concurrency. A cancel is a Redis pub/sub message the worker
  * that owns the run acts on. A worker that dies (kill -9, a lost machine) stops renewing its locks:
  * BullMQ's stalled check (in the other workers) fails its jobs, and every node hears of it.

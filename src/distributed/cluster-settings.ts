@@ -1,5 +1,5 @@
 /**
- * The variables of several nodes (issue 13), read and checked without loading any service client:
+ * The variables of several nodes, read and checked without loading any service client:
  * RUNTRAIL_REDIS_URL and RUNTRAIL_DATABASE_URL both, or neither (one process).
  */
 import { redactServiceUrl } from './service-url.js';

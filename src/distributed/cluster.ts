@@ -1,5 +1,5 @@
 /**
- * Several nodes (issue 13): with RUNTRAIL_REDIS_URL and RUNTRAIL_DATABASE_URL set, a RunService
+ * Several nodes: with RUNTRAIL_REDIS_URL and RUNTRAIL_DATABASE_URL set, a RunService
  * composes the PostgreSQL store, the Redis Streams fan-out and the BullMQ queue connected here.
  * Without them this module is never loaded: one process, its files, no services.
  */

@@ -1,5 +1,5 @@
 /**
- * `runtrail/distributed`: the services of several nodes (issue 13), a subpath of its own so that
+ * `runtrail/distributed`: the services of several nodes, a subpath of its own so that
  * importing `runtrail` never loads a PostgreSQL or Redis client.
  */
 export { clusterSettings, ClusterConfigError, NODE_ROLES, type ClusterSettings, type NodeRole } from './cluster-settings.js';

@@ -1,5 +1,5 @@
 /**
- * The RunStore of several nodes (issue 13): run records and every event in PostgreSQL. Events are
+ * The RunStore of several nodes: run records and every event in PostgreSQL. Events are
  * committed in batches — in seq order, one transaction (a multi-row INSERT) per batch — before anyone sees them (the
  * fan-out publishes a batch only after its commit); records and event lines keep the exact JSON the
  * run wrote, so a run replays byte for byte from here as from its events.jsonl. The run folders on

@@ -1,5 +1,5 @@
 /**
- * The EventFanout of several nodes (issue 13): each committed event goes onto a Redis Stream per run
+ * The EventFanout of several nodes: each committed event goes onto a Redis Stream per run
  * (id `<seq>-0`, trimmed); a follower reads the run's history from PostgreSQL, then the live stream.
  * One blocking reader per node serves every follower on it. A follower behind the trimmed stream, or
  * one whose Redis is away, reads from PostgreSQL instead — never a gap, never a duplicate.

@@ -1,5 +1,5 @@
 /**
- * A worker's presence (issue 13): a file on the shared data dir, `cluster/<host>-<pid>.json`, with
+ * A worker's presence: a file on the shared data dir, `cluster/<host>-<pid>.json`, with
  * the runs it holds, and a key in Redis with the same token, both renewed every few seconds.
  * `runtrail doctor` on any node compares the two (the data dir is shared when it sees every worker's
  * file); a worker that starts on a host ends the process groups its dead predecessors there left.

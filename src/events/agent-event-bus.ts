@@ -1,5 +1,5 @@
 /**
- * One bus per run (seed 004): the single internal stream every subscriber (event store, bridge,
+ * One bus per run: the single internal stream every subscriber (event store, bridge,
  * adapters, raw log) reads. Publishing is synchronous; a throwing subscriber is isolated.
  */
 import type { AgentEvent, AgentEventMap, AgentEventOf, AgentStream } from './agent-event.js';

@@ -1,4 +1,4 @@
-/** The one constructor of AgentEvents (seed 004); the bus and replay readers use it. */
+/** The one constructor of AgentEvents; the bus and replay readers use it. */
 import { AGENT_STREAMS, type AgentEventMap, type AgentEventOf, type AgentStream } from './agent-event.js';
 
 const STREAMS: ReadonlySet<string> = new Set(AGENT_STREAMS);

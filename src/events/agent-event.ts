@@ -1,5 +1,5 @@
 /**
- * The single internal stream of a run (seed 004): every step the loop takes is one AgentEvent.
+ * The single internal stream of a run: every step the loop takes is one AgentEvent.
  * `seq` is gap-free from 1 per run; the bus assigns it. Payloads are discriminated by `stream`.
  */
 import type { DiagnosisDict } from './diagnosis.js';

@@ -1,5 +1,5 @@
 /**
- * Splits streamed assistant text into reply blocks for chat channels (seed 004): breaks at
+ * Splits streamed assistant text into reply blocks for chat channels: breaks at
  * paragraph → newline → sentence → whitespace → hard cut, never inside a fenced code block. A fence
  * longer than maxChars is closed at the cut and reopened (with its opening line) in the next chunk.
  */

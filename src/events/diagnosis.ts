@@ -1,4 +1,4 @@
-/** Structured failure/notice carried by steps and errors instead of prose in `result` (seed 001 §4). */
+/** Structured failure/notice carried by steps and errors instead of prose in `result`. */
 export type DiagnosisSeverity = 'info' | 'warning' | 'error';
 
 export interface DiagnosisInit {

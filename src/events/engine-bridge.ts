@@ -1,5 +1,5 @@
 /**
- * The bridge (seed 001 §5, seed 004): the only place AgentEvents become EngineEvents. At most one
+ * The bridge: the only place AgentEvents become EngineEvents. At most one
  * EngineEvent per AgentEvent, carrying its seq, and a pure function of the event sequence so that
  * replaying events.jsonl through a fresh bridge yields byte-identical frames.
  */

@@ -1,5 +1,5 @@
 /**
- * The wire contract of seed 001: one factory per event, one serialisation (`toWire`), a degraded
+ * The wire contract of every channel: one factory per event, one serialisation (`toWire`), a degraded
  * text form (`toText`) and `fromWire` to lift legacy plain objects. Keys are snake_case on the wire;
  * legacy keys are always written, added keys only when non-empty.
  */
@@ -14,14 +14,14 @@ export type StepKind = (typeof STEP_KINDS)[number];
 export type StepPhase = 'start' | 'ok' | 'fail';
 const PHASES: readonly string[] = ['start', 'ok', 'fail'];
 
-/** Graph-node identity of a step (seed 001, #874). */
+/** Graph-node identity of a step. */
 export interface StepNode {
   id: string;
   type: string;
   label: string;
 }
 
-/** A tool call waiting for a person (issue 11): sent on the step while it waits, and once decided. */
+/** A tool call waiting for a person: sent on the step while it waits, and once decided. */
 export interface StepApproval {
   id: string;
   status: 'pending' | 'approved' | 'denied';
@@ -194,7 +194,7 @@ export class EngineEvent {
     return new EngineEvent(FACTORY, { ...this.init(), seq, traceId, tenantId, claw });
   }
 
-  /** The seed's snake_case frame. */
+  /** The snake_case wire frame. */
   toWire(mode: WireMetaMode = 'all'): WireFrame {
     let w: WireFrame;
     switch (this.type) {

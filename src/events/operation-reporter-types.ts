@@ -1,6 +1,6 @@
 import type { ProcessSource, ProcessTargetType } from './process-event.js';
 
-/** What a long tool or skill holds to explain itself while it runs (seed 000). */
+/** What a long tool or skill holds to explain itself while it runs. */
 export interface ProgressUpdate {
   stage?: string;
   current?: number;

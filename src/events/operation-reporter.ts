@@ -1,4 +1,4 @@
-/** The OperationReporter tools and skills hold to explain long work (seed 000). */
+/** The OperationReporter tools and skills hold to explain long work. */
 import { randomUUID } from 'node:crypto';
 import type { OperationReporter, ProgressUpdate } from './operation-reporter-types.js';
 import type { ProcessSource, ProcessStatus, ProcessTargetType, RuntimeProcessEvent } from './process-event.js';

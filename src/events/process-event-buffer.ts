@@ -1,5 +1,5 @@
 /**
- * Throttles process events per operation (seed 000): non-terminal updates of one operation go out
+ * Throttles process events per operation: non-terminal updates of one operation go out
  * at most once per interval (the newest wins); a terminal event first flushes that operation's
  * pending update, then goes out at once. Nothing is lost at flush/dispose.
  */

@@ -1,4 +1,4 @@
-/** The one constructor of RuntimeProcessEvents (seed 000): validates, derives percent, scrubs, stamps. */
+/** The one constructor of RuntimeProcessEvents: validates, derives percent, scrubs, stamps. */
 import {
   PROCESS_LEVELS,
   PROCESS_SOURCES,

@@ -1,4 +1,4 @@
-/** Runtime process events (seed 000): what a long tool, skill or the runtime is doing right now. */
+/** Runtime process events: what a long tool, skill or the runtime is doing right now. */
 export const PROCESS_TARGET_TYPES = ['tool', 'skill', 'subagent', 'task', 'runtime'] as const;
 export const PROCESS_SOURCES = ['skill', 'tool', 'subagent', 'runtime'] as const;
 export const PROCESS_STATUSES = ['queued', 'started', 'running', 'completed', 'failed', 'cancelled', 'skipped'] as const;

@@ -2,8 +2,7 @@ import { maskSecretValues } from './secret-values.js';
 
 /**
  * Scrubs secrets (by key, and credential-looking values inside strings) and bounds size of
- * process-event payloads (seed 000) before they are shown,
- * logged or sent. Never mutates its input, never throws (cycles, odd types, huge values).
+ * process-event payloads before they are shown, logged or sent. Never mutates its input, never throws (cycles, odd types, huge values).
  */
 export interface SanitizeOptions {
   /** Longest string kept; longer ones are cut with a visible marker. Default 2000. */
@@ -14,7 +13,7 @@ export interface SanitizeOptions {
   maxDepth?: number;
 }
 
-// the seed's words, and the same secrets under their other common names (passwd, passphrase, private_key, cookie)
+// the documented key words, and the same secrets under their other common names (passwd, passphrase, private_key, cookie)
 const SECRET_WORDS = ['apikey', 'token', 'password', 'secret', 'authorization', 'credential', 'passwd', 'passphrase', 'privatekey', 'cookie'];
 
 /** True when a key names a secret in any case or separator: apiKey, API-KEY, x_api_key, client_secret … */

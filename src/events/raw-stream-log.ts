@@ -1,5 +1,5 @@
 /**
- * Debug log of the raw model stream (seed 004): with RUNTRAIL_RAW_STREAM=1 every assistant and
+ * Debug log of the raw model stream: with RUNTRAIL_RAW_STREAM=1 every assistant and
  * reasoning delta and each message end is appended to RUNTRAIL_RAW_STREAM_PATH (default
  * `<dataDir>/logs/raw-stream.jsonl`). Off, the factory returns null: nothing is subscribed.
  */

@@ -1,5 +1,5 @@
 /**
- * Per-operation JSONL log of process events (seed 000):
+ * Per-operation JSONL log of process events:
  * `<dataDir>/process-events/<sessionId>/<operationId>.jsonl`.
  */
 import { appendFileSync, mkdirSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * Credentials inside free text (a command line, a log line, an error message): masked wherever a
- * process payload or a log line carries text, beside the key-based scrubbing of seed 000.
+ * process payload or a log line carries text, beside the key-based scrubbing of process payloads.
  *
  * The formats are the ones the common scanners (gitleaks, secretlint's recommended preset, GitHub
  * secret scanning) document. secretlint itself was considered: its rules are asynchronous lint

@@ -1,3 +1,3 @@
-/** The first words of every compaction summary (seed 004's compaction stream), so any reader of a
+/** The first words of every compaction summary (the `compaction` stream), so any reader of a
  *  conversation — a model, an offline procedure — can tell a summary from a person's message. */
 export const SUMMARY_PREFIX = '[summary of earlier turns';

@@ -1,5 +1,5 @@
 /**
- * Strips thinking blocks from streamed assistant text (seed 004): `<think>`, `<thinking>`,
+ * Strips thinking blocks from streamed assistant text: `<think>`, `<thinking>`,
  * `<thought>`, `<antthinking>`, even when a tag is split across deltas; tags inside code (fenced or
  * inline) are left alone; `<final>` tags are removed and, with enforceFinalTag, only their content
  * passes.

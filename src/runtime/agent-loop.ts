@@ -1,5 +1,5 @@
 /**
- * The model ⇄ tools loop (seed 003 step 7): stream a turn, run its tool calls through the executor,
+ * The model ⇄ tools loop: stream a turn, run its tool calls through the executor,
  * feed the observations back, until a final answer or a limit. Errors end the loop as data.
  */
 import { Diagnosis, type DiagnosisDict, type DiagnosisInit } from '../events/diagnosis.js';
@@ -50,7 +50,7 @@ export interface AgentLoopOptions {
   drainNotices?: () => string[];
   /** A person's messages to the live run: `steer` before the next turn, `follow_up` after the answer. */
   inbox?: { take(mode: 'steer' | 'follow_up'): string[] };
-  /** Keeps the context within the model's window (seed 004's compaction stream). */
+  /** Keeps the context within the model's window (publishes on the `compaction` stream). */
   compactor?: ContextCompactor;
   createTextFilter?: () => TextFilter;
   /** Injectable for tests: the backoff between provider retries. */

@@ -1,5 +1,5 @@
 /**
- * A person in the loop (issue 11 §3): per-tool permissions (`allow | ask | deny`, by exact name,
+ * A person in the loop: per-tool permissions (`allow | ask | deny`, by exact name,
  * glob or `*`), and the broker that holds a run's `ask` calls until someone decides — from the API,
  * the page, the IM endpoint or the CLI — or the approval timeout denies them.
  */

@@ -1,5 +1,5 @@
 /**
- * What a plugin declares (seed 003): inputs, tools, prompt, plan, artifact contract, validators,
+ * What a plugin declares: inputs, tools, prompt, plan, artifact contract, validators,
  * and a reference procedure the offline model follows. The runtime owns everything else.
  */
 import type { AnyToolDefinition } from '../tools/tool.js';

@@ -1,5 +1,5 @@
 /**
- * Context compaction (seed 004's `compaction` stream, issue 11 §2). Before each model turn the
+ * Context compaction (the `compaction` stream of the bus). Before each model turn the
  * loop weighs its context (the provider's token counts when known, an estimate otherwise); past
  * `window − reserve` the turns older than the kept tail become one summary — written by the model,
  * or extracted deterministically for the offline and script models — never separating a tool call

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 
-/** `RUNTRAIL_DATA_DIR`, else `./.runtrail` (seed 003 layout lives under `<dataDir>/runs`). */
+/** `RUNTRAIL_DATA_DIR`, else `./.runtrail`; run folders live under `<dataDir>/runs`. */
 export function defaultDataDir(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): string {
   const fromEnv = env.RUNTRAIL_DATA_DIR;
   return resolve(cwd, fromEnv && fromEnv.trim() ? fromEnv : '.runtrail');

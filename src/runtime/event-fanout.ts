@@ -1,5 +1,5 @@
 /**
- * Live events to every reader (issue 13's EventFanout seam): `follow` gives a run's events after a
+ * Live events to every reader (the EventFanout seam, one of the three a cluster swaps): `follow` gives a run's events after a
  * seq — history, then live — with no gap and no duplicate, ending after its terminal event.
  * Locally the live part is the run's bus in this process (or its file, followed, when another
  * process runs it); a shared fan-out (Redis Streams) carries the events between nodes.

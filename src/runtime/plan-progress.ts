@@ -1,5 +1,5 @@
 /**
- * PlanProgress (seed 003): keeps runtime/todo_state.json in step with the plan — a step goes
+ * PlanProgress: keeps runtime/todo_state.json in step with the plan — a step goes
  * in_progress before one of its tools runs and completed once its success conditions hold.
  */
 import { existsSync } from 'node:fs';

@@ -1,4 +1,4 @@
-/** The plugins a RunService serves, by name (seed 003 step 2). */
+/** The plugins a RunService serves, by name. */
 import type { BusinessPlugin } from './business-plugin.js';
 
 // plugins of many input types live side by side; each validates its own input with inputSchema

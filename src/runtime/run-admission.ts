@@ -1,5 +1,5 @@
 /**
- * The checks a run passes before it gets an id (seed 003 steps 1–3): the request's shape, the
+ * The checks a run passes before it gets an id: the request's shape, the
  * plugin, its input, its file inputs, its skills and its model. Each step throws a RunRequestError
  * naming the field; nothing here writes to disk.
  */

@@ -1,4 +1,4 @@
-/** The capability snapshot of one run (seed 003 step 5): what this run may actually do. */
+/** The capability snapshot of one run: what this run may actually do. */
 import { relative, sep } from 'node:path';
 import type { ArtifactContract, BusinessPlugin } from './business-plugin.js';
 import type { SkillManifest } from '../skills/skill-manifest.js';

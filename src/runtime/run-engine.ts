@@ -1,5 +1,5 @@
 /**
- * One run from `created` to a terminal state (seed 003 steps 4–9): skill activation, capability
+ * One run from `created` to a terminal state: skill activation, capability
  * snapshot, plan/todo, hooks, prompt, tool specs, the agent loop, stop validation and finalisation.
  * A failing stage still ends in finalise(), so a failed run writes status, metrics, events and manifest.
  */

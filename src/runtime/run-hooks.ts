@@ -1,4 +1,4 @@
-/** Hook points of a run (seed 003): around each tool call and at the stop. */
+/** Hook points of a run: around each tool call and at the stop. */
 import type { ToolResult } from '../tools/tool.js';
 import type { ValidationIssue } from './business-plugin.js';
 

@@ -1,5 +1,5 @@
 /**
- * Messages a person sends a live run (issue 11 §4, pi's steer and followUp): a `steer` message
+ * Messages a person sends a live run (pi's steer and followUp): a `steer` message
  * reaches the model at the next tool boundary (after the current batch, before the next turn), a
  * `follow_up` after the run's final answer, which then goes on for another turn before validation.
  */

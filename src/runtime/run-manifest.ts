@@ -1,4 +1,4 @@
-/** manifest.json (seed 003 step 9): the run's public documents; private runtime files stay out. */
+/** manifest.json: the run's public documents; private runtime files stay out. */
 import { extname } from 'node:path';
 import type { RunStatus } from '../events/agent-event.js';
 import type { ArtifactContract } from './business-plugin.js';

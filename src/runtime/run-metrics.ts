@@ -1,4 +1,4 @@
-/** Aggregates what runtime/metrics.json (and runtime/model_turns.jsonl) report (seed 003 step 9). */
+/** Aggregates what runtime/metrics.json (and runtime/model_turns.jsonl) report. */
 import type { RunStatus } from '../events/agent-event.js';
 import type { TokenUsage } from '../providers/model-provider.js';
 import type { ModelUsageTotals } from './model-usage-totals.js';

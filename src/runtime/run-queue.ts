@@ -1,5 +1,5 @@
 /**
- * Where runs wait for a worker (issue 13's RunQueue seam): the in-process queue of one Runtrail, or
+ * Where runs wait for a worker (the RunQueue seam, one of the three a cluster swaps): the in-process queue of one Runtrail, or
  * a shared one (BullMQ on Redis) that workers in other processes claim from. A cancel reaches the
  * worker that runs the run through `signalCancel`.
  */

@@ -21,7 +21,7 @@ export interface RunLimits {
   approval_timeout_s?: number;
 }
 
-/** The body of POST /api/runs and of `runtrail run` (seed 003). */
+/** The body of POST /api/runs and of `runtrail run`. */
 export interface CreateRunRequest {
   plugin: string;
   goal?: string;
@@ -143,9 +143,9 @@ export interface RunServiceApi {
   documentPath(runId: string, relPath: string): Promise<string | null>;
   wait(runId: string): Promise<RunStatusFile>;
   stats(): RunServiceStats;
-  /** A person's message to a live run (issue 11 §4); a finished run throws wrong_state. */
+  /** A person's message to a live run; a finished run throws wrong_state. */
   sendMessage?(runId: string, msg: { text: unknown; mode?: unknown; from: DecisionSource }): Promise<{ id: string; mode: 'steer' | 'follow_up'; status: RunStatus }>;
-  /** Decides an `ask` tool call (issue 11 §3); unknown: not_found, already decided: wrong_state. */
+  /** Decides an `ask` tool call; unknown: not_found, already decided: wrong_state. */
   decideApproval?(runId: string, approvalId: string, d: { decision: unknown; reason?: unknown; by: DecisionSource }): Promise<StepApproval>;
   pendingApprovals?(runId: string): StepApproval[];
   close(): Promise<void>;

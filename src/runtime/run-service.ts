@@ -1,5 +1,5 @@
 /**
- * RunService (seed 003 step 1–3): validates a request, creates the run id and workspace, queues it
+ * RunService: validates a request, creates the run id and workspace, queues it
  * under a concurrency limit, runs it through the engine, and serves status, events and documents.
  */
 import { existsSync } from 'node:fs';

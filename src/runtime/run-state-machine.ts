@@ -1,6 +1,6 @@
 import type { RunStatus } from '../events/agent-event.js';
 
-/** The seed's transitions only; `cancelled` (and `failed`) are reachable from any live state. */
+/** The documented transitions only; `cancelled` (and `failed`) are reachable from any live state. */
 const NEXT: Record<RunStatus, readonly RunStatus[]> = {
   queued: ['created'],
   created: ['planning'],
@@ -57,7 +57,7 @@ export class RunStateMachine {
     return isTerminalRunState(this.current);
   }
 
-  /** Moves to `to`; throws RunStateError on a transition the seed does not allow. */
+  /** Moves to `to`; throws RunStateError on a transition the table above does not allow. */
   transition(to: RunStatus): void {
     const from = this.current;
     if (!canTransition(from, to)) throw new RunStateError(from, to);

@@ -1,5 +1,5 @@
 /**
- * The durable side of runs (issue 13's RunStore seam): each run's status record and its event log,
+ * The durable side of runs (the RunStore seam, one of the three a cluster swaps): each run's status record and its event log,
  * listing, reading back and replay. Locally these are the files of the run folder
  * (`runtime/run_status.json`, `runtime/events.jsonl`) and an index in memory; a shared store
  * (PostgreSQL) keeps the same records and events for every node.

@@ -1,5 +1,5 @@
 /**
- * The per-run folder (seed 003): input/, runtime/, artifacts/. Every path a tool names is resolved
+ * The per-run folder: input/, runtime/, artifacts/. Every path a tool names is resolved
  * (NUL bytes, `..`, absolute paths, symlinks via realpath) and refused outside the allowed roots.
  */
 import { constants as fsc, mkdirSync } from 'node:fs';

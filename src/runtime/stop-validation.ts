@@ -1,5 +1,5 @@
 /**
- * Stop hooks (seed 003 step 8): required outputs exist, the artifact contract holds (JSON parses and
+ * Stop hooks, the run's last check before it may complete: required outputs exist, the artifact contract holds (JSON parses and
  * matches its schema, Markdown has its headings), then the plugin's own validators.
  */
 import { readFile } from 'node:fs/promises';

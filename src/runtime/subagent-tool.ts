@@ -1,5 +1,5 @@
 /**
- * `run_agent { agent, goal, input? }` (issue 11 §1): a child run of one of the agents this agent
+ * `run_agent { agent, goal, input? }`: a child run of one of the agents this agent
  * lists — its own run_id, workspace, events and manifest, in the parent's conversation — that the
  * parent waits for. On the wire it is an `agent` step; the child's progress shows in the parent as
  * process events of a `subagent` operation under the tool call's; cancelling the parent cancels it.

@@ -1,4 +1,4 @@
-/** runtime/system_prompt.md (seed 003 step 6): the sections the model is given, in the seed's order. */
+/** runtime/system_prompt.md: the sections the model is given, in a fixed order (so every turn starts with the same bytes). */
 import type { ToolSpec } from '../providers/model-provider.js';
 import type { BusinessPlugin } from './business-plugin.js';
 import type { ResolvedRunCapabilities } from './run-capabilities.js';

@@ -1,6 +1,6 @@
 /**
  * One tool handler call in flight: it ends with the handler's result, the run's cancel or its
- * timeout, whichever comes first. Built for the hot path (issue 14: a no-op call's overhead): one
+ * timeout, whichever comes first. Built for the hot path (a no-op call's overhead): one
  * promise, this object and the handler's context per call; no timer and no signal listener per
  * call: the calls of an executor share one timer, armed for the earliest deadline, and one listener
  * on the run's signal.

@@ -1,5 +1,5 @@
 /**
- * Runs one tool call in the seed's order: lookup → validate args → permission → PreToolUse → handler
+ * Runs one tool call in a fixed order: lookup → validate args → permission → PreToolUse → handler
  * (timeout, AbortSignal, OperationReporter) → validate output → PostToolUse → ToolResult.
  * Every failure becomes an error result with a Diagnosis for the model; nothing here throws.
  */

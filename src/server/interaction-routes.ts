@@ -1,5 +1,5 @@
 /**
- * A person in the loop over HTTP (issue 11 §3–4): decide a waiting tool call, send a live run a
+ * A person in the loop over HTTP: decide a waiting tool call, send a live run a
  * message. `by` is `web` when the run page sends it (`x-runtrail-client: web`), else `api`.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';

@@ -1,5 +1,5 @@
 /**
- * Runs a compute-entry skill (seed 000 / issue 4 §5) as a child in the run's workspace, through the
+ * Runs a compute-entry skill (one that names an executable) as a child in the run's workspace, through the
  * same supervisor as exec. Its stdout speaks JSON lines — `progress`, `log`, one `result` — that
  * become process events; anything else is logged, never fatal. Memory stays bounded whatever the
  * child prints; timeouts, cancel and floods end the whole process group.

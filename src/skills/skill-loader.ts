@@ -1,6 +1,6 @@
 /**
  * Loads skill folders and checks them against a plugin; errors are data. Two formats:
- * - `skill.json` + `SKILL.md` (seed 003): a manifest of compatible plugins, tools, inputs, scopes;
+ * - `skill.json` + `SKILL.md` (Runtrail's own format): a manifest of compatible plugins, tools, inputs, scopes;
  * - Agent Skills (agentskills.io): `SKILL.md` alone, with YAML frontmatter `name`, `description`
  *   and optional `license`, `compatibility`, `metadata`, `allowed-tools`; any plugin may use it.
  * A skill is looked up in several folders in order (project, user, builtin): the first that has it wins.

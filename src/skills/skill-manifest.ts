@@ -1,4 +1,4 @@
-/** `skill.json` (seed 003): what a skill is compatible with, needs, produces and may touch. */
+/** `skill.json`: what a skill is compatible with, needs, produces and may touch. */
 import { z } from 'zod';
 
 const name = z.string().min(1).max(100).regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, _ . - only');

@@ -1,4 +1,4 @@
-/** Defaults, clamps and environment overrides of the exec/process tools (seed 002, issue 4). */
+/** Defaults, clamps and environment overrides of the exec/process tools. */
 
 export interface ExecLimits {
   /** Foreground wait before auto-backgrounding (ms, clamp 10–120,000). */

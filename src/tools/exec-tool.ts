@@ -1,4 +1,4 @@
-/** The `exec` tool (seed 002): run a shell command, foreground or background, inside the run's roots. */
+/** The `exec` tool: run a shell command, foreground or background, inside the run's roots. */
 import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { z } from 'zod';

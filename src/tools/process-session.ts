@@ -34,7 +34,7 @@ export interface SessionInfo {
 
 const REPORT_EVERY_MS = 250;
 
-/** "verb target" for quick scanning in `list` (seed 002): `npm run build` → `npm build`. */
+/** "verb target" for quick scanning in `list`: `npm run build` → `npm build`. */
 export function deriveSessionName(command: string): string {
   const words = command.trim().split(/\s+/).filter((w) => !/^[A-Z_][A-Z0-9_]*=/.test(w));
   const verb = (words[0] ?? '').split('/').pop() ?? '';

@@ -1,4 +1,4 @@
-/** The `process` tool (seed 002): follow and steer the background sessions of this run. */
+/** The `process` tool: follow and steer the background sessions of this run. */
 import { z } from 'zod';
 import type { ToolDefinition, ToolResult } from './tool.js';
 import { MAX_POLL_WAIT_MS } from './exec-config.js';

@@ -1,6 +1,6 @@
 /**
  * Forwards termination signals Runtrail receives to every live child group, and removes its
- * listeners once no child is left (seed 002 "child-process bridge"). When the bridge is the only
+ * listeners once no child is left. When the bridge is the only
  * listener, the signal would normally end Runtrail: it lets the groups end first, then re-raises.
  */
 export interface BridgedChild {

@@ -1,5 +1,5 @@
 /**
- * Seed 001 §2 sentinel: wire frames are built only in src/events/ (engine-event.ts factories and the
+ * Sentinel: wire frames are built only in src/events/ (engine-event.ts factories and the
  * bridge). A wire literal anywhere else under src/ is a second implementation waiting to drift.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-/** Adapters never throw into the engine, whatever they are handed (seed 001 §5). */
+/** Adapters never throw into the engine, whatever they are handed. */
 import { describe, expect, it } from 'vitest';
 import { BufferAdapter } from '../../src/channels/buffer-adapter.js';
 import { SseAdapter } from '../../src/channels/sse-adapter.js';

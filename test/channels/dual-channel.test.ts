@@ -18,7 +18,7 @@ function webContent(frames: string[]): { text: string; done: string } {
   return { text, done };
 }
 
-describe('dual channel (seed 001 R-DUAL)', () => {
+describe('dual channel', () => {
   it('the same run fed to SseAdapter and BufferAdapter yields the same content', async () => {
     const bridge = createEngineBridge({ traceId: 'run_1' });
     const sse = new SseAdapter(null, silent);

@@ -1,4 +1,4 @@
-/** Issue 11 §3 at the CLI: --approve-all, --deny-all, and no terminal to ask (denied, saying how to allow). */
+/** Approvals at the CLI: --approve-all, --deny-all, and no terminal to ask (denied, saying how to allow). */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,5 @@
 /**
- * The built `runtrail` binary as a user runs it (issue 3 §5, §6): a real child process
+ * The built `runtrail` binary as a user runs it: a real child process
  * (`node dist/src/cli/main.js`) with its own --data-dir, real signals and exit codes.
  * `npm test` builds before vitest; without dist/ these tests are skipped with a message.
  */

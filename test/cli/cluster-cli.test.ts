@@ -1,5 +1,5 @@
 /**
- * Issue 13 §2 and §6 at the command line: roles need both services; a service that cannot be reached
+ * Several nodes at the command line: roles need both services; a service that cannot be reached
  * at start is an exit 2 naming it and its URL without the password; `runtrail doctor` tells whether
  * the data dir is the one the workers write to.
  */

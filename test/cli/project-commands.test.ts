@@ -1,5 +1,5 @@
 /**
- * Issue 9 end to end through the built binary: `runtrail init` writes a project that runs to
+ * Project commands end to end through the built binary: `runtrail init` writes a project that runs to
  * completion offline; `agents`, `validate`, `--strict`, `run <agent>`; `serve` runs project agents over
  * HTTP (their own script models allowed, a request body's refused), lists them with their schema and
  * source, and with --watch picks up a new agent without a restart.

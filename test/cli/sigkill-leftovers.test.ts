@@ -1,5 +1,5 @@
 /**
- * Issue 8 §3: a Runtrail killed with SIGKILL runs no handler, so its runs' children used to live on
+ * A Runtrail killed with SIGKILL runs no handler, so its runs' children used to live on
  * forever (after a restart too). Each live session's group is now in the run's runtime/processes.json;
  * the next Runtrail on the data dir ends them and says so in the run's diagnosis.
  */

@@ -1,4 +1,4 @@
-/** Issue 13 §6: the variables of several nodes — both or neither, each checked, named when wrong. */
+/** The variables of several nodes — both or neither, each checked, named when wrong. */
 import { describe, expect, it } from 'vitest';
 import { ClusterConfigError, clusterSettings } from '../../src/distributed/cluster-settings.js';
 import { redactServiceUrl, ServiceUnavailableError } from '../../src/distributed/service-url.js';

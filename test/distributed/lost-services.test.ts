@@ -1,5 +1,5 @@
 /**
- * Issue 13 §3 and §6: Redis restarted (everything it held lost) or PostgreSQL lost in the middle of
+ * Redis restarted (everything it held lost) or PostgreSQL lost in the middle of
  * runs. Queued runs come back from PostgreSQL, live streams go on from it, the API answers 503 with
  * Retry-After while a service is away, and nothing is half-written once it is back.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 13 §4: API nodes and workers as separate processes of the built CLI on the real PostgreSQL
+ * API nodes and workers as separate processes of the built CLI on the real PostgreSQL
  * and Redis, one shared data dir. Each promise of one machine holds across them: every run done,
  * every stream the same bytes from any node, resumed on another node without gap or duplicate, a
  * cancel through any node, a killed worker's run interrupted exactly once.

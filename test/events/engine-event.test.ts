@@ -17,7 +17,7 @@ describe('EngineEvent factories and toWire', () => {
     });
   });
 
-  it('step objects follow the seed shapes per kind, with added keys inside step', () => {
+  it('step objects follow the wire shapes per kind, with added keys inside step', () => {
     expect(makeStep('thinking', { text: 'plan' }).toWire()).toEqual({ type: 'step', step: { type: 'thinking', text: 'plan' } });
     expect(makeStep('skill', { name: 's', args: { a: 1 }, result: 'r', index: 0 }).toWire()).toEqual({
       type: 'step',

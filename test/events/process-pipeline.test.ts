@@ -24,7 +24,7 @@ afterEach(() => {
 const readLines = (p: string) => readFileSync(p, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as RuntimeProcessEvent);
 
 describe('appendRuntimeProcessLog', () => {
-  it('appends one JSON line per event at the seed path and returns a reference', async () => {
+  it('appends one JSON line per event at the documented path and returns a reference', async () => {
     const dataDir = tmp();
     const event = makeProcessEvent({ operationId: 'op1', targetType: 'skill', source: 'skill', status: 'started' });
     const ref = await appendRuntimeProcessLog({ dataDir, sessionId: 'conv_1', operationId: 'op1', event });

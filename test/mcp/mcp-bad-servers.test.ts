@@ -1,5 +1,5 @@
 /**
- * Issue 10 §6, the servers that go wrong: each gets a clear `mcp_unavailable` diagnosis (the server's
+ * The MCP servers that go wrong: each gets a clear `mcp_unavailable` diagnosis (the server's
  * name, the reason, the tail of its stderr), nothing hangs (bounded by connect_timeout_s at most), and
  * the process table holds none of its processes afterwards.
  */

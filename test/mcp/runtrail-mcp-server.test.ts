@@ -1,5 +1,5 @@
 /**
- * Issue 12 §4: Runtrail as an MCP server, driven by the official SDK's client — over stdio (the built
+ * Runtrail as an MCP server, driven by the official SDK's client — over stdio (the built
  * `runtrail mcp serve`, as Claude Desktop would start it) and over Streamable HTTP on loopback.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-/** The streaming CSV reader gives the same rows, facts and errors as the whole-file parser (issue 14 §1). */
+/** The streaming CSV reader gives the same rows, facts and errors as the whole-file parser. */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-/** runtime/evidence_index.json written as rows stream, read back a line at a time (issue 14 §1). */
+/** runtime/evidence_index.json written as rows stream, read back a line at a time. */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * Large inputs (issue 14 §1): a 200,000-row export is streamed, every row counted, the themes
+ * Large inputs: a 200,000-row export is streamed, every row counted, the themes
  * fitted on a bounded sample that the artifacts name, and the rows kept in the evidence index on
  * disk, which the tools and the checks read. Behaviour only: memory and time are the bench's.
  */

@@ -1,5 +1,5 @@
 /**
- * Real models, used well (issue 15), against recorded streams on loopback with the requests
+ * Real models, used well, against recorded streams on loopback with the requests
  * checked on the way in: reasoning sent and kept (Anthropic signed and redacted thinking back on
  * the next request; DeepSeek never), prompt-cache breakpoints and keys, cache and reasoning usage,
  * and a request refused before it is sent when it cannot fit.

@@ -1,4 +1,4 @@
-/** Issue 11 §3: `ask` tool calls wait for a person; the decision (or the timeout) is an event, replayable. */
+/** `ask` tool calls wait for a person; the decision (or the timeout) is an event, replayable. */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/events/agent-event.js';

@@ -1,5 +1,5 @@
 /**
- * Issue 11 §2: compaction forced with a small limits.context_tokens, through the offline feedbacklens
+ * Compaction forced with a small limits.context_tokens, through the offline feedbacklens
  * (its procedure writes the summary and reads its facts back) and through the script model (an
  * extractive summary); a tail that cannot fit is a context_length failure, never a loop.
  */

@@ -1,5 +1,5 @@
 /**
- * feedbacklens failure paths end to end (issue 3 §6): the real RunService, the real builtin plugins
+ * feedbacklens failure paths end to end: the real RunService, the real builtin plugins
  * and skills, a small CSV, and the real script model replaying turns. The tool arguments are the
  * ones the offline model used on the same CSV (read from its events.jsonl), mutated per scenario.
  * Each case checks what a user relies on: the final status and diagnosis, the error result the

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createRunId, formatRunId, isRunId } from '../../src/runtime/run-id.js';
 
 describe('run ids', () => {
-  it('have the seed format and encode UTC time with microseconds', () => {
+  it('have the documented format and encode UTC time with microseconds', () => {
     const micros = BigInt(Date.UTC(2026, 6, 14, 15, 30, 12)) * 1000n + 123456n;
     expect(formatRunId(micros)).toBe('run_20260714_153012_123456');
     expect(isRunId(createRunId())).toBe(true);

@@ -52,7 +52,7 @@ describe('RunService: a good run', () => {
     expect(existsSync(runFile(created.run_id, 'runtime/model_turns.jsonl'))).toBe(true);
   });
 
-  it('completes and writes the seed\'s whole tree', async () => {
+  it('completes and writes the run folder\'s whole tree', async () => {
     const provider = new FakeProvider(goodTurns());
     svc = makeService(env, provider);
     const created = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath }, goal: 'count' });
@@ -92,7 +92,7 @@ describe('RunService: a good run', () => {
     expect(todo.todos.map((t: { status: string }) => t.status)).toEqual(['completed', 'completed']);
   });
 
-  it('numbers events without gaps, walks the seed states and ends with run.completed', async () => {
+  it('numbers events without gaps, walks the documented states and ends with run.completed', async () => {
     svc = makeService(env, new FakeProvider(goodTurns()));
     const { run_id } = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
     const st = await svc.wait(run_id);

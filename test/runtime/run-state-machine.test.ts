@@ -3,7 +3,7 @@ import type { RunStatus } from '../../src/events/agent-event.js';
 import { RunStateError, RunStateMachine, canTransition } from '../../src/runtime/run-state-machine.js';
 
 describe('RunStateMachine', () => {
-  it('walks the seed path and reports each change', () => {
+  it('walks the documented path and reports each change', () => {
     const seen: Array<[RunStatus | null, RunStatus]> = [];
     const m = new RunStateMachine('queued', (f, t) => seen.push([f, t]));
     for (const s of ['created', 'planning', 'model_thinking', 'tool_executing', 'model_thinking', 'validating', 'completed'] as RunStatus[]) m.transition(s);
@@ -12,7 +12,7 @@ describe('RunStateMachine', () => {
     expect(Object.keys(m.durations)).toContain('model_thinking');
   });
 
-  it('refuses transitions the seed does not have', () => {
+  it('refuses transitions the table does not have', () => {
     const m = new RunStateMachine('queued');
     expect(() => m.transition('planning')).toThrow(RunStateError);
     expect(() => m.transition('completed')).toThrow(/queued → completed/);

@@ -1,4 +1,4 @@
-/** Issue 11 §4–5: steer and follow-up messages reach the model where they should; parallel read-only batches. */
+/** Steer and follow-up messages reach the model where they should; parallel read-only batches. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

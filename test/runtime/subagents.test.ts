@@ -1,4 +1,4 @@
-/** Issue 11 §1: run_agent starts a child run the parent waits for; limits, depth, cancel, metrics, run://. */
+/** run_agent starts a child run the parent waits for; limits, depth, cancel, metrics, run://. */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

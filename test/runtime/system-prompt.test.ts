@@ -22,7 +22,7 @@ describe('capabilities and system prompt', () => {
     expect(caps.artifactContract.map((a) => [a.path, a.hasSchema])).toEqual([['count.json', true], ['report.md', false]]);
   });
 
-  it('has the seed sections in order, with goal, input, tools, boundaries, outputs and the skill method', () => {
+  it('has the documented sections in order, with goal, input, tools, boundaries, outputs and the skill method', () => {
     const p = buildSystemPrompt({
       plugin,
       goal: 'Count the notes.',

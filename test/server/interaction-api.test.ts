@@ -1,4 +1,4 @@
-/** Issue 11 §3–4 over HTTP and the IM endpoint: approvals decided by a person, messages to a live run. */
+/** A person in the loop over HTTP and the IM endpoint: approvals decided by a person, messages to a live run. */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExtensionRegistry } from '../../src/extensions/extension-registry.js';

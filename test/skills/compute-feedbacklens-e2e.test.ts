@@ -1,4 +1,4 @@
-/** feedbacklens profiles inputs above 5,000 rows with csv_profile through execute_skill (issue 4 §5). */
+/** feedbacklens profiles inputs above 5,000 rows with csv_profile through execute_skill. */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

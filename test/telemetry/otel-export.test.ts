@@ -80,7 +80,7 @@ describe('OpenTelemetry export over OTLP/HTTP', () => {
     const kids = childrenOf(spans, root);
     expect(kids.length).toBe(spans.length - 1);
     const chats = kids.filter((k) => k.attributes['gen_ai.operation.name'] === 'chat').sort((a, b) => a.startMs - b.startMs);
-    // model_turns.jsonl (issue 15) and the spans tell the same calls
+    // model_turns.jsonl and the spans tell the same calls
     const lines = readFileSync(join(env.dataDir, 'runs', created.run_id, 'runtime', 'model_turns.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { turn: number; attempt: number; tokens: { input: number; output: number } | null; finish_reason: string });
     expect(chats.map((c) => [c.name, c.attributes['runtrail.turn'], c.attributes['runtrail.attempt']])).toEqual(lines.map((l) => ['chat fake-1', l.turn, l.attempt]));
     expect(chats[0].status.code).toBe(2);

@@ -1,4 +1,4 @@
-/** Issue 11 on the page: a tool call waiting for approval is approved from its step; a subagent is a nested step. */
+/** Approvals and subagents on the page: a tool call waiting for approval is approved from its step; a subagent is a nested step. */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

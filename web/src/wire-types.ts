@@ -1,4 +1,4 @@
-/** Shapes the page reads off the wire (seed 001 frames as JSON); DOM-free so tests can import them. */
+/** Shapes the page reads off the wire (wire frames as JSON); DOM-free so tests can import them. */
 export interface WireFrame {
   type: string;
   [k: string]: unknown;

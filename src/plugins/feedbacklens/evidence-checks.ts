@@ -1,5 +1,5 @@
 /**
- * Seed checks 5 and 6: every feedback_id cited exists in the evidence index, and every
+ * The evidence checks: every feedback_id cited exists in the evidence index, and every
  * evidence_text is a verbatim part of that row (whitespace runs count as one space).
  */
 import type { ValidationIssue } from '../../runtime/business-plugin.js';

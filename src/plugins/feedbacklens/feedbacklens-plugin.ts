@@ -1,4 +1,4 @@
-/** The feedbacklens business plugin (seed 003): feedback CSV → analysis, backlog and report. */
+/** The feedbacklens business plugin: feedback CSV → analysis, backlog and report. */
 import type { BusinessPlugin, PluginRunContext } from '../../runtime/business-plugin.js';
 import type { AnyToolDefinition } from '../../tools/tool.js';
 import { createListArtifactsTool } from '../../tools/list-artifacts-tool.js';

@@ -1,4 +1,4 @@
-/** feedbacklens run input (seed 003): strict, bounded. */
+/** feedbacklens run input: strict, bounded. */
 import { z } from 'zod';
 
 export const feedbackLensInputSchema = z

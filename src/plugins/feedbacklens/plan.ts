@@ -1,4 +1,4 @@
-/** The four-step plan of seed 003 for a feedback analysis run. */
+/** The four-step plan of a feedback analysis run. */
 import type { PlanStep } from '../../runtime/business-plugin.js';
 import { FEEDBACK_ANALYSIS_FILE, INSIGHT_REPORT_FILE, PRODUCT_BACKLOG_FILE } from './artifact-schemas.js';
 

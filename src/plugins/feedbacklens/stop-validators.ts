@@ -1,5 +1,5 @@
 /**
- * feedbacklens stop validators: seed checks 5 (feedback_id exists in the evidence index) and 6
+ * feedbacklens stop validators: every cited feedback_id exists in the evidence index, and
  * (evidence_text is verbatim from that row). Checks 1–4 (files, JSON, schema, headings) come from
  * the artifact contract; `contractValidator` runs them too when a caller wants all six in one place.
  */

@@ -1,4 +1,4 @@
-/** Seed checks 1–4 from an artifact contract: required files exist, JSON parses, schema holds, headings present. */
+/** The contract checks of an artifact contract: required files exist, JSON parses, schema holds, headings present. */
 import type { ArtifactContract, StopValidator, ValidationIssue } from '../../runtime/business-plugin.js';
 import { checkArtifactText } from '../../tools/artifact-contract-checks.js';
 

@@ -1,4 +1,4 @@
-/** The `shell_task` builtin plugin (issue 4 §5): run one shell command and report how it went. */
+/** The `shell_task` builtin plugin: run one shell command and report how it went. */
 import { isAbsolute, resolve } from 'node:path';
 import type { ArtifactContract, BusinessPlugin, StopValidator } from '../../runtime/business-plugin.js';
 import { defaultProcessRegistry } from '../../tools/default-process-registry.js';

@@ -64,7 +64,7 @@ function Row({ op, all, order, depth, ended }: { op: OperationView; all: Record<
   );
 }
 
-/** Seed 000's timeline: the operation tree with stage, status, progress and duration. */
+/** The process timeline: the operation tree with stage, status, progress and duration. */
 export function ProcessTimeline({ operations, order, ended = false }: { operations: Record<string, OperationView>; order: string[]; ended?: boolean }) {
   const roots = order.map((id) => operations[id]).filter((o) => o && (!o.parent || !operations[o.parent]));
   if (!roots.length) return <p className="muted">No process events.</p>;
