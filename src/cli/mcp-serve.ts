@@ -11,7 +11,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { RunService } from '../runtime/run-service.js';
 import { EXIT, UsageError, type CliDeps } from './cli-io.js';
-import type { ParseFn } from './mcp-command.js';
+import { parse } from './args.js';
 import { stopMcp } from './mcp-lifecycle.js';
 import { projectContext, type ProjectContext } from './project-context.js';
 import { createRuntrailMcpServer } from './runtrail-mcp-server.js';
@@ -92,7 +92,7 @@ export async function startRuntrailMcpHttp(make: () => McpServer, port: number):
   };
 }
 
-export async function mcpServeCommand(args: string[], deps: CliDeps, parse: ParseFn): Promise<number> {
+export async function mcpServeCommand(args: string[], deps: CliDeps): Promise<number> {
   const { values, positionals } = parse(args, { http: { type: 'string' } });
   if (positionals.length) throw new UsageError('mcp serve takes no arguments (--http PORT for Streamable HTTP)');
   let port: number | undefined;

@@ -12,8 +12,7 @@ import { RunService } from '../runtime/run-service.js';
 import type { RunObserver } from '../runtime/run-service-types.js';
 import { UsageError, type CliDeps } from './cli-io.js';
 import { prepareMcp } from './mcp-lifecycle.js';
-
-export type Values = Record<string, string | boolean | string[] | undefined>;
+import type { Values } from './args.js';
 
 export interface ProjectContext {
   projectDir: string;

@@ -15,7 +15,7 @@ import type { PluginSource } from '../runtime/plugin-registry.js';
 import { pluginInputJsonSchema } from '../runtime/plugin-input.js';
 import { RunRequestError } from '../runtime/run-request-error.js';
 import type { RunServiceApi, RunStatusFile } from '../runtime/run-service-types.js';
-import { sourceLabel } from './agents-command.js';
+import { sourceLabel } from './commands/agents.js';
 
 export const ARTIFACT_URI_PREFIX = 'runtrail://runs/';
 const TEXT_TYPES: Record<string, string> = {

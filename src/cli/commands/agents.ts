@@ -1,9 +1,12 @@
 /** `runtrail agents`: every agent with its source (builtin, user or project file), version, description and model. */
-import type { BusinessPlugin, DefinitionSource } from '../runtime/business-plugin.js';
-import { pluginInputJsonSchema } from '../runtime/plugin-input.js';
-import type { ExtensionRegistry } from '../extensions/extension-registry.js';
-import { agentMcpSummary } from '../extensions/agent-mcp.js';
-import type { CliOut } from './cli-io.js';
+import type { BusinessPlugin, DefinitionSource } from '../../runtime/business-plugin.js';
+import { pluginInputJsonSchema } from '../../runtime/plugin-input.js';
+import type { ExtensionRegistry } from '../../extensions/extension-registry.js';
+import { agentMcpSummary } from '../../extensions/agent-mcp.js';
+import { parse } from '../args.js';
+import { EXIT, type CliOut } from '../cli-io.js';
+import type { CliCommand } from '../cli-command.js';
+import { projectContext } from '../project-context.js';
 
 export function sourceLabel(s: DefinitionSource | undefined): string {
   if (!s || s.kind === 'builtin') return 'builtin';
@@ -46,3 +49,15 @@ export function printAgents(registry: ExtensionRegistry, out: CliOut, json: bool
     if ('mcp' in r && r.mcp) out.write(`  mcp: ${r.mcp.join('; ')}\n`);
   }
 }
+
+export const agentsCommand: CliCommand = {
+  name: 'agents',
+  usage: `  agents              list every agent (builtin, ~/.runtrail, the project's) with its source: --json
+`,
+  async run(args, deps) {
+    const { values } = parse(args, { json: { type: 'boolean' } });
+    const ctx = await projectContext(values, deps);
+    printAgents(ctx.registry, deps.stdout, values.json === true);
+    return EXIT.ok;
+  },
+};

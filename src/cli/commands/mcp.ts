@@ -2,18 +2,19 @@
  * `runtrail mcp list`: every configured MCP server (mcp.json of the project and the user, and the
  * agents' inline ones), whether it can be connected, and its tools. `runtrail mcp probe <server>`:
  * connects to one, lists its tools with the names agents call them by, and prints the timings.
- * `runtrail mcp serve`: Runtrail itself as an MCP server (mcp-serve.ts).
+ * `runtrail mcp serve`: Runtrail itself as an MCP server (../mcp-serve.ts, loaded only for it).
  */
-import type { ParseArgsConfig } from 'node:util';
-import type { ExtensionRegistry } from '../extensions/extension-registry.js';
-import { resolveAgentMcp } from '../extensions/agent-mcp.js';
-import type { McpServerConfig } from '../mcp/mcp-config.js';
-import type { McpConnection } from '../mcp/mcp-connection.js';
-import { McpUnavailableError } from '../mcp/mcp-unavailable-error.js';
-import { selectTools } from '../mcp/mcp-tool-source.js';
-import { parseMcpToolEntry, sanitizeToolPart } from '../mcp/mcp-tool-name.js';
-import { EXIT, UsageError, type CliDeps } from './cli-io.js';
-import { projectContext, type Values } from './project-context.js';
+import type { ExtensionRegistry } from '../../extensions/extension-registry.js';
+import { resolveAgentMcp } from '../../extensions/agent-mcp.js';
+import type { McpServerConfig } from '../../mcp/mcp-config.js';
+import type { McpConnection } from '../../mcp/mcp-connection.js';
+import { McpUnavailableError } from '../../mcp/mcp-unavailable-error.js';
+import { selectTools } from '../../mcp/mcp-tool-source.js';
+import { parseMcpToolEntry, sanitizeToolPart } from '../../mcp/mcp-tool-name.js';
+import { parse } from '../args.js';
+import { EXIT, UsageError, type CliDeps } from '../cli-io.js';
+import type { CliCommand } from '../cli-command.js';
+import { projectContext } from '../project-context.js';
 
 export const MCP_USAGE = `Usage: runtrail mcp <list|probe|serve> [options]
   mcp list [--json]             every configured MCP server, whether it connects, and its tools
@@ -115,9 +116,16 @@ function printProbe(r: ProbeResult, out: CliDeps['stdout'], full: boolean): void
   for (const a of r.agents ?? []) out.write(`  agent ${a.name}: ${a.tools.length ? a.tools.join(', ') : 'no tool matches its tools: entries'}\n`);
 }
 
-export type ParseFn = (args: string[], options: NonNullable<ParseArgsConfig['options']>) => { values: Values; positionals: string[] };
+export const mcpCommand: CliCommand = {
+  name: 'mcp',
+  usage: `  mcp list            every MCP server of .runtrail/mcp.json and ~/.runtrail/mcp.json: status, tools
+  mcp probe <server>  connect to one MCP server: its tools (as agents name them) and the timings
+  mcp serve           Runtrail as an MCP server on stdio; --http PORT for Streamable HTTP on 127.0.0.1
+`,
+  run: (args, deps) => mcp(args, deps),
+};
 
-export async function mcpCommand(args: string[], deps: CliDeps, parse: ParseFn): Promise<number> {
+async function mcp(args: string[], deps: CliDeps): Promise<number> {
   const [sub, ...rest] = args;
   switch (sub) {
     case 'list':
@@ -142,8 +150,8 @@ export async function mcpCommand(args: string[], deps: CliDeps, parse: ParseFn):
       return r.ok ? EXIT.ok : EXIT.failed;
     }
     case 'serve': {
-      const { mcpServeCommand } = await import('./mcp-serve.js');
-      return mcpServeCommand(rest, deps, parse);
+      const { mcpServeCommand } = await import('../mcp-serve.js');
+      return mcpServeCommand(rest, deps);
     }
     case undefined:
     case 'help':

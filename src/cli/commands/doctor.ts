@@ -6,9 +6,12 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ClusterConfigError, clusterSettings, type ClusterSettings } from '../distributed/cluster-settings.js';
-import { redactServiceUrl } from '../distributed/service-url.js';
-import { EXIT, type CliDeps } from './cli-io.js';
+import { ClusterConfigError, clusterSettings, type ClusterSettings } from '../../distributed/cluster-settings.js';
+import { redactServiceUrl } from '../../distributed/service-url.js';
+import { parse } from '../args.js';
+import { EXIT, UsageError, type CliDeps } from '../cli-io.js';
+import type { CliCommand } from '../cli-command.js';
+import { dataDirOf, projectDirOf } from '../project-context.js';
 
 export interface DoctorCheck {
   name: string;
@@ -38,9 +41,9 @@ function checkNode(): DoctorCheck {
 async function clusterChecks(s: ClusterSettings, dataDir: string): Promise<DoctorCheck[]> {
   const out: DoctorCheck[] = [];
   const [{ checkRedis }, { PgRunStore }, { workersSeen, clusterDir }, { Redis }] = await Promise.all([
-    import('../distributed/cluster.js'),
-    import('../distributed/pg-run-store.js'),
-    import('../distributed/worker-presence.js'),
+    import('../../distributed/cluster.js'),
+    import('../../distributed/pg-run-store.js'),
+    import('../../distributed/worker-presence.js'),
     import('ioredis'),
   ]);
   const redisShown = redactServiceUrl(s.redisUrl);
@@ -90,7 +93,19 @@ async function clusterChecks(s: ClusterSettings, dataDir: string): Promise<Docto
   return out;
 }
 
-export async function doctorCommand(values: { json?: unknown }, dataDir: string, deps: CliDeps): Promise<number> {
+export const doctorCommand: CliCommand = {
+  name: 'doctor',
+  usage: `  doctor              check this node: data dir, and with several nodes Redis, PostgreSQL, the
+                      workers and whether the data dir is shared with them: --json
+`,
+  run(args, deps) {
+    const { values, positionals } = parse(args, { json: { type: 'boolean' } });
+    if (positionals.length) throw new UsageError('doctor takes no arguments');
+    return doctor(values, dataDirOf(values, deps, projectDirOf(values, deps)), deps);
+  },
+};
+
+async function doctor(values: { json?: unknown }, dataDir: string, deps: CliDeps): Promise<number> {
   const checks: DoctorCheck[] = [checkNode(), checkDataDir(dataDir)];
   let settings: ClusterSettings | null = null;
   try {

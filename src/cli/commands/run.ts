@@ -1,0 +1,86 @@
+/** `runtrail run <agent>`: one run, followed live in the terminal (or as NDJSON wire frames). */
+import type { CreateRunRequest, RunLimits } from '../../runtime/run-service-types.js';
+import { REASONING_EFFORTS, type ReasoningEffort } from '../../runtime/create-run-request.js';
+import { checkPluginInput } from '../../runtime/plugin-input.js';
+import { intOpt, parse } from '../args.js';
+import { coerceInput, parseInputJson, parseInputPairs } from '../build-input.js';
+import { EXIT, UsageError } from '../cli-io.js';
+import type { CliCommand } from '../cli-command.js';
+import { executeAndFollow } from '../follow-run.js';
+import { projectContext } from '../project-context.js';
+
+const RUN_OPTIONS = {
+  goal: { type: 'string' },
+  input: { type: 'string', multiple: true },
+  'input-json': { type: 'string' },
+  model: { type: 'string' },
+  skill: { type: 'string' },
+  conversation: { type: 'string' },
+  'max-iterations': { type: 'string' },
+  'max-tool-calls': { type: 'string' },
+  'timeout-s': { type: 'string' },
+  'stop-repair-turns': { type: 'string' },
+  'context-tokens': { type: 'string' },
+  json: { type: 'boolean' },
+  reasoning: { type: 'string' },
+  'show-reasoning': { type: 'boolean' },
+  'approve-all': { type: 'boolean' },
+  'deny-all': { type: 'boolean' },
+} as const;
+
+export const runCommand: CliCommand = {
+  name: 'run',
+  usage: `  run <plugin>        run a plugin: --goal TEXT, --input key=value (repeatable), --input-json JSON|@file,
+                      --model SPEC (offline | script:<file.json> | openai:<model> | anthropic:<model> |
+                      deepseek:<model> | openai-compatible:<model> | ollama:<model>), --skill NAME,
+                      --conversation ID, --max-iterations N, --max-tool-calls N, --timeout-s N,
+                      --stop-repair-turns N, --context-tokens N, --reasoning off|low|medium|high,
+                      --json (NDJSON wire frames), --show-reasoning (print the model's reasoning),
+                      --approve-all | --deny-all (tool calls an agent must ask about; else y/N on a terminal)
+`,
+  async run(args, deps, usage) {
+    const { values, positionals } = parse(args, RUN_OPTIONS);
+    if (values.help) {
+      deps.stdout.write(usage);
+      return EXIT.ok;
+    }
+    const ctx = await projectContext(values, deps);
+    const names = ctx.registry.names();
+    if (positionals.length !== 1) throw new UsageError(`run needs exactly one agent (valid: ${names.join(', ')})`);
+    const pluginName = positionals[0];
+    const plugin = ctx.registry.get(pluginName);
+    let input: Record<string, unknown> = typeof values['input-json'] === 'string' ? parseInputJson(values['input-json'], deps.cwd) : {};
+    const pairs = parseInputPairs((values.input as string[] | undefined) ?? []);
+    input = { ...input, ...pairs };
+    if (plugin) input = coerceInput(input, new Set(Object.keys(pairs)), (v) => {
+      const r = checkPluginInput(plugin, v);
+      return r.ok ? [] : r.issues;
+    });
+    const limits: Partial<RunLimits> = {};
+    const mi = intOpt(values, 'max-iterations', 1);
+    if (mi !== undefined) limits.max_iterations = mi;
+    const mt = intOpt(values, 'max-tool-calls', 1);
+    if (mt !== undefined) limits.max_tool_calls = mt;
+    const ts = intOpt(values, 'timeout-s', 0);
+    if (ts !== undefined) limits.timeout_s = ts;
+    const sr = intOpt(values, 'stop-repair-turns', 0);
+    if (sr !== undefined) limits.stop_repair_turns = sr;
+    const ct = intOpt(values, 'context-tokens', 1);
+    if (ct !== undefined) limits.context_tokens = ct;
+    const reasoning = values.reasoning;
+    if (reasoning !== undefined && !(REASONING_EFFORTS as readonly unknown[]).includes(reasoning)) {
+      throw new UsageError(`--reasoning must be one of ${REASONING_EFFORTS.join(', ')}, got ${JSON.stringify(reasoning)}`);
+    }
+    const req: CreateRunRequest = {
+      plugin: pluginName,
+      input,
+      ...(typeof values.goal === 'string' ? { goal: values.goal } : {}),
+      ...(typeof values.model === 'string' ? { model: values.model } : {}),
+      ...(typeof values.skill === 'string' ? { skill: values.skill } : {}),
+      ...(typeof values.conversation === 'string' ? { conversation_id: values.conversation } : {}),
+      ...(typeof reasoning === 'string' ? { reasoning: reasoning as ReasoningEffort } : {}),
+      ...(Object.keys(limits).length ? { limits } : {}),
+    };
+    return executeAndFollow(req, values, deps, values.json === true ? 'ndjson' : 'text', ctx);
+  },
+};

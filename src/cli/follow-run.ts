@@ -1,0 +1,65 @@
+/**
+ * What `run` and `start` share: create the run, follow its events to the terminal (text, or NDJSON
+ * wire frames), answer its approvals, cancel it on Ctrl-C, and print where its files are.
+ */
+import { join } from 'node:path';
+import type { RunStatus } from '../events/agent-event.js';
+import type { CreateRunRequest, RunStatusFile } from '../runtime/run-service-types.js';
+import { EXIT, UsageError, type CliDeps } from './cli-io.js';
+import type { Values } from './args.js';
+import { approvalHandler } from './cli-approvals.js';
+import { cliTelemetry, finishTelemetry } from './cli-telemetry.js';
+import { projectContext, serviceFor, type ProjectContext } from './project-context.js';
+import { createWireWriter, type WireFormat } from './wire-output.js';
+
+export function exitFor(status: RunStatus): number {
+  return status === 'completed' ? EXIT.ok : status === 'cancelled' ? EXIT.cancelled : EXIT.failed;
+}
+
+export async function executeAndFollow(req: CreateRunRequest, values: Values, deps: CliDeps, format: WireFormat, project?: ProjectContext): Promise<number> {
+  const ctx = project ?? (await projectContext(values, deps));
+  // traces when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set; TRACEPARENT (an env carrier) makes the run part of the caller's trace
+  const telemetry = await cliTelemetry(deps.env, deps.stderr);
+  const service = serviceFor(ctx, deps, telemetry ? [telemetry.observer] : []);
+  try {
+    const created = await service.create(req, { claw: 'cli', ...(deps.env.TRACEPARENT ? { traceparent: deps.env.TRACEPARENT } : {}) });
+    const runId = created.run_id;
+    const note = format === 'text' ? deps.stdout : deps.stderr;
+    if (format === 'text') note.write(`▶ ${runId} · ${created.plugin} ${created.plugin_version} · model ${created.provider}:${created.model}\n`);
+    const writer = createWireWriter(format, runId, deps.stdout, { showReasoning: values['show-reasoning'] === true, traceId: created.trace_id });
+    let cancelling = false;
+    const off = deps.onInterrupt?.(() => {
+      if (cancelling) return;
+      cancelling = true;
+      deps.stderr.write('\nruntrail: cancelling…\n');
+      void service.cancel(runId).catch(() => undefined);
+    });
+    try {
+      if (values['approve-all'] === true && values['deny-all'] === true) throw new UsageError('--approve-all and --deny-all exclude each other');
+      const onApproval = approvalHandler(service, runId, values['approve-all'] === true ? 'approve-all' : values['deny-all'] === true ? 'deny-all' : 'ask', deps);
+      for await (const ev of service.events(runId)) {
+        writer.write(ev);
+        onApproval(ev);
+      }
+    } finally {
+      off?.();
+    }
+    const final = await service.wait(runId);
+    printSummary(final, service.runsDir, note);
+    return exitFor(final.status);
+  } finally {
+    await service.close();
+    await finishTelemetry(telemetry, deps.stderr);
+  }
+}
+
+export function printSummary(s: RunStatusFile, runsDir: string, out: { write(s: string): unknown }): void {
+  const dir = join(runsDir, s.run_id);
+  out.write(`\n${s.status === 'completed' ? '✓' : s.status === 'cancelled' ? '■' : '✗'} run ${s.run_id} ${s.status}\n`);
+  if (s.diagnosis && s.status !== 'completed') out.write(`  ${s.diagnosis.summary}\n`);
+  out.write(`  run folder: ${dir}\n`);
+  if (s.public_documents.length) {
+    out.write(`  artifacts:\n`);
+    for (const d of s.public_documents) out.write(`    ${join(dir, d.path)} (${d.bytes} bytes)\n`);
+  }
+}
