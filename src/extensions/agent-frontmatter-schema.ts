@@ -20,6 +20,16 @@ const limits = {
   },
 };
 
+/** `capture: { model_io: false }` turns the model-call record off; `max_call_bytes` caps one call's record. */
+const capture = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    model_io: { type: 'boolean' },
+    max_call_bytes: { type: 'integer', minimum: 16384, maximum: 1073741824 },
+  },
+};
+
 export const AGENT_FRONTMATTER_SCHEMA: JsonSchema = {
   type: 'object',
   additionalProperties: false,
@@ -71,6 +81,7 @@ export const AGENT_FRONTMATTER_SCHEMA: JsonSchema = {
       },
     },
     limits,
+    capture,
   },
 };
 
@@ -82,5 +93,6 @@ export const CONFIG_SCHEMA: JsonSchema = {
     limits,
     disable: stringList,
     plugins: stringList,
+    capture,
   },
 };

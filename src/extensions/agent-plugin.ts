@@ -34,6 +34,7 @@ export function compileAgent(def: AgentDefinition, catalog: ToolCatalog, source:
     skills: def.skills,
     ...(def.model ? { model: def.model, modelBaseDir: def.dir } : {}),
     ...(def.limits ? { limits: def.limits } : {}),
+    ...(def.capture ? { capture: def.capture } : {}),
     ...(def.permissions ? { permissions: def.permissions } : {}),
     ...(def.agents.length ? { agents: def.agents } : {}),
     source,

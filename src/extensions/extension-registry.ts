@@ -8,6 +8,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import type { BusinessPlugin, DefinitionSource } from '../runtime/business-plugin.js';
 import type { RunLimits } from '../runtime/run-service-types.js';
+import type { CaptureSettings } from '../runtime/capture-settings.js';
 import { listSkills, loadSkill } from '../skills/skill-loader.js';
 import { checkSchema, formatSchemaPath } from '../tools/schema.js';
 import { CONFIG_SCHEMA } from './agent-frontmatter-schema.js';
@@ -30,6 +31,7 @@ export interface ProjectConfig {
   limits?: Partial<RunLimits>;
   disable?: string[];
   plugins?: string[];
+  capture?: CaptureSettings;
 }
 
 export interface ExtensionRegistryOptions {
@@ -153,6 +155,7 @@ export class ExtensionRegistry {
     const cfg = c.value;
     if (cfg.model) this.config.model = cfg.model;
     if (cfg.limits) this.config.limits = { ...this.config.limits, ...cfg.limits };
+    if (cfg.capture) this.config.capture = { ...this.config.capture, ...cfg.capture };
     if (cfg.disable) this.config.disable = [...(this.config.disable ?? []), ...cfg.disable];
     layer.plugins = cfg.plugins ?? [];
   }

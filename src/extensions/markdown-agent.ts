@@ -8,6 +8,7 @@ import { parseFrontmatter } from '../skills/frontmatter.js';
 import { checkSchema, compileJsonSchema, formatSchemaPath, type JsonSchema } from '../tools/schema.js';
 import type { ArtifactContract, PlanStep } from '../runtime/business-plugin.js';
 import type { RunLimits } from '../runtime/run-service-types.js';
+import type { CaptureSettings } from '../runtime/capture-settings.js';
 import { AGENT_FRONTMATTER_SCHEMA, ARTIFACT_TYPES } from './agent-frontmatter-schema.js';
 import type { DefinitionProblem } from './definition-problem.js';
 import { globMatcher, isMcpToolEntry } from '../mcp/mcp-tool-name.js';
@@ -35,6 +36,8 @@ export interface AgentDefinition {
   artifacts: ArtifactContract[];
   plan?: PlanStep[];
   limits?: Partial<RunLimits> & { context_tokens?: number; approval_timeout_s?: number };
+  /** What runs of this agent record of their model calls. */
+  capture?: CaptureSettings;
   instructions: string;
   /** Absolute path of the file; `dir` its folder (relative script: models resolve there). */
   file: string;
@@ -167,6 +170,7 @@ export function parseAgentFile(file: string, text: string, display: string): Par
       artifacts,
       ...(plan ? { plan } : {}),
       ...(d.limits ? { limits: d.limits as AgentDefinition['limits'] } : {}),
+      ...(d.capture ? { capture: d.capture as CaptureSettings } : {}),
       instructions: fm.body.trim(),
       file,
       dir: dirname(file),

@@ -4,7 +4,7 @@
  */
 import type { LanguageModel } from 'ai';
 import { loadAi, loadLanguageModel } from './ai-sdk-modules.js';
-import type { ModelProvider, ModelRequest, ModelStreamPart, ProviderMetadata, ReasoningBlock, TokenUsage } from './model-provider.js';
+import type { ModelProvider, ModelRequest, ModelStreamPart, ProviderMetadata, ReasoningBlock, SentRequest, TokenUsage } from './model-provider.js';
 import { toModelMessages, toSystem, toToolSet, type MappingOptions, type ModelApi } from './message-mapping.js';
 import { fitRequest } from './context-fit.js';
 import { modelInfo, type ModelInfo } from './model-catalog.js';
@@ -12,6 +12,7 @@ import { callOptions } from './provider-call-options.js';
 import { diagnoseProviderError, redactSecrets } from './provider-errors.js';
 import { PROVIDER_ENV, checkBaseURL, envValue, type AiSdkProviderName, type Env } from './provider-env.js';
 import { abortedDiagnosis } from './turn-stream.js';
+import { sentRequestOfCall } from './ai-sdk-sent-request.js';
 
 type FinishReason = Extract<ModelStreamPart, { type: 'finish' }>['reason'];
 const FINISH_REASONS: readonly string[] = ['stop', 'tool-calls', 'length', 'content-filter', 'other'];
@@ -136,10 +137,32 @@ export class LanguageModelProvider implements ModelProvider {
     // Anthropic: breakpoints after the tools, the system prompt and the newest message
     const mapping: MappingOptions = { api: this.api, vision: this.info?.vision === true, cache: true, modelLabel: label };
     const reasoning = new Map<string, ReasoningBlock>();
+    // what the model's adapter receives, reported once before any output (the model-call record)
+    let sent: SentRequest | null = null;
+    let reported = !request.reportRequest;
+    const report = (): ModelStreamPart[] => {
+      if (reported || !sent) return [];
+      reported = true;
+      return [{ type: 'request', request: sent }];
+    };
     try {
-      const [{ streamText, jsonSchema }, model] = await Promise.all([loadAi(), this.languageModel()]);
+      const [{ streamText, jsonSchema, wrapLanguageModel }, model] = await Promise.all([loadAi(), this.languageModel()]);
+      const reasoningAsked = request.reasoning ?? 'off';
+      const observed =
+        request.reportRequest && typeof model === 'object' && model.specificationVersion === 'v3'
+          ? wrapLanguageModel({
+              model,
+              middleware: {
+                specificationVersion: 'v3',
+                transformParams: async ({ params }) => {
+                  sent = sentRequestOfCall(params, { model: label, reasoning: reasoningAsked, cacheKey: request.cacheKey });
+                  return params;
+                },
+              },
+            })
+          : model;
       const result = streamText({
-        model,
+        model: observed,
         system: toSystem(request.system, mapping),
         messages: toModelMessages(request.messages, mapping),
         tools: request.tools.length ? toToolSet(request.tools, mapping, jsonSchema) : undefined,
@@ -153,6 +176,7 @@ export class LanguageModelProvider implements ModelProvider {
         onError: () => {},
       });
       for await (const part of result.fullStream) {
+        yield* report();
         switch (part.type) {
           case 'text-delta':
             if (part.text) yield { type: 'text-delta', text: part.text };
@@ -204,6 +228,7 @@ export class LanguageModelProvider implements ModelProvider {
         }
       }
     } catch (err) {
+      yield* report();
       yield { type: 'error', diagnosis: request.signal?.aborted ? abortedDiagnosis(label) : diagnoseProviderError(err, ctx) };
     }
   }

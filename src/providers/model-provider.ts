@@ -66,6 +66,8 @@ export interface ModelRequest {
   /** A compaction request: the turns to summarise (`messages` holds their transcript). Models that
    *  replay or reason deterministically (offline, script) summarise these instead of the transcript. */
   summaryOf?: ChatMessage[];
+  /** Yield a `request` part: the request as the model's API adapter received it (the model-call record asks). */
+  reportRequest?: boolean;
 }
 
 export interface TokenUsage {
@@ -81,6 +83,57 @@ export interface TokenUsage {
   reasoningTokens?: number;
 }
 
+/*
+ * A model call's request as the model received it: the system prompt, the messages with their roles
+ * and parts, the tools and the settings. Parts follow the OpenTelemetry GenAI message conventions
+ * (`text`, `reasoning`, `tool_call`, `tool_call_response`, `blob`, `file`, `uri`), so the same shape
+ * serves the run's model-call record and the spans' `gen_ai.input.messages`.
+ */
+export type Modality = 'image' | 'video' | 'audio' | 'file';
+
+export type SentPart =
+  | { type: 'text'; content: string }
+  /** `signed`: the provider's signature travels with it; `redacted`: the provider sent it encrypted. */
+  | { type: 'reasoning'; content: string; signed?: true; redacted?: true }
+  | { type: 'tool_call'; id: string; name: string; arguments: unknown }
+  | { type: 'tool_call_response'; id: string; name: string; response: unknown; is_error?: true }
+  /** Inline data (base64): what a provider sends; a record keeps it as a `file` part instead. */
+  | { type: 'blob'; modality: Modality; mime_type: string; content: string; label?: string }
+  /** A file of the run folder (`file_id` is its path there), e.g. an image the model was shown. */
+  | { type: 'file'; modality: Modality; mime_type: string; file_id: string; bytes: number; label?: string }
+  | { type: 'uri'; modality: Modality; mime_type: string; uri: string };
+
+export interface SentMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  parts: SentPart[];
+  /** A prompt-cache breakpoint after this message (Anthropic's `cache_control`). */
+  cache?: 'ephemeral';
+}
+
+export interface SentSettings {
+  /** provider:model */
+  model: string;
+  temperature: number | null;
+  max_output_tokens: number | null;
+  reasoning: ReasoningEffort;
+  /** The prompt-cache key (OpenAI routes caches by it). */
+  cache_key: string | null;
+  /** Where the prompt-cache breakpoints sit: `tools`, `system`, `messages[3]`. */
+  cache_breakpoints: string[];
+  /** The provider-specific options sent (reasoning budgets, cache keys), as the API adapter got them. */
+  provider_options: Record<string, unknown> | null;
+}
+
+export interface SentRequest {
+  /** `api`: taken from the call the model's API adapter received; `model_request`: the request Runtrail
+   *  handed the provider (local models, and calls refused before they were sent). */
+  source: 'api' | 'model_request';
+  system: string;
+  messages: SentMessage[];
+  tools: ToolSpec[];
+  settings: SentSettings;
+}
+
 export type ModelStreamPart =
   | { type: 'text-delta'; text: string }
   | { type: 'reasoning-delta'; text: string }
@@ -88,6 +141,8 @@ export type ModelStreamPart =
   | { type: 'reasoning-block'; block: ReasoningBlock }
   | { type: 'tool-call'; id: string; name: string; args: unknown }
   | { type: 'finish'; reason: 'stop' | 'tool-calls' | 'length' | 'content-filter' | 'other'; usage?: TokenUsage }
+  /** What the model's API adapter received, once, before any output (only when `reportRequest` asked). */
+  | { type: 'request'; request: SentRequest }
   /** Something the run should be told that does not stop the call (a setting the model ignores). */
   | { type: 'notice'; text: string }
   /** A failed call; `diagnosis.retryable` tells the loop whether to try again. */

@@ -6,6 +6,7 @@ import type { AnyToolDefinition } from '../tools/tool.js';
 import type { ToolSource } from '../tools/tool-source.js';
 import type { Schema } from '../tools/schema.js';
 import type { RunLimits } from './run-service-types.js';
+import type { CaptureSettings } from './capture-settings.js';
 import type { LoadedSkill } from '../skills/skill-loader.js';
 
 /** File-system view a plugin's tools get: every path is resolved and confined by the runtime. */
@@ -120,6 +121,8 @@ export interface BusinessPlugin<Input = Record<string, unknown>> {
   modelBaseDir?: string;
   /** Limits of the definition, between config.json's and the request's. */
   limits?: Partial<RunLimits>;
+  /** What its runs record of their model calls (`capture: { model_io: false }` turns the record off). */
+  capture?: CaptureSettings;
   /** allow | ask | deny per tool name, glob or `*`: `ask` waits for a person's decision. */
   permissions?: Record<string, 'allow' | 'ask' | 'deny'>;
   /** Agents it may start as subagents with the `run_agent` tool. */

@@ -28,6 +28,8 @@ import { ToolExecutor } from './tool-executor.js';
 import { ApprovalBroker, DEFAULT_APPROVAL_TIMEOUT_S } from './approvals.js';
 import { Compactor, providerSummarizer } from './compaction.js';
 import { isTerminalRunState } from './run-state-machine.js';
+import type { ModelProvider } from '../providers/model-provider.js';
+import { ModelCallRecorder } from './model-call-recorder.js';
 
 export const PROCESS_LEDGER_FILE = 'runtime/processes.json';
 export const COMPACTIONS_FILE = 'runtime/compactions.jsonl';
@@ -112,6 +114,11 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
     if (!used.includes(ev.data.server)) used.push(ev.data.server);
   });
   let executor: ToolExecutor | null = null;
+  // every model call of the run (loop turns, compaction summaries) in runtime/model_calls.jsonl, unless turned off
+  const recorder = rec.capture.model_io
+    ? new ModelCallRecorder({ root: workspace.root, traceId: rec.status.trace_id ?? '', subscribe: (fn) => bus.subscribe(fn), maxCallBytes: rec.capture.max_call_bytes, onCall: rec.modelCalls.publish })
+    : null;
+  const provider = recorder ? recorder.wrap(rec.provider) : rec.provider;
   // the start files are written side by side, and are all on disk before the first model turn
   const startFiles = new PendingWrites();
   const offState = bus.subscribe((ev) => {
@@ -159,6 +166,7 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
       model_info: modelInfo(rec.provider.provider, rec.provider.model),
       reasoning: rec.reasoning ?? 'off',
       limits: rec.limits,
+      capture: rec.capture,
       conversation_id: rec.conversationId,
       declared_tools: rec.tools.map((t) => t.name),
       ...(rec.toolSources?.length ? { tool_sources: rec.toolSources.map((s) => s.describe()) } : {}),
@@ -229,9 +237,9 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
     // step 7: the loop; image file inputs (uploads) go to the model with the goal
     const goalImages = await inputImages(workspace.root, rec.input, plugin.fileInputs);
     const loop = new AgentLoop({
-      compactor: compactorFor(rec, { system, metrics, publish, planState: () => planText(progress), runReporter }),
+      compactor: compactorFor(rec, { provider, system, metrics, publish, planState: () => planText(progress), runReporter }),
       inbox: rec.inbox,
-      provider: rec.provider,
+      provider,
       system,
       messages: [...rec.history, { role: 'user', content: [rec.goal, ...goalImages.notes].join('\n'), ...(goalImages.images.length ? { images: goalImages.images } : {}) }],
       executor,
@@ -312,6 +320,8 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
   // a run that ended before its first turn: its start files land before it is finalised
   await startFiles.settled().catch(() => undefined);
   await executor?.closeSources();
+  const unrecorded = await recorder?.close();
+  if (unrecorded) publish('run', { type: 'notice', text: `could not record every model call in runtime/model_calls.jsonl: ${unrecorded}` });
   await finalise(rec, deps, { ...outcome, metrics, startedMs, pipeline, runReporter });
   offState();
   offSkills();
@@ -319,7 +329,7 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
 }
 
 /** A compactor when the context window is known (limits.context_tokens, else the model's); else none. */
-function compactorFor(rec: RunRecord, o: { system: string; metrics: RunMetrics; publish: PublishFn; planState: () => string; runReporter: OperationReporter | null }): Compactor | undefined {
+function compactorFor(rec: RunRecord, o: { provider: ModelProvider; system: string; metrics: RunMetrics; publish: PublishFn; planState: () => string; runReporter: OperationReporter | null }): Compactor | undefined {
   const window = rec.limits.context_tokens ?? modelInfo(rec.provider.provider, rec.provider.model)?.contextWindow ?? null;
   if (!window) return undefined;
   const log = join(rec.workspace.root, COMPACTIONS_FILE);
@@ -327,7 +337,7 @@ function compactorFor(rec: RunRecord, o: { system: string; metrics: RunMetrics; 
     system: o.system,
     window,
     goalIndex: rec.history.length,
-    summarize: providerSummarizer(rec.provider),
+    summarize: providerSummarizer(o.provider),
     planState: o.planState,
     publish: o.publish,
     reporter: (n) => o.runReporter?.child({ operationId: `${rec.runId}.compaction.${n}`, targetType: 'runtime', source: 'runtime' }),

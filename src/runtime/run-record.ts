@@ -14,6 +14,8 @@ import type { RunLimits, RunStatusFile } from './run-service-types.js';
 import type { RunStateMachine } from './run-state-machine.js';
 import type { RunWorkspace } from './run-workspace.js';
 import type { LatestWrite } from './latest-write.js';
+import type { ResolvedCapture } from './capture-settings.js';
+import type { ModelCallFeed } from './model-call-feed.js';
 
 export interface RunRecord {
   runId: string;
@@ -28,6 +30,10 @@ export interface RunRecord {
   grantedSkills: LoadedSkill[];
   provider: ModelProvider;
   limits: RunLimits;
+  /** What the run records of its model calls (runtime/model_calls.jsonl). */
+  capture: ResolvedCapture;
+  /** Its model calls as they are recorded (the spans' message attributes). */
+  modelCalls: ModelCallFeed;
   /** The request's reasoning effort, handed to the provider each turn; absent: off. */
   reasoning?: ReasoningEffort;
   workspace: RunWorkspace;

@@ -9,6 +9,7 @@ import type { RunTraceContext } from '../events/trace-context.js';
 import type { DiagnosisDict } from '../events/diagnosis.js';
 import type { ReasoningEffort } from '../providers/model-provider.js';
 import type { ModelUsageSnapshot } from './model-usage-totals.js';
+import type { ModelCallFeed } from './model-call-feed.js';
 
 export interface RunLimits {
   max_iterations: number; // 20
@@ -107,6 +108,8 @@ export interface ObservedRun {
   bus: AgentEventBus;
   /** A subagent's parent run and the run_agent call that started it. */
   parent?: { runId: string; toolCallId: string };
+  /** Its model calls, whole, as they are recorded (none when capture.model_io is off). */
+  modelCalls?: Pick<ModelCallFeed, 'subscribe'>;
 }
 
 export type RunObserver = (run: ObservedRun) => void;

@@ -48,6 +48,8 @@ import { afterCheck } from './after-check.js';
 import { LocalEventFanout, type EventFanout } from './event-fanout.js';
 import { createRunAgentTool, type SubagentHost } from './subagent-tool.js';
 import type { RunMetricsFile } from './run-metrics.js';
+import { resolveCapture, type CaptureSettings, type ResolvedCapture } from './capture-settings.js';
+import { ModelCallFeed } from './model-call-feed.js';
 
 /** A subagent's parent: its run, and the run_agent call that started it. */
 interface ParentLink {
@@ -71,7 +73,7 @@ export interface RunServiceOptions {
   skillDirs?: string[];
   /** The project's config.json, read at each create: `model` when neither the request nor the agent names
    *  one and RUNTRAIL_MODEL is unset; `limits` under the agent's and the request's. */
-  defaults?: () => { model?: string; limits?: Partial<RunLimits> };
+  defaults?: () => { model?: string; limits?: Partial<RunLimits>; capture?: CaptureSettings };
   concurrency?: number;
   /** Runs allowed to wait for a slot; past it create() throws queue_full. Default 100. */
   maxQueue?: number;
@@ -265,6 +267,7 @@ export class RunService implements RunServiceApi {
       tenantId: req.tenant_id ?? null,
       limits: { ...DEFAULT_LIMITS, ...this.opts.defaults?.().limits, ...plugin.limits, ...(req.limits ?? {}) },
       reasoning: req.reasoning ?? 'off',
+      capture: resolveCapture(this.opts.defaults?.().capture, plugin.capture),
       requested: { model: req.model ?? null, limits: req.limits ?? {}, skill: req.skill ?? null },
       // a subagent is part of its parent's trace: its run span goes under the parent's invoke_agent span
       trace: parent ? { traceId: parent.rec.status.trace_id || runTraceContext().traceId, parentSpanId: null, sampled: true } : runTraceContext(front.traceparent),
@@ -369,6 +372,8 @@ export class RunService implements RunServiceApi {
       children: [...(status.children ?? [])],
       grantedSkills: skills,
       reasoning: spec.reasoning,
+      capture: spec.capture,
+      modelCalls: new ModelCallFeed(),
       workspace,
       bus,
       store,
@@ -391,7 +396,7 @@ export class RunService implements RunServiceApi {
     for (const observe of this.opts.observers ?? []) {
       // an observer (tracing) must never stop a run from starting
       try {
-        observe({ runId, plugin: plugin.name, tenantId: spec.tenantId, conversationId, claw: spec.claw, trace: spec.trace, bus, ...(parent ? { parent: { runId: parent.rec.runId, toolCallId: parent.toolCallId } } : {}) });
+        observe({ runId, plugin: plugin.name, tenantId: spec.tenantId, conversationId, claw: spec.claw, trace: spec.trace, bus, modelCalls: rec.modelCalls, ...(parent ? { parent: { runId: parent.rec.runId, toolCallId: parent.toolCallId } } : {}) });
       } catch {
         // it subscribes or it does not
       }
@@ -474,6 +479,7 @@ export class RunService implements RunServiceApi {
       tenantId: file.tenant_id,
       limits: r.limits,
       reasoning: file.reasoning,
+      capture: r.capture ?? resolveCapture(undefined, plugin.capture),
       requested: { model: file.model, limits: file.limits, skill: file.skill },
       trace: { traceId: file.trace.trace_id, parentSpanId: file.trace.parent_span_id, sampled: true },
       claw: r.claw,
@@ -794,6 +800,7 @@ interface RunSpec {
   tenantId: string | null;
   limits: RunLimits;
   reasoning: ReasoningEffort;
+  capture: ResolvedCapture;
   /** what the request itself asked for (request.json keeps it as sent) */
   requested: { model: unknown; limits: Partial<RunLimits>; skill: string | null };
   trace: RunTraceContext;
@@ -819,7 +826,7 @@ interface RequestFile {
   trace: { trace_id: string; parent_span_id: string | null };
   created_at: string;
   skill_active?: string | null;
-  resolved?: { model_spec: unknown; model_cwd: string; limits: RunLimits; claw: string };
+  resolved?: { model_spec: unknown; model_cwd: string; limits: RunLimits; claw: string; capture?: ResolvedCapture };
 }
 
 function requestFile(runId: string, spec: RunSpec, createdAt: string): RequestFile & Record<string, unknown> {
@@ -838,7 +845,7 @@ function requestFile(runId: string, spec: RunSpec, createdAt: string): RequestFi
     trace: { trace_id: spec.trace.traceId, parent_span_id: spec.trace.parentSpanId },
     created_at: createdAt,
     skill_active: spec.skill?.manifest.name ?? null,
-    resolved: { model_spec: spec.model.spec ?? null, model_cwd: spec.model.cwd, limits: spec.limits, claw: spec.claw },
+    resolved: { model_spec: spec.model.spec ?? null, model_cwd: spec.model.cwd, limits: spec.limits, claw: spec.claw, capture: spec.capture },
   };
 }
 
