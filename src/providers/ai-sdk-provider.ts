@@ -3,8 +3,9 @@
  * `tool-call` parts (never executed here), every failure yielded as a Diagnosis, never thrown.
  */
 import type { LanguageModel } from 'ai';
+import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { loadAi, loadLanguageModel } from './ai-sdk-modules.js';
-import type { ModelProvider, ModelRequest, ModelStreamPart, ProviderMetadata, ReasoningBlock, SentRequest, TokenUsage } from './model-provider.js';
+import type { ModelProvider, ModelRequest, ModelStreamPart, ProviderMetadata, ReasoningBlock, TokenUsage } from './model-provider.js';
 import { toModelMessages, toSystem, toToolSet, type MappingOptions, type ModelApi } from './message-mapping.js';
 import { fitRequest } from './context-fit.js';
 import { modelInfo, type ModelInfo } from './model-catalog.js';
@@ -137,26 +138,31 @@ export class LanguageModelProvider implements ModelProvider {
     // Anthropic: breakpoints after the tools, the system prompt and the newest message
     const mapping: MappingOptions = { api: this.api, vision: this.info?.vision === true, cache: true, modelLabel: label };
     const reasoning = new Map<string, ReasoningBlock>();
-    // what the model's adapter receives, reported once before any output (the model-call record)
-    let sent: SentRequest | null = null;
+    // what the model's adapter receives, and the settings of the body it sent, reported once before any output
+    let params: LanguageModelV3CallOptions | null = null;
+    let body: unknown;
     let reported = !request.reportRequest;
     const report = (): ModelStreamPart[] => {
-      if (reported || !sent) return [];
+      if (reported || !params) return [];
       reported = true;
-      return [{ type: 'request', request: sent }];
+      return [{ type: 'request', request: sentRequestOfCall(params, { model: label, reasoning: request.reasoning ?? 'off', cacheKey: request.cacheKey }, body) }];
     };
     try {
       const [{ streamText, jsonSchema, wrapLanguageModel }, model] = await Promise.all([loadAi(), this.languageModel()]);
-      const reasoningAsked = request.reasoning ?? 'off';
       const observed =
         request.reportRequest && typeof model === 'object' && model.specificationVersion === 'v3'
           ? wrapLanguageModel({
               model,
               middleware: {
                 specificationVersion: 'v3',
-                transformParams: async ({ params }) => {
-                  sent = sentRequestOfCall(params, { model: label, reasoning: reasoningAsked, cacheKey: request.cacheKey });
-                  return params;
+                transformParams: async ({ params: p }) => {
+                  params = p;
+                  return p;
+                },
+                wrapStream: async ({ doStream }) => {
+                  const r = await doStream();
+                  body = r.request?.body;
+                  return r;
                 },
               },
             })
@@ -176,7 +182,8 @@ export class LanguageModelProvider implements ModelProvider {
         onError: () => {},
       });
       for await (const part of result.fullStream) {
-        yield* report();
+        // after 'start' comes the step, once the API took the request (its body is known then)
+        if (part.type !== 'start') yield* report();
         switch (part.type) {
           case 'text-delta':
             if (part.text) yield { type: 'text-delta', text: part.text };

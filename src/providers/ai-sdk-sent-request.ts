@@ -96,7 +96,28 @@ export interface CallContext {
   cacheKey: string | undefined;
 }
 
-export function sentRequestOfCall(params: LanguageModelV3CallOptions, ctx: CallContext): SentRequest {
+/** The body's own keys that carry content, not settings. */
+const CONTENT_KEYS = new Set(['messages', 'system', 'tools', 'input', 'prompt', 'contents', 'tool_choice', 'instructions']);
+
+/** The settings of the API's request body (its top level without the content): what the API itself was told. */
+function bodySettings(body: unknown): Record<string, unknown> | null {
+  let b = body;
+  if (typeof b === 'string') {
+    try {
+      b = JSON.parse(b);
+    } catch {
+      return null;
+    }
+  }
+  if (!b || typeof b !== 'object' || Array.isArray(b)) return null;
+  return Object.fromEntries(Object.entries(b).filter(([k, v]) => !CONTENT_KEYS.has(k) && v !== undefined));
+}
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/** `body`: the request body the adapter sent, when it tells (its settings are kept as `api`). */
+export function sentRequestOfCall(params: LanguageModelV3CallOptions, ctx: CallContext, body?: unknown): SentRequest {
+  const api = bodySettings(body);
   const system: string[] = [];
   const messages: SentMessage[] = [];
   const breakpoints: string[] = [];
@@ -123,12 +144,14 @@ export function sentRequestOfCall(params: LanguageModelV3CallOptions, ctx: CallC
     tools,
     settings: {
       model: ctx.model,
-      temperature: params.temperature ?? null,
-      max_output_tokens: params.maxOutputTokens ?? null,
+      temperature: num(api?.temperature) ?? params.temperature ?? null,
+      // the API's own limit: an adapter may add to the asked-for one (Anthropic adds the thinking budget)
+      max_output_tokens: num(api?.max_tokens) ?? num(api?.max_completion_tokens) ?? num(api?.max_output_tokens) ?? params.maxOutputTokens ?? null,
       reasoning: ctx.reasoning,
       cache_key: ctx.cacheKey ?? null,
       cache_breakpoints: breakpoints,
       provider_options: params.providerOptions && Object.keys(params.providerOptions).length ? (params.providerOptions as Record<string, unknown>) : null,
+      ...(api ? { api } : {}),
     },
   };
 }

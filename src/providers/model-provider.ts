@@ -122,6 +122,8 @@ export interface SentSettings {
   cache_breakpoints: string[];
   /** The provider-specific options sent (reasoning budgets, cache keys), as the API adapter got them. */
   provider_options: Record<string, unknown> | null;
+  /** The settings of the body the API received (its top level without messages, system and tools). */
+  api?: Record<string, unknown>;
 }
 
 export interface SentRequest {

@@ -229,7 +229,7 @@ export class ModelCallRecorder {
         message_count: messages.length,
         messages: shared ? messages.slice(kept) : messages,
         tools: this.toolSetOf(sent.tools),
-        settings: sent.settings,
+        settings: sent.settings.api ? { ...sent.settings, api: this.maskValue(sent.settings.api) as Record<string, unknown> } : sent.settings,
       },
       response: {
         text: this.mask(call.text),

@@ -22,6 +22,7 @@ import { registerRunRoutes } from './run-routes.js';
 import { registerSseRoute } from './sse-route.js';
 import { RunFrameHubs } from './run-frame-hub.js';
 import { registerTraceRoute } from './trace-route.js';
+import { registerModelCallsRoute } from './model-calls-route.js';
 import { registerChatRoutes } from './chat-route.js';
 import { registerUploadRoute } from './upload-route.js';
 import { registerWsRoute } from './ws-route.js';
@@ -226,6 +227,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   const hubs = new RunFrameHubs(service);
   registerSseRoute(app, service, hubs, counters, streamOpts);
   registerTraceRoute(app, service, { dataDir });
+  registerModelCallsRoute(app, service, { dataDir });
   // the AI SDK's useChat protocol (UI message stream v1)
   registerChatRoutes(app, service, {
     run: { dataDir, plugins, inputRoots, allowScriptModel: opts.allowScriptModel ?? false },
