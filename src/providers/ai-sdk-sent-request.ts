@@ -10,7 +10,7 @@ import type {
   LanguageModelV3ToolResultOutput,
   SharedV3ProviderOptions,
 } from '@ai-sdk/provider';
-import type { ReasoningEffort, SentMessage, SentPart, SentRequest, ToolSpec } from './model-provider.js';
+import { GENAI_REASONING_PART, type ReasoningEffort, type SentMessage, type SentPart, type SentRequest, type ToolSpec } from './model-provider.js';
 import { blobPart, uriPart } from './sent-request.js';
 
 /** A prompt-cache breakpoint in any provider's options (`cacheControl` / `cache_control`). */
@@ -63,7 +63,7 @@ function partsOf(m: LanguageModelV3Message): SentPart[] {
         break;
       case 'reasoning': {
         const meta = p.providerOptions?.anthropic as Record<string, unknown> | undefined;
-        parts.push({ type: 'reasoning', content: p.text, ...(typeof meta?.signature === 'string' ? { signed: true as const } : {}), ...(meta?.redactedData !== undefined ? { redacted: true as const } : {}) });
+        parts.push({ type: GENAI_REASONING_PART, content: p.text, ...(typeof meta?.signature === 'string' ? { signed: true as const } : {}), ...(meta?.redactedData !== undefined ? { redacted: true as const } : {}) });
         break;
       }
       case 'tool-call':

@@ -91,10 +91,13 @@ export interface TokenUsage {
  */
 export type Modality = 'image' | 'video' | 'audio' | 'file';
 
+/** A GenAI message part's type for the model's thinking (not a wire frame: named so the wire-literal sentinel can tell). */
+export const GENAI_REASONING_PART = 'reasoning' as const;
+
 export type SentPart =
   | { type: 'text'; content: string }
   /** `signed`: the provider's signature travels with it; `redacted`: the provider sent it encrypted. */
-  | { type: 'reasoning'; content: string; signed?: true; redacted?: true }
+  | { type: typeof GENAI_REASONING_PART; content: string; signed?: true; redacted?: true }
   | { type: 'tool_call'; id: string; name: string; arguments: unknown }
   | { type: 'tool_call_response'; id: string; name: string; response: unknown; is_error?: true }
   /** Inline data (base64): what a provider sends; a record keeps it as a `file` part instead. */

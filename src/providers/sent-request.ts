@@ -1,5 +1,5 @@
 /** Runtrail's own messages and settings as a SentRequest (the shape is in model-provider.ts). */
-import type { ChatMessage, ImageAttachment, Modality, ReasoningBlock, ReasoningEffort, SentMessage, SentPart, SentSettings } from './model-provider.js';
+import { GENAI_REASONING_PART, type ChatMessage, type ImageAttachment, type Modality, type ReasoningBlock, type ReasoningEffort, type SentMessage, type SentPart, type SentSettings } from './model-provider.js';
 
 function modalityOf(mimeType: string): Modality {
   const head = mimeType.split('/')[0];
@@ -21,7 +21,7 @@ function imageParts(images: readonly ImageAttachment[] | undefined): SentPart[] 
 function reasoningPart(r: ReasoningBlock): SentPart {
   const meta = r.providerMetadata?.anthropic;
   return {
-    type: 'reasoning',
+    type: GENAI_REASONING_PART,
     content: r.text,
     ...(meta && typeof meta.signature === 'string' ? { signed: true as const } : {}),
     ...(meta && meta.redactedData !== undefined ? { redacted: true as const } : {}),

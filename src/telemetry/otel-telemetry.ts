@@ -9,6 +9,7 @@ import type { IdGenerator, ReadableSpan, SpanExporter } from '@opentelemetry/sdk
 import type { ObservedRun, RunObserver } from '../runtime/run-service-types.js';
 import { otlpTraceConfig, type Env } from './otlp-config.js';
 import { RunSpanFolder, type RunSpanSink } from './run-spans.js';
+import { captureMessageContent, genAiMessageAttributes } from './genai-messages.js';
 
 export interface Telemetry {
   /** where spans go, as logs may show it (no credentials) */
@@ -90,6 +91,7 @@ export async function startTelemetry(opts: TelemetryOptions): Promise<Telemetry 
   // open invoke_agent spans by run and call: a subagent's run span goes under its parent's call
   const agentSpans = new Map<string, Span>();
   const callKey = (runId: string, toolCallId: string) => `${runId}\u0000${toolCallId}`;
+  const withContent = captureMessageContent(opts.env);
 
   const observer: RunObserver = (run: ObservedRun) => {
     const { trace } = run;
@@ -130,9 +132,16 @@ export async function startTelemetry(opts: TelemetryOptions): Promise<Telemetry 
       },
     };
     const folder = new RunSpanFolder(sink, { runId: run.runId, tenantId: run.tenantId, claw: run.claw });
+    // a call is recorded before its `model` end event: its chat span is still open
+    const offCalls = withContent && run.modelCalls ? run.modelCalls.subscribe((call) => {
+      if (call.kind === 'turn' && call.span_id) live.get(call.span_id)?.setAttributes(genAiMessageAttributes(call));
+    }) : null;
     const off = run.bus.subscribe((ev) => {
       folder.push(ev);
-      if (ev.stream === 'run' && TERMINAL.has(ev.data.type)) off();
+      if (ev.stream === 'run' && TERMINAL.has(ev.data.type)) {
+        off();
+        offCalls?.();
+      }
     });
   };
 
