@@ -161,6 +161,29 @@ describe('a Markdown agent run', () => {
     expect(progress.length).toBeGreaterThan(0);
   });
 
+  it('records model calls unless capture.model_io is false in config.json or in the agent\'s frontmatter', async () => {
+    const turns = script([{ text: 'ok' }]);
+    const files = {
+      '.runtrail/agents/open.md': agentFile('name: open\ndescription: d\nmodel: script:t.json\ncapture: { max_call_bytes: 65536 }'),
+      '.runtrail/agents/private.md': agentFile('name: private\ndescription: d\nmodel: script:t.json\ncapture: { model_io: false }'),
+      '.runtrail/agents/t.json': turns,
+    };
+    const { service: s } = await serviceOver(files);
+    const open = await runToEnd(s, { plugin: 'open', input: {} });
+    expect(JSON.parse(open.read('runtime/resolved_config.json')).capture).toEqual({ model_io: true, max_call_bytes: 65536 });
+    expect(open.read('runtime/model_calls.jsonl').trim().split('\n')).toHaveLength(1);
+    const closed = await runToEnd(s, { plugin: 'private', input: {} });
+    expect(JSON.parse(closed.read('runtime/resolved_config.json')).capture.model_io).toBe(false);
+    expect(existsSync(join(closed.root, 'runtime', 'model_calls.jsonl'))).toBe(false);
+    await service?.close();
+    p.cleanup();
+    // the project's config.json turns it off for every agent
+    const { service: t } = await serviceOver({ ...files, '.runtrail/config.json': JSON.stringify({ capture: { model_io: false } }) });
+    const off = await runToEnd(t, { plugin: 'open', input: {} });
+    expect(JSON.parse(off.read('runtime/resolved_config.json')).capture).toEqual({ model_io: false, max_call_bytes: 65536 });
+    expect(existsSync(join(off.root, 'runtime', 'model_calls.jsonl'))).toBe(false);
+  });
+
   it('takes limits from config.json, then the agent, then the request', async () => {
     const { service: s } = await serviceOver({
       '.runtrail/config.json': JSON.stringify({ limits: { max_iterations: 7, max_tool_calls: 9 } }),

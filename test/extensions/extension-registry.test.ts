@@ -109,6 +109,18 @@ export default definePlugin({ name: 'ts-tools', tools: [upper, { name: 'no-exec'
     expect(lines(r)).toEqual([expect.stringMatching(/^\.runtrail\/config\.json: plugins: npm package "no-such-package-xyz" not found from /)]);
   });
 
+  it('names the field of a bad capture setting in config.json and in an agent', async () => {
+    const p = project({
+      '.runtrail/config.json': JSON.stringify({ capture: { model_io: 'no', max_call_bytes: 10 } }),
+      '.runtrail/agents/a.md': '---\nname: a\ndescription: d\ncapture: { modelio: false }\n---\nbody\n',
+    });
+    expect(lines(await load(p.dir)).sort()).toEqual([
+      '.runtrail/agents/a.md: capture.modelio: is not a known field',
+      '.runtrail/config.json: capture.max_call_bytes: must be >= 16384',
+      '.runtrail/config.json: capture.model_io: must be boolean',
+    ]);
+  });
+
   it('names the field of a bad config.json', async () => {
     const p = project({ '.runtrail/config.json': JSON.stringify({ limits: { max_iterations: 0 }, plugin: [] }) });
     expect(lines(await load(p.dir)).sort()).toEqual(['.runtrail/config.json: limits.max_iterations: must be >= 1', '.runtrail/config.json: plugin: is not a known field']);
