@@ -3,8 +3,10 @@
  * with its figures, what the request added since the call before it, and what came back. Long texts
  * are shortened here (the record and `--json` keep them whole).
  */
-import type { SentMessage, SentPart } from '../providers/model-provider.js';
 import type { CaptureState, ModelCall } from '../runtime/model-call-record.js';
+
+type SentMessage = ModelCall['request']['messages'][number];
+type SentPart = SentMessage['parts'][number];
 import { formatUsd } from './usage-lines.js';
 
 const SHOWN_CHARS = 300;
