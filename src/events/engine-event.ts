@@ -29,6 +29,8 @@ export interface StepApproval {
   args: Record<string, unknown>;
   /** Who decided: api, cli, im, web, or timeout. */
   by?: string;
+  /** The person who decided, when the front door knows (`telegram:123456`). */
+  who?: string;
   reason?: string;
 }
 

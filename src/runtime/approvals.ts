@@ -29,6 +29,8 @@ export interface ApprovalDecision {
   approved: boolean;
   by: DecisionSource;
   reason?: string;
+  /** the person, when the front door knows */
+  who?: string;
   /** the run was cancelled while the call waited */
   cancelled?: boolean;
 }
@@ -78,7 +80,7 @@ export class ApprovalBroker {
         this.o.signal.removeEventListener('abort', onAbort);
         this.waiting.delete(id);
         if (!d.cancelled) {
-          const final: StepApproval = { ...approval, status: d.approved ? 'approved' : 'denied', by: d.by, ...(d.reason ? { reason: d.reason } : {}) };
+          const final: StepApproval = { ...approval, status: d.approved ? 'approved' : 'denied', by: d.by, ...(d.who ? { who: d.who } : {}), ...(d.reason ? { reason: d.reason } : {}) };
           this.decided.set(id, final);
           this.o.publish('tool', { phase: 'approval', name: call.name, toolCallId: call.toolCallId, approval: final });
         }
@@ -99,13 +101,13 @@ export class ApprovalBroker {
     });
   }
 
-  decide(id: string, decision: 'approve' | 'deny', by: DecisionSource, reason?: string): DecideResult {
+  decide(id: string, decision: 'approve' | 'deny', by: DecisionSource, reason?: string, who?: string): DecideResult {
     const w = this.waiting.get(id);
     if (!w) {
       const d = this.decided.get(id);
       return d ? { ok: false, code: 'already_decided', approval: d } : { ok: false, code: 'not_found' };
     }
-    w.settle({ approved: decision === 'approve', by, ...(reason ? { reason } : {}) });
+    w.settle({ approved: decision === 'approve', by, ...(reason ? { reason } : {}), ...(who ? { who } : {}) });
     return { ok: true, approval: this.decided.get(id)! };
   }
 

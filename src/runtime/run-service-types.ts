@@ -149,7 +149,7 @@ export interface RunServiceApi {
   /** A person's message to a live run; a finished run throws wrong_state. */
   sendMessage?(runId: string, msg: { text: unknown; mode?: unknown; from: DecisionSource }): Promise<{ id: string; mode: 'steer' | 'follow_up'; status: RunStatus }>;
   /** Decides an `ask` tool call; unknown: not_found, already decided: wrong_state. */
-  decideApproval?(runId: string, approvalId: string, d: { decision: unknown; reason?: unknown; by: DecisionSource }): Promise<StepApproval>;
+  decideApproval?(runId: string, approvalId: string, d: { decision: unknown; reason?: unknown; by: DecisionSource; who?: string }): Promise<StepApproval>;
   pendingApprovals?(runId: string): StepApproval[];
   close(): Promise<void>;
 }

@@ -621,11 +621,11 @@ export class RunService implements RunServiceApi {
   }
 
   /** Decides an `ask` tool call of a live run. Unknown id: not_found; already decided: wrong_state (409). */
-  async decideApproval(runId: string, approvalId: string, d: { decision: unknown; reason?: unknown; by: DecisionSource }): Promise<StepApproval> {
+  async decideApproval(runId: string, approvalId: string, d: { decision: unknown; reason?: unknown; by: DecisionSource; who?: string }): Promise<StepApproval> {
     if (d.decision !== 'approve' && d.decision !== 'deny') this.fail('invalid_request', `decision must be approve or deny, got ${JSON.stringify(d.decision)}`, { issues: [{ path: 'decision', message: 'must be approve or deny' }] });
     if (d.reason !== undefined && (typeof d.reason !== 'string' || d.reason.length > 2000)) this.fail('invalid_request', 'reason must be a string of at most 2,000 characters', { issues: [{ path: 'reason', message: 'a string, at most 2000 characters' }] });
     const rec = await this.liveRecord(runId, 'its approvals were decided or denied when it ended');
-    const r = rec.approvals?.decide(approvalId, d.decision, d.by, typeof d.reason === 'string' && d.reason.trim() ? d.reason.trim() : undefined) ?? { ok: false as const, code: 'not_found' as const };
+    const r = rec.approvals?.decide(approvalId, d.decision, d.by, typeof d.reason === 'string' && d.reason.trim() ? d.reason.trim() : undefined, d.who) ?? { ok: false as const, code: 'not_found' as const };
     if (r.ok) return r.approval;
     if (r.code === 'already_decided') this.fail('wrong_state', `approval ${approvalId} was already ${r.approval!.status === 'approved' ? 'approved' : 'denied'} (by ${r.approval!.by ?? 'someone'})`, { approval: r.approval });
     this.fail('not_found', `approval ${approvalId} not found in run ${runId}`, { pending: rec.approvals?.pending().map((a) => a.id) ?? [] });

@@ -1,13 +1,12 @@
 /** POST /api/im/messages { conversation_id, text } — what a chat bot calls; answers with the messages to post. */
-import { RUN_STATUSES, type AgentEvent } from '../events/agent-event.js';
+import type { AgentEvent } from '../events/agent-event.js';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { RunServiceApi, RunStatusFile } from '../runtime/run-service-types.js';
-import { invalidBody, issuesFromZod, toHttpError } from './http-error.js';
-import { coerceInput, IM_HELP, parseImCommand } from './im-command.js';
+import type { RunServiceApi } from '../runtime/run-service-types.js';
+import { invalidBody, issuesFromZod } from './http-error.js';
+import { dispatchImMessage } from './im-dispatch.js';
 import { assembleRunReply, splitReply } from './im-reply.js';
 import type { PluginInfo } from './plugin-catalog.js';
-import { propertyTypes } from './plugin-catalog.js';
 
 const ImBody = z.object({
   conversation_id: z.string().trim().min(1).max(200).regex(/^[A-Za-z0-9_.:@-]+$/, 'letters, digits and _ . : @ - only'),
@@ -24,13 +23,6 @@ export interface ImOptions {
   chatPlugin: string;
 }
 
-const LIVE = new Set<string>(RUN_STATUSES.filter((s) => !['completed', 'failed', 'cancelled'].includes(s)));
-
-async function conversationRuns(service: RunServiceApi, conversationId: string): Promise<RunStatusFile[]> {
-  const { runs } = await service.list({ limit: 500 });
-  return runs.filter((r) => r.conversation_id === conversationId);
-}
-
 export function registerImRoute(app: FastifyInstance, service: RunServiceApi, opts: ImOptions): void {
   app.post('/api/im/messages', async (req) => {
     const parsed = ImBody.safeParse(req.body);
@@ -38,77 +30,14 @@ export function registerImRoute(app: FastifyInstance, service: RunServiceApi, op
     const { conversation_id, text } = parsed.data;
     const answer = (t: string, extra: Record<string, unknown> = {}) => ({ conversation_id, messages: splitReply(t, opts.limit), media: [] as string[], ...extra });
 
-    const cmd = parseImCommand(text);
-    switch (cmd.kind) {
-      case 'help':
-        return answer(IM_HELP);
-      case 'invalid':
-        return answer(`${cmd.message}\n\n${IM_HELP}`);
-      case 'runs': {
-        const runs = await conversationRuns(service, conversation_id);
-        if (!runs.length) return answer('No runs in this conversation yet. /help lists the commands.');
-        return answer(runs.map((r) => `${r.run_id} · ${r.plugin} · ${r.status}${r.goal ? ` · ${r.goal.slice(0, 80)}` : ''}`).join('\n'));
-      }
-      case 'approve':
-      case 'deny': {
-        const runs = (await conversationRuns(service, conversation_id)).filter((r) => LIVE.has(r.status));
-        const target = runs.find((r) => service.pendingApprovals?.(r.run_id).some((a) => a.id === cmd.approvalId)) ?? runs[0];
-        if (!target || !service.decideApproval) return answer(`No live run in this conversation waits for ${cmd.approvalId}.`);
-        try {
-          const a = await service.decideApproval(target.run_id, cmd.approvalId, { decision: cmd.kind, ...(cmd.kind === 'deny' && cmd.reason ? { reason: cmd.reason } : {}), by: 'im' });
-          if (a.status === 'denied') return answer(`Denied ${a.tool} (${a.id}); the agent reads why and goes on.`, { run_id: target.run_id });
-          return await runReply(target.run_id, `Approved ${a.tool} (${a.id}).`);
-        } catch (err) {
-          return answer(`Cannot decide ${cmd.approvalId}: ${toHttpError(err).message}`);
-        }
-      }
-      case 'cancel': {
-        const runs = await conversationRuns(service, conversation_id);
-        const target = cmd.runId ? runs.find((r) => r.run_id === cmd.runId) : runs.find((r) => LIVE.has(r.status));
-        if (!target) return answer(cmd.runId ? `No run ${cmd.runId} in this conversation.` : 'No live run to cancel.');
-        try {
-          const r = await service.cancel(target.run_id);
-          return answer(`Run ${r.run_id} is ${r.status}.`, { run_id: r.run_id });
-        } catch (err) {
-          return answer(`Cannot cancel ${target.run_id}: ${toHttpError(err).message}`);
-        }
-      }
-      case 'run':
-      case 'chat': {
-        let req: Record<string, unknown>;
-        if (cmd.kind === 'run') {
-          const info = opts.plugins().find((p) => p.name === cmd.plugin);
-          const input = coerceInput(cmd.input, info ? propertyTypes(info) : {});
-          req = { plugin: cmd.plugin, input, conversation_id, ...(cmd.goal ? { goal: cmd.goal } : {}) };
-        } else {
-          if (!cmd.text) return answer(IM_HELP);
-          // a conversation whose run is live steers that run instead of starting another
-          const live = (await conversationRuns(service, conversation_id)).find((r) => LIVE.has(r.status));
-          if (live && service.sendMessage) {
-            try {
-              await service.sendMessage(live.run_id, { text: cmd.text, mode: 'steer', from: 'im' });
-              return answer(`Sent to run ${live.run_id}: it reaches the agent at its next step.`, { run_id: live.run_id, status: live.status });
-            } catch (err) {
-              if (toHttpError(err).status !== 409) throw err;
-              // finished meanwhile: the text starts a new chat run below
-            }
-          }
-          req = { plugin: opts.chatPlugin, input: {}, goal: cmd.text, conversation_id };
-        }
-        let run: RunStatusFile;
-        try {
-          run = await service.create(req, { claw: 'im' });
-        } catch (err) {
-          const h = toHttpError(err);
-          if (h.status >= 500) throw err;
-          if (cmd.kind === 'chat') return answer(IM_HELP);
-          const issues = Array.isArray(h.details.issues) ? (h.details.issues as Array<{ path: string; message: string }>) : [];
-          const lines = issues.map((i) => `- ${i.path}: ${i.message}`).join('\n');
-          return answer(`Cannot start ${cmd.plugin}: ${h.message}${lines && !h.message.includes(lines) ? `\n${lines}` : ''}`, { error: h.code });
-        }
-        return runReply(run.run_id);
-      }
-    }
+    const outcome = await dispatchImMessage(service, { conversationId: conversation_id, text }, {
+      plugins: opts.plugins,
+      chatPlugin: opts.chatPlugin,
+      createRun: (req) => service.create(req, { claw: 'im' }),
+    });
+    if (outcome.kind === 'follow') return runReply(outcome.runId, outcome.prefix);
+    const { text: said, runId, status, error } = outcome;
+    return answer(said, { ...(runId ? { run_id: runId } : {}), ...(status ? { status } : {}), ...(error ? { error } : {}) });
 
     /** Waits for the run's reply; a tool call that needs approval ends the wait with how to decide it. */
     async function runReply(runId: string, prefix = '') {
