@@ -11,6 +11,7 @@ import { compileJsonSchema, isZodSchema } from '../tools/schema.js';
 import type { BusinessPlugin } from '../runtime/business-plugin.js';
 import type { DefinitionProblem } from './definition-problem.js';
 import type { PluginTool } from './define.js';
+import type { ChannelDefinition } from '../channels/channel-types.js';
 
 export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -22,6 +23,7 @@ export interface LoadedCodePlugin {
   tools: PluginTool[];
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   agents: Array<BusinessPlugin<any>>; // any: each agent validates its own input
+  channels: ChannelDefinition[];
 }
 
 export type CodePluginResult = { ok: true; plugin: LoadedCodePlugin; problems: DefinitionProblem[] } | { ok: false; problems: DefinitionProblem[] };
@@ -96,6 +98,21 @@ function checkAgent(a: unknown, i: number, display: string): { agent?: BusinessP
   return { agent };
 }
 
+function checkChannel(c: unknown, i: number, display: string): { channel?: ChannelDefinition; problem?: DefinitionProblem } {
+  const at = `channels[${i}]`;
+  if (!c || typeof c !== 'object') return { problem: problem(display, 'must be a channel object { name, start }', at) };
+  const o = c as Record<string, unknown>;
+  if (typeof o.name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(o.name)) return { problem: problem(display, `name must be 1–64 letters, digits, _ or -, got ${JSON.stringify(o.name)}`, `${at}.name`) };
+  const field = `${at} (${o.name})`;
+  if (typeof o.start !== 'function') return { problem: problem(display, 'must be a function (ctx) => Promise<connection>', `${field}.start`) };
+  if (o.configSchema !== undefined) {
+    const s = compileJsonSchema(o.configSchema as Record<string, unknown>);
+    if (!s.ok) return { problem: problem(display, s.message, `${field}.configSchema`) };
+  }
+  if (o.secretKeys !== undefined && !(Array.isArray(o.secretKeys) && o.secretKeys.every((k) => typeof k === 'string'))) return { problem: problem(display, 'must be an array of key names', `${field}.secretKeys`) };
+  return { channel: o as unknown as ChannelDefinition };
+}
+
 /** Imports `path` and checks its default export; never throws. */
 export async function loadCodePlugin(path: string, display: string): Promise<CodePluginResult> {
   let mod: unknown;
@@ -117,7 +134,8 @@ export async function loadCodePlugin(path: string, display: string): Promise<Cod
   if (typeof p.name !== 'string' || !p.name.trim()) return { ok: false, problems: [problem(display, 'is required', 'name')] };
   if (p.tools !== undefined && !Array.isArray(p.tools)) return { ok: false, problems: [problem(display, 'must be an array of tools', 'tools')] };
   if (p.agents !== undefined && !Array.isArray(p.agents)) return { ok: false, problems: [problem(display, 'must be an array of agents', 'agents')] };
-  if (!p.tools && !p.agents) return { ok: false, problems: [problem(display, 'the plugin has neither tools nor agents')] };
+  if (p.channels !== undefined && !Array.isArray(p.channels)) return { ok: false, problems: [problem(display, 'must be an array of channels', 'channels')] };
+  if (!p.tools && !p.agents && !p.channels) return { ok: false, problems: [problem(display, 'the plugin has no tools, agents or channels')] };
   const problems: DefinitionProblem[] = [];
   const tools: PluginTool[] = [];
   (p.tools as unknown[] | undefined)?.forEach((t, i) => {
@@ -133,5 +151,13 @@ export async function loadCodePlugin(path: string, display: string): Promise<Cod
     if (r.agent) agents.push(r.agent);
     else if (r.problem) problems.push(r.problem);
   });
-  return { ok: true, plugin: { name: p.name, version: typeof p.version === 'string' ? p.version : '0.0.0', display, tools, agents }, problems };
+  const channels: ChannelDefinition[] = [];
+  (p.channels as unknown[] | undefined)?.forEach((c, i) => {
+    const r = checkChannel(c, i, display);
+    if (r.channel) {
+      if (channels.some((x) => x.name === r.channel!.name)) problems.push(problem(display, `channel "${r.channel.name}" is defined twice`, `channels[${i}].name`));
+      else channels.push(r.channel);
+    } else if (r.problem) problems.push(r.problem);
+  });
+  return { ok: true, plugin: { name: p.name, version: typeof p.version === 'string' ? p.version : '0.0.0', display, tools, agents, channels }, problems };
 }

@@ -1,11 +1,15 @@
 /**
  * What a code plugin is (`.runtrail/plugins/*.{js,mjs,ts}` or an npm package named in config.json):
- * a plain object whose default export names its tools and, optionally, full agents. `definePlugin`
- * and `defineTool` are typed identity helpers; a plain object works the same.
+ * a plain object whose default export names its tools and, optionally, full agents and chat channels.
+ * `definePlugin`, `defineTool` and `defineChannel` are typed identity helpers; a plain object works the same.
  */
 import type { OperationReporter } from '../events/operation-reporter-types.js';
 import type { BusinessPlugin, WorkspaceAccess } from '../runtime/business-plugin.js';
 import type { Schema } from '../tools/schema.js';
+import type { ChannelDefinition } from '../channels/channel-types.js';
+
+export { defineChannel } from '../channels/define-channel.js';
+export type { ChannelContext, ChannelConnection, ChannelDefinition, InboundMessage, InboundPress, OutboundMessage, SendResult } from '../channels/channel-types.js';
 
 export interface PluginToolContext {
   /** Aborted when the run is cancelled or the tool times out. */
@@ -46,6 +50,8 @@ export interface RuntrailPlugin {
   // agents of many input types, each validated by its own schema
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   agents?: Array<BusinessPlugin<any>>;
+  /** Chat channels (`defineChannel`), started from channels.json like the builtin telegram, slack and feishu. */
+  channels?: ChannelDefinition[];
 }
 
 export function definePlugin<P extends RuntrailPlugin>(plugin: P): P {

@@ -21,6 +21,8 @@ import { preloadMcpClient, sharedMcpPool, type McpServerPool } from '../mcp/mcp-
 import { isMcpToolEntry } from '../mcp/mcp-tool-name.js';
 import { resolveAgentMcp } from './agent-mcp.js';
 import { GRANT_ONLY_TOOLS, ToolCatalog, pluginToolFactory } from './tool-catalog.js';
+import type { ChannelDefinition } from '../channels/channel-types.js';
+import { channelAgentProblems, parseChannelsConfig, type ConfiguredChannel } from './channel-config.js';
 
 // the registry holds agents of many input types; each validates its own input
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -47,6 +49,8 @@ export interface ExtensionRegistryOptions {
   env?: Record<string, string | undefined>;
   /** The MCP servers' connections; default the process-wide pool. */
   mcpPool?: McpServerPool;
+  /** The builtin chat channel types (telegram, slack, feishu): loaded like a code plugin's. */
+  builtinChannels?: ChannelDefinition[];
 }
 
 export interface AgentEntry {
@@ -88,6 +92,10 @@ export class ExtensionRegistry {
   /** MCP servers of mcp.json (user, then project: a later layer wins), by name. */
   readonly mcpServers = new Map<string, McpServerConfig>();
   readonly mcpPool: McpServerPool;
+  /** Chat channel types by name (builtins, then code plugins'), with where each comes from. */
+  readonly channelTypes = new Map<string, { definition: ChannelDefinition; source: string }>();
+  /** The channels of channels.json (user, then project: a later layer wins), by name. */
+  readonly channels = new Map<string, ConfiguredChannel>();
   private readonly agents = new Map<string, AgentEntry>();
   private readonly layers: Layer[];
 
@@ -123,11 +131,14 @@ export class ExtensionRegistry {
     for (const a of this.opts.builtins) this.agents.set(a.name, { agent: a, source: { kind: 'builtin' } });
     for (const layer of this.layers) this.loadConfig(layer);
     for (const layer of this.layers) this.loadMcp(layer);
+    for (const c of this.opts.builtinChannels ?? []) this.channelTypes.set(c.name, { definition: c, source: 'builtin' });
     for (const layer of this.layers) await this.loadCodePlugins(layer);
+    for (const layer of this.layers) this.loadChannels(layer);
     await this.checkSkills();
     for (const layer of this.layers) await this.loadAgentFiles(layer);
     this.applyDisable();
     this.checkSubagents();
+    for (const c of this.channels.values()) this.problems.push(...channelAgentProblems(c, this.names()));
   }
 
   /** A layer's JSON file (config.json, mcp.json) as parsed; null when it is missing or not JSON (a problem says so). */
@@ -196,7 +207,30 @@ export class ExtensionRegistry {
         if (had) this.problem(shown, `tool "${t.name}" is also defined in ${had.source}; ${shown} wins`, `tools (${t.name})`, 'warning');
         this.tools.set(t.name, { factory: pluginToolFactory(t), source: shown });
       }
+      for (const c of r.plugin.channels) {
+        const had = this.channelTypes.get(c.name);
+        if (had?.source === 'builtin') {
+          this.problem(shown, `clashes with the builtin channel "${c.name}"; the plugin's channel is not loaded (rename it)`, `channels (${c.name})`);
+          continue;
+        }
+        if (had) this.problem(shown, `channel "${c.name}" is also defined in ${had.source}; ${shown} wins`, `channels (${c.name})`, 'warning');
+        this.channelTypes.set(c.name, { definition: c, source: shown });
+      }
       for (const a of r.plugin.agents) this.addAgent({ ...a, source: { kind: layer.kind, file: shown } }, { kind: layer.kind, file: shown }, layer);
+    }
+  }
+
+  /** channels.json of a layer; a channel of a later layer overrides (with a warning). */
+  private loadChannels(layer: Layer): void {
+    const read = this.readLayerJson(layer, 'channels.json');
+    if (!read) return;
+    const types = new Map([...this.channelTypes].map(([k, v]) => [k, v.definition]));
+    const r = parseChannelsConfig(read.raw, { file: read.shown, env: this.opts.env ?? process.env, types });
+    this.problems.push(...r.problems);
+    for (const c of r.channels) {
+      const had = this.channels.get(c.name);
+      if (had) this.problem(read.shown, `channel "${c.name}" overrides the one in ${had.file}`, c.name, 'warning');
+      this.channels.set(c.name, c);
     }
   }
 

@@ -25,7 +25,7 @@ export const LAYERS: Record<Layer, { uses: Layer[]; typesOnly?: Layer[] }> = {
   runtime: { uses: ['events', 'providers', 'tools', 'skills'] },
   plugins: { uses: ['tools', 'skills', 'events'], typesOnly: ['runtime', 'providers'] },
   // round 2 (DESIGN.md): the project folder, MCP, tracing, scale-out
-  extensions: { uses: ['tools', 'skills', 'mcp', 'events'], typesOnly: ['runtime', 'providers'] },
+  extensions: { uses: ['tools', 'skills', 'mcp', 'channels', 'events'], typesOnly: ['runtime', 'providers'] },
   mcp: { uses: ['tools', 'events'] },
   telemetry: { uses: ['events'], typesOnly: ['runtime'] },
   distributed: { uses: ['events'], typesOnly: ['runtime'] },
