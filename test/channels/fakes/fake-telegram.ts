@@ -25,6 +25,29 @@ export interface TgMessage {
   edits: number;
 }
 
+/** The parts of a multipart/form-data body (RFC 7578): name, filename when it is a file, and the bytes. */
+export function multipartParts(body: Buffer, contentType: string): Array<{ name: string; filename?: string; data: Buffer }> {
+  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
+  if (!boundary) throw new Error('multipart body without a boundary');
+  const delim = Buffer.from(`--${boundary[1] ?? boundary[2]}`);
+  const out: Array<{ name: string; filename?: string; data: Buffer }> = [];
+  let at = body.indexOf(delim);
+  while (at >= 0) {
+    const start = at + delim.length;
+    if (body.subarray(start, start + 2).toString() === '--') break;
+    const next = body.indexOf(delim, start);
+    if (next < 0) break;
+    const part = body.subarray(start + 2, next - 2); // after CRLF, before the CRLF that ends the part
+    const headEnd = part.indexOf('\r\n\r\n');
+    const head = part.subarray(0, headEnd).toString('utf8');
+    const name = /content-disposition:[^\r\n]*?;\s*name="([^"]*)"/i.exec(head);
+    const filename = /content-disposition:[^\r\n]*?;\s*filename=(?:"([^"]*)"|([^;\r\n]+))/i.exec(head);
+    if (name) out.push({ name: name[1], ...(filename ? { filename: filename[1] ?? filename[2] } : {}), data: part.subarray(headEnd + 4) });
+    at = next;
+  }
+  return out;
+}
+
 type Fault = { error_code: number; description: string; parameters?: Record<string, unknown> };
 
 export class FakeTelegram {
@@ -164,14 +187,12 @@ export class FakeTelegram {
     const type = req.headers['content-type'] ?? '';
     if (type.startsWith('application/json') && body.length) Object.assign(params, JSON.parse(body.toString('utf8')));
     if (type.startsWith('multipart/form-data')) {
-      const form = await new Response(body, { headers: { 'content-type': type } }).formData();
       let file: TgRequest['file'];
-      for (const [k, v] of form.entries()) {
-        if (typeof v === 'string') params[k] = /^[[{]/.test(v) ? JSON.parse(v) : v;
-        else {
-          const text = await v.text();
-          file = { field: k, name: v.name, bytes: v.size, text };
-        }
+      for (const part of multipartParts(body, type)) {
+        if (part.filename === undefined) {
+          const v = part.data.toString('utf8');
+          params[part.name] = /^[[{]/.test(v) ? JSON.parse(v) : v;
+        } else file = { field: part.name, name: part.filename, bytes: part.data.length, text: part.data.toString('utf8') };
       }
       // grammY names a file field by a random id and puts `attach://<id>` in the parameter
       for (const [k, v] of Object.entries(params)) if (typeof v === 'string' && file && v === `attach://${file.field}`) params[k] = file;
@@ -274,7 +295,8 @@ export class FakeTelegram {
       return this.error(res, { error_code: 400, description: 'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message' });
     }
     msg.text = text;
-    if (markup === undefined) delete msg.reply_markup;
+    // no markup, or an empty keyboard, leaves the message without buttons
+    if (markup === undefined || (markup as { inline_keyboard?: unknown[] }).inline_keyboard?.length === 0) delete msg.reply_markup;
     else msg.reply_markup = markup;
     msg.edits++;
     this.reply(res, 200, { ok: true, result: { message_id: msg.message_id, date: 0, chat: { id: chat_id, type: 'private' }, text } });
