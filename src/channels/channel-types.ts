@@ -160,4 +160,11 @@ export interface ChannelDefinition {
    * Rejects when it cannot connect (bad token, service away): the host retries with backoff.
    */
   start(ctx: ChannelContext): Promise<ChannelConnection>;
+  /**
+   * Checks the settings against the service without receiving anything (`runtrail doctor`,
+   * `runtrail channels check`): who the bot is, or why it cannot connect. Must not throw.
+   */
+  check?(config: Record<string, unknown>, signal: AbortSignal): Promise<ChannelCheck>;
 }
+
+export type ChannelCheck = { ok: true; detail: string } | { ok: false; error: string };

@@ -45,6 +45,8 @@ export interface ServeOptions {
   concurrency?: number;
   /** A worker's grace on SIGTERM before it interrupts its runs; default 60 s. */
   drainS?: number;
+  /** `runtrail channels run`: the chat channels and the runs they start, without the HTTP server. */
+  channelsOnly?: boolean;
 }
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, cancelled: 130 } as const;

@@ -5,6 +5,7 @@
  */
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { BUILTIN_CHANNELS } from '../channels/builtin-channels.js';
 import { ExtensionRegistry } from '../extensions/extension-registry.js';
 import { errorsOf, problemLine } from '../extensions/definition-problem.js';
 import { defaultSkillsDir } from '../runtime/package-root.js';
@@ -51,6 +52,7 @@ export function loadRegistry(projectDir: string, deps: Pick<CliDeps, 'env' | 'pl
     ...(deps.env.HOME ? { homeDir: deps.env.HOME } : {}),
     builtins: deps.plugins,
     builtinSkillsDir: deps.skillsDir ?? defaultSkillsDir(),
+    builtinChannels: [...BUILTIN_CHANNELS],
     env: deps.env,
   });
 }

@@ -21,6 +21,7 @@ import { cliPlugins } from './cli-plugins.js';
 import { loadRegistry, reportProblems } from './project-context.js';
 import { prepareMcp, stopMcp } from './mcp-lifecycle.js';
 import { cliTelemetry, finishTelemetry } from './cli-telemetry.js';
+import { startChannels } from '../server/channel-host/start-channels.js';
 
 export interface ServingNode {
   /** The HTTP server's URL; null for a worker (it serves no requests). */
@@ -102,6 +103,8 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
     ...(telemetry ? { observers: [telemetry.observer] } : {}),
   });
   await service.init();
+  // chat channels start where requests are taken by one process (several API nodes would each poll the same bot)
+  const channels = role === 'all' || opts.channelsOnly ? startChannels(registry, service, opts.dataDir, () => registry.list()) : null;
   const roots = [join(opts.projectDir, '.runtrail'), ...(opts.env.HOME ? [join(opts.env.HOME, '.runtrail')] : [])];
   const watcher = opts.watch
     ? watchProject(roots, async () => {
@@ -116,6 +119,7 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
     watcher?.close();
     // a worker stops claiming and lets its runs finish first; the API keeps streaming them meanwhile
     if (joined && role !== 'api') await service.drain((opts.drainS ?? 60) * 1000);
+    await channels?.stop();
     await server?.close();
     await service.close();
     await joined?.presence?.stop();
@@ -124,12 +128,16 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
     await finishTelemetry(telemetry, io.stderr);
   };
   const where = settings ? ` (Redis ${redactServiceUrl(settings.redisUrl)}, PostgreSQL ${redactServiceUrl(settings.databaseUrl)})` : '';
+  if (opts.channelsOnly) {
+    const names = [...registry.channels.keys()];
+    return { url: null, describe: `runtrail channels running: ${names.join(', ') || 'none configured (.runtrail/channels.json)'}${where}`, close: () => stop(null) };
+  }
   if (role === 'worker') {
     return { url: null, describe: `runtrail worker claiming runs, concurrency ${opts.concurrency ?? 4}${where}`, close: () => stop(null) };
   }
   try {
     const { startServer } = await import('../server/start-server.js');
-    const server = await startServer({ service, dataDir: opts.dataDir, skillsDir, host: opts.host, port: opts.port, env: opts.env });
+    const server = await startServer({ service, dataDir: opts.dataDir, skillsDir, host: opts.host, port: opts.port, env: opts.env, ...(channels ? { channels } : {}) });
     const what = role === 'api' ? 'runtrail API node serving' : 'runtrail serving';
     return { url: server.url, describe: `${what} on ${server.url}${where}`, close: () => stop(server) };
   } catch (e) {

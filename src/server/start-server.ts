@@ -29,6 +29,8 @@ import { registerWsRoute } from './ws-route.js';
 import { listSkills } from './skill-catalog.js';
 import { registerInteractionRoutes } from './interaction-routes.js';
 import { newStreamCounters } from './stream-counters.js';
+import type { ChannelHost } from './channel-host/channel-host.js';
+import { channelMetricsText, registerChannelRoutes } from './channel-routes.js';
 
 export interface ServerOptions {
   service: RunServiceApi;
@@ -61,6 +63,8 @@ export interface ServerOptions {
   imMessageLimit?: number;
   imWaitMs?: number;
   chatPlugin?: string;
+  /** The chat channels this process runs, for GET /api/channels and /metrics. */
+  channels?: ChannelHost;
   /** Allow `model: "script:<file>"` in POST /api/runs (it reads a file on this machine). Default false. */
   allowScriptModel?: boolean;
   env?: Record<string, string | undefined>;
@@ -215,12 +219,13 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   app.get('/healthz', async () => ({ ok: true }));
   app.get('/metrics', async (_req, reply) => {
     reply.type('text/plain; version=0.0.4; charset=utf-8');
-    return prometheusText(service.stats(), counters);
+    return prometheusText(service.stats(), counters) + channelMetricsText(opts.channels?.status() ?? []);
   });
   app.get('/api/plugins', async () => ({ plugins: infos() }));
   app.get('/api/skills', async () => listSkills(skillDirs));
 
   registerInteractionRoutes(app, service);
+  registerChannelRoutes(app, opts.channels);
   registerRunRoutes(app, service, { dataDir, plugins, inputRoots, allowScriptModel: opts.allowScriptModel ?? false });
   const streamOpts = { pingMs: opts.pingMs ?? 15_000, maxQueueBytes: opts.maxClientQueueBytes ?? 1024 * 1024, slowClientMs: opts.slowClientMs ?? 10_000, maxClients: opts.maxStreamClients ?? 1000 };
   // SSE and WebSocket clients of one run share its frames

@@ -43,6 +43,8 @@ describe.skipIf(!existsSync(MAIN))('CLI start-up', () => {
     expect(loaded.some((u) => u.includes('/feedbacklens/'))).toBe(true);
     expect(loaded.filter((u) => u.includes('@modelcontextprotocol/sdk'))).toEqual([]);
     expect(loaded.filter((u) => u.includes('/node_modules/jiti/'))).toEqual([]);
+    // the chat channels' SDKs come with a channel's start
+    expect(loaded.filter((u) => /\/node_modules\/(grammy|@grammyjs|@slack|@larksuiteoapi)\//.test(u))).toEqual([]);
   });
 
   it('a project with MCP servers configured loads the MCP client at start, so its first connection does not wait for it', () => {

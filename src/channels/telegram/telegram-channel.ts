@@ -27,4 +27,8 @@ export const telegramChannel = defineChannel({
     const { startTelegram } = await import('./telegram-connection.js');
     return startTelegram(ctx);
   },
+  async check(config, signal) {
+    const { checkTelegram } = await import('./telegram-connection.js');
+    return checkTelegram(config, signal);
+  },
 });

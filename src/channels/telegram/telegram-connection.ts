@@ -6,7 +6,7 @@
 import { Api, GrammyError, HttpError, InputFile } from 'grammy';
 import type { CallbackQuery, Message, MessageEntity, Update, UserFromGetMe } from 'grammy/types';
 import { backoffDelay, sleep } from '../backoff.js';
-import type { ChannelConnection, ChannelContext, ChatAddress, ChatType, DeliveryFailure, InboundFile, OutboundMessage, SendResult } from '../channel-types.js';
+import type { ChannelCheck, ChannelConnection, ChannelContext, ChatAddress, ChatType, DeliveryFailure, InboundFile, OutboundMessage, SendResult } from '../channel-types.js';
 import { networkFailure } from '../network-failure.js';
 import { TELEGRAM_TEXT_LIMIT } from './telegram-channel.js';
 
@@ -75,11 +75,24 @@ function senderName(u: { username?: string; first_name?: string; last_name?: str
   return u.username ? `@${u.username}` : [u.first_name, u.last_name].filter(Boolean).join(' ') || undefined;
 }
 
+/** getMe with the configured token and API root: the bot's name, or why not. */
+export async function checkTelegram(config: Record<string, unknown>, signal: AbortSignal): Promise<ChannelCheck> {
+  const s = settingsOf(config);
+  try {
+    const me = await new Api(s.token, { apiRoot: s.apiRoot, timeoutSeconds: 15 }).getMe(signal as unknown as Parameters<Api['getMe']>[0]);
+    return { ok: true, detail: `bot @${me.username} (id ${me.id}) at ${s.apiRoot}` };
+  } catch (e) {
+    return { ok: false, error: `${s.apiRoot}: ${telegramFailure(e).message}` };
+  }
+}
+
 export async function startTelegram(ctx: ChannelContext): Promise<ChannelConnection> {
   const s = settingsOf(ctx.config);
   // the poll waits up to pollTimeoutS for updates; a request that takes much longer is a dead connection
   const api = new Api(s.token, { apiRoot: s.apiRoot, timeoutSeconds: s.pollTimeoutS + 30 });
-  const me = await api.getMe();
+  const me = await api.getMe().catch((e: unknown) => {
+    throw new Error(`getMe at ${s.apiRoot}: ${telegramFailure(e).message}`);
+  });
   const stopping = new AbortController();
   const onAbort = () => stopping.abort();
   ctx.signal.addEventListener('abort', onAbort, { once: true });

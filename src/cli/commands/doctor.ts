@@ -11,7 +11,8 @@ import { redactServiceUrl } from '../../distributed/service-url.js';
 import { parse } from '../args.js';
 import { EXIT, UsageError, type CliDeps } from '../cli-io.js';
 import type { CliCommand } from '../cli-command.js';
-import { dataDirOf, projectDirOf } from '../project-context.js';
+import { dataDirOf, loadRegistry, projectDirOf } from '../project-context.js';
+import { checkChannels } from '../../server/channel-host/check-channels.js';
 
 export interface DoctorCheck {
   name: string;
@@ -95,17 +96,18 @@ async function clusterChecks(s: ClusterSettings, dataDir: string): Promise<Docto
 
 export const doctorCommand: CliCommand = {
   name: 'doctor',
-  usage: `  doctor              check this node: data dir, and with several nodes Redis, PostgreSQL, the
-                      workers and whether the data dir is shared with them: --json
+  usage: `  doctor              check this node: data dir, chat channels, and with several nodes Redis,
+                      PostgreSQL, the workers and whether the data dir is shared with them: --json
 `,
   run(args, deps) {
     const { values, positionals } = parse(args, { json: { type: 'boolean' } });
     if (positionals.length) throw new UsageError('doctor takes no arguments');
-    return doctor(values, dataDirOf(values, deps, projectDirOf(values, deps)), deps);
+    const projectDir = projectDirOf(values, deps);
+    return doctor(values, dataDirOf(values, deps, projectDir), deps, projectDir);
   },
 };
 
-async function doctor(values: { json?: unknown }, dataDir: string, deps: CliDeps): Promise<number> {
+async function doctor(values: { json?: unknown }, dataDir: string, deps: CliDeps, projectDir: string): Promise<number> {
   const checks: DoctorCheck[] = [checkNode(), checkDataDir(dataDir)];
   let settings: ClusterSettings | null = null;
   try {
@@ -116,6 +118,8 @@ async function doctor(values: { json?: unknown }, dataDir: string, deps: CliDeps
     checks.push({ name: 'mode', status: 'fail', detail: e.message });
   }
   if (settings) checks.push(...(await clusterChecks(settings, dataDir)));
+  // each chat channel of channels.json asked of its service (a wrong token, an API root that does not answer)
+  checks.push(...(await checkChannels([...(await loadRegistry(projectDir, deps)).channels.values()])));
   const ok = checks.every((c) => c.status !== 'fail');
   if (values.json) deps.stdout.write(`${JSON.stringify({ ok, checks })}\n`);
   else for (const c of checks) deps.stdout.write(`${c.status === 'ok' ? '✓' : c.status === 'warn' ? '!' : '✗'} ${c.name}: ${c.detail}\n`);

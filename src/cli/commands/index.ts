@@ -4,6 +4,7 @@
  */
 import type { CliCommand } from '../cli-command.js';
 import { agentsCommand } from './agents.js';
+import { channelsCommand } from './channels.js';
 import { doctorCommand } from './doctor.js';
 import { initCommand } from './init.js';
 import { mcpCommand } from './mcp.js';
@@ -33,4 +34,5 @@ export const COMMANDS: readonly CliCommand[] = [
   workerCommand,
   doctorCommand,
   mcpCommand,
+  channelsCommand,
 ];
