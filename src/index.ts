@@ -24,6 +24,11 @@ export * from './channels/base-claw-adapter.js';
 export * from './channels/frame-queue.js';
 export * from './channels/sse-adapter.js';
 export * from './channels/buffer-adapter.js';
+// chat channels: the extension API and the builtins (telegram, slack, feishu)
+export type * from './channels/channel-types.js';
+export { defineChannel } from './channels/define-channel.js';
+export { BUILTIN_CHANNELS } from './channels/builtin-channels.js';
+export { sendWithRetry, retryDelay, DEFAULT_RETRY_POLICY, type RetryPolicy, type RetryOutcome } from './channels/send-retry.js';
 // tools: exec + process
 export { EXEC_DEFAULTS, readExecLimits, minimalBaseEnv, MAX_COMMAND_CHARS, type ExecLimits } from './tools/exec-config.js';
 export * from './tools/byte-tail-buffer.js';
@@ -107,6 +112,10 @@ export { parseImCommand, IM_HELP, type ImCommand } from './server/im-command.js'
 export { assembleRunReply, splitReply, type ImReply } from './server/im-reply.js';
 export { pluginInfo, type PluginInfo } from './server/plugin-catalog.js';
 export { prometheusText } from './server/prometheus-text.js';
+export { dispatchImMessage, type ImMessage, type ImOutcome, type ImDispatchOptions } from './server/im-dispatch.js';
+export { ChannelHost, conversationOf, type ChannelHostOptions } from './server/channel-host/channel-host.js';
+export type { ChannelStatus, ChatTarget, AnnounceResult, ChatAnnouncer } from './server/channel-host/types.js';
+export { parseChannelsConfig, type ConfiguredChannel, type ChannelPolicy } from './extensions/channel-config.js';
 export { runFrames, type RunFrame } from './server/run-frames.js';
 // plugins: builtin feedbacklens, file_summary, chat
 export { builtinPlugins, type BuiltinPluginOptions } from './plugins/builtin-plugins.js';
