@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { BUILTIN_CHANNELS } from '../channels/builtin-channels.js';
 import { ExtensionRegistry } from '../extensions/extension-registry.js';
-import { errorsOf, problemLine } from '../extensions/definition-problem.js';
+import { errorsOf, problemLine, type DefinitionProblem } from '../extensions/definition-problem.js';
 import { defaultSkillsDir } from '../runtime/package-root.js';
 import { RunService } from '../runtime/run-service.js';
 import type { RunObserver } from '../runtime/run-service-types.js';
@@ -58,9 +58,10 @@ export function loadRegistry(projectDir: string, deps: Pick<CliDeps, 'env' | 'pl
 }
 
 /** Prints the registry's problems (errors and warnings) to stderr; throws StrictError on an error with --strict. */
-export function reportProblems(registry: ExtensionRegistry, deps: Pick<CliDeps, 'stderr'>, strict: boolean): void {
-  for (const p of registry.problems) deps.stderr.write(`runtrail: ${p.level === 'warning' ? 'warning: ' : ''}${problemLine(p)}\n`);
-  const errors = errorsOf(registry.problems);
+export function reportProblems(registry: ExtensionRegistry, deps: Pick<CliDeps, 'stderr'>, strict: boolean, more: DefinitionProblem[] = []): void {
+  const problems = [...registry.problems, ...more];
+  for (const p of problems) deps.stderr.write(`runtrail: ${p.level === 'warning' ? 'warning: ' : ''}${problemLine(p)}\n`);
+  const errors = errorsOf(problems);
   if (strict && errors.length) throw new StrictError(`${errors.length} definition problem(s); --strict stops here (runtrail validate lists them)`);
 }
 

@@ -73,7 +73,10 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
   const builtins = await cliPlugins(skillsDir, { shellTask: opts.env.RUNTRAIL_ENABLE_SHELL_TASK === '1' });
   const load = () => loadRegistry(opts.projectDir, { env: opts.env, plugins: builtins, skillsDir });
   let registry = await load();
-  reportProblems(registry, io, opts.strict === true);
+  // schedules and webhooks (croner, standardwebhooks) load with the server, not with every command
+  const { projectTriggerProblems, projectTriggers } = await import('../triggers/project-triggers.js');
+  const triggerProblems = () => projectTriggerProblems(registry);
+  reportProblems(registry, io, opts.strict === true, triggerProblems());
   await prepareMcp(registry, opts.dataDir, io.stderr);
   const source = new LivePluginSource(registry);
   // traces when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set: batched, exported within about a second and at shutdown
@@ -92,6 +95,12 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
         workerGone: async (runId: string) => joined.runOwnerGone(opts.dataDir, runId),
       }
     : { ...(opts.concurrency ? { concurrency: opts.concurrency } : {}) };
+  let serverUrl: string | null = null;
+  const triggers = projectTriggers(() => registry, {
+    dataDir: opts.dataDir,
+    baseUrl: () => serverUrl,
+    log: (line) => io.stderr.write(`runtrail: ${line}\n`),
+  });
   const service = new RunService({
     dataDir: opts.dataDir,
     pluginSource: source,
@@ -100,23 +109,27 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
     skillsDir,
     env: opts.env,
     ...shared,
-    ...(telemetry ? { observers: [telemetry.observer] } : {}),
+    observers: [...(telemetry ? [telemetry.observer] : []), triggers.observer],
   });
   await service.init();
   // chat channels start where requests are taken by one process (several API nodes would each poll the same bot)
   const channels = role === 'all' || opts.channelsOnly ? startChannels(registry, service, opts.dataDir, () => registry.list()) : null;
+  await triggers.start(service);
   const roots = [join(opts.projectDir, '.runtrail'), ...(opts.env.HOME ? [join(opts.env.HOME, '.runtrail')] : [])];
   const watcher = opts.watch
     ? watchProject(roots, async () => {
         const next = await load();
-        reportProblems(next, io, false);
         registry = next;
+        reportProblems(next, io, false, triggerProblems());
         source.replace(next);
+        await triggers.syncDeclared();
         io.stderr.write(`runtrail: definitions reloaded (${next.names().length} agents)\n`);
       })
     : null;
   const stop = async (server: { close(): Promise<void> } | null) => {
     watcher?.close();
+    // schedules stop firing first; webhooks still owed are sent by the next start (they are on disk)
+    await triggers.stop();
     // a worker stops claiming and lets its runs finish first; the API keeps streaming them meanwhile
     if (joined && role !== 'api') await service.drain((opts.drainS ?? 60) * 1000);
     await channels?.stop();
@@ -137,7 +150,8 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
   }
   try {
     const { startServer } = await import('../server/start-server.js');
-    const server = await startServer({ service, dataDir: opts.dataDir, skillsDir, host: opts.host, port: opts.port, env: opts.env, ...(channels ? { channels } : {}) });
+    const server = await startServer({ service, dataDir: opts.dataDir, skillsDir, host: opts.host, port: opts.port, env: opts.env, triggers, ...(channels ? { channels } : {}) });
+    serverUrl = server.url;
     const what = role === 'api' ? 'runtrail API node serving' : 'runtrail serving';
     return { url: server.url, describe: `${what} on ${server.url}${where}`, close: () => stop(server) };
   } catch (e) {

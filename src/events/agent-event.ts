@@ -99,9 +99,16 @@ export type RunStatus =
   | 'failed'
   | 'cancelled';
 
+/** What started a run other than a request: a schedule at one of its fire times (ISO). */
+export interface RunTrigger {
+  type: 'schedule';
+  schedule_id: string;
+  fire_time: string;
+}
+
 /** Run-level facts: state changes, plan/todo progress, hooks, validation and the final outcome. */
 export type RunData =
-  | { type: 'run.created'; runId: string; plugin: string; goal: string; conversationId: string }
+  | { type: 'run.created'; runId: string; plugin: string; goal: string; conversationId: string; trigger?: RunTrigger }
   | { type: 'run.state'; from: RunStatus | null; to: RunStatus }
   | { type: 'plan.updated'; todos: Array<{ id: string; title: string; status: 'pending' | 'in_progress' | 'completed' | 'failed' }> }
   | { type: 'hook.blocked'; hook: string; reasons: string[] }

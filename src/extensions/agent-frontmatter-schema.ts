@@ -82,6 +82,8 @@ export const AGENT_FRONTMATTER_SCHEMA: JsonSchema = {
     },
     limits,
     capture,
+    // what a schedule holds is checked by src/triggers (cron patterns, zones, webhooks)
+    schedule: { type: 'object' },
   },
 };
 
@@ -94,5 +96,8 @@ export const CONFIG_SCHEMA: JsonSchema = {
     disable: stringList,
     plugins: stringList,
     capture,
+    // completion webhooks and schedules: checked by src/triggers, which names each wrong field
+    webhooks: { type: 'object' },
+    schedules: { type: 'object' },
   },
 };

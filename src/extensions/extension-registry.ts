@@ -34,6 +34,9 @@ export interface ProjectConfig {
   disable?: string[];
   plugins?: string[];
   capture?: CaptureSettings;
+  /** completion webhooks and schedule defaults, as written (src/triggers checks them) */
+  webhooks?: Record<string, unknown>;
+  schedules?: Record<string, unknown>;
 }
 
 export interface ExtensionRegistryOptions {
@@ -168,6 +171,9 @@ export class ExtensionRegistry {
     if (cfg.limits) this.config.limits = { ...this.config.limits, ...cfg.limits };
     if (cfg.capture) this.config.capture = { ...this.config.capture, ...cfg.capture };
     if (cfg.disable) this.config.disable = [...(this.config.disable ?? []), ...cfg.disable];
+    // the project's keys over the user's, one level deep (an allow list is replaced, not merged)
+    if (cfg.webhooks) this.config.webhooks = { ...this.config.webhooks, ...cfg.webhooks };
+    if (cfg.schedules) this.config.schedules = { ...this.config.schedules, ...cfg.schedules };
     layer.plugins = cfg.plugins ?? [];
   }
 

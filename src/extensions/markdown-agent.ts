@@ -38,6 +38,8 @@ export interface AgentDefinition {
   limits?: Partial<RunLimits> & { context_tokens?: number; approval_timeout_s?: number };
   /** What runs of this agent record of their model calls. */
   capture?: CaptureSettings;
+  /** `schedule:` as written: when the agent runs by itself (checked by src/triggers, which knows schedules) */
+  schedule?: Record<string, unknown>;
   instructions: string;
   /** Absolute path of the file; `dir` its folder (relative script: models resolve there). */
   file: string;
@@ -171,6 +173,7 @@ export function parseAgentFile(file: string, text: string, display: string): Par
       ...(plan ? { plan } : {}),
       ...(d.limits ? { limits: d.limits as AgentDefinition['limits'] } : {}),
       ...(d.capture ? { capture: d.capture as CaptureSettings } : {}),
+      ...(d.schedule ? { schedule: d.schedule as Record<string, unknown> } : {}),
       instructions: fm.body.trim(),
       file,
       dir: dirname(file),

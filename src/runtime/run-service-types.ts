@@ -2,7 +2,8 @@
  * The seam between the run pipeline and its front doors (CLI, HTTP server, IM endpoint).
  * RunService (run-service.ts) implements it; the server and the CLI only speak this.
  */
-import type { AgentEvent, DecisionSource, RunStatus } from '../events/agent-event.js';
+import type { AgentEvent, DecisionSource, RunStatus, RunTrigger } from '../events/agent-event.js';
+export type { RunTrigger } from '../events/agent-event.js';
 import type { StepApproval } from '../events/engine-event.js';
 import type { AgentEventBus } from '../events/agent-event-bus.js';
 import type { RunTraceContext } from '../events/trace-context.js';
@@ -87,6 +88,15 @@ export interface RunStatusFile {
   children?: string[];
   /** The run's OpenTelemetry trace id (32 hex digits), also the wire's `trace_id`; absent in runs written before traces. */
   trace_id?: string;
+  /** What started the run when no one asked for it (a schedule); absent for requested runs. */
+  trigger?: RunTrigger;
+}
+
+/** A completion webhook a front door checked (its URL allowed, its secret well-formed); the runtime
+ *  only hands it to the run's observers, which deliver it. */
+export interface RunWebhook {
+  url: string;
+  secret?: string;
 }
 
 /** What a front door says about a run beside its request body. */
@@ -95,6 +105,10 @@ export interface CreateRunOptions {
   traceparent?: string;
   /** The channel the run came in by (web, im, cli, chat): `runtrail.claw` on its spans. */
   claw?: string;
+  /** What started the run (a schedule's fire): written into its status and its run.created event. */
+  trigger?: RunTrigger;
+  /** Where to report the run's end (and its waits for approval); told to observers, never written by the runtime. */
+  webhook?: RunWebhook;
 }
 
 /** A run as an observer (tracing) sees it: told once, when its bus exists and before its first event. */
@@ -110,6 +124,9 @@ export interface ObservedRun {
   parent?: { runId: string; toolCallId: string };
   /** Its model calls, whole, as they are recorded (none when capture.model_io is off). */
   modelCalls?: Pick<ModelCallFeed, 'subscribe'>;
+  trigger?: RunTrigger;
+  /** The create's webhook (only where the run was created: a worker that claims it sees none). */
+  webhook?: RunWebhook;
 }
 
 export type RunObserver = (run: ObservedRun) => void;

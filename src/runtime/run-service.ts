@@ -36,7 +36,7 @@ import { RunMetrics } from './run-metrics.js';
 import { ModelUsageTotals } from './model-usage-totals.js';
 import type { RunRecord } from './run-record.js';
 import { RunRequestError } from './run-request-error.js';
-import type { CreateRunOptions, RunLimits, RunListQuery, RunObserver, RunServiceApi, RunServiceStats, RunStatusFile } from './run-service-types.js';
+import type { CreateRunOptions, RunLimits, RunListQuery, RunObserver, RunServiceApi, RunServiceStats, RunStatusFile, RunTrigger, RunWebhook } from './run-service-types.js';
 import { runTraceContext, type RunTraceContext } from '../events/trace-context.js';
 import { RunStateMachine, isTerminalRunState } from './run-state-machine.js';
 import { LatestWrite } from './latest-write.js';
@@ -273,6 +273,8 @@ export class RunService implements RunServiceApi {
       trace: parent ? { traceId: parent.rec.status.trace_id || runTraceContext().traceId, parentSpanId: null, sampled: true } : runTraceContext(front.traceparent),
       claw: front.claw ?? '',
       depth: parent ? parent.rec.depth + 1 : 1,
+      ...(front.trigger ? { trigger: front.trigger } : {}),
+      ...(front.webhook ? { webhook: front.webhook } : {}),
     };
     const rec = await this.prepare(runId, spec, parent, null);
     return this.announce(rec, onQueued, parent);
@@ -349,6 +351,7 @@ export class RunService implements RunServiceApi {
       public_documents: [],
       trace_id: spec.trace.traceId,
       ...(parent ? { parent_run_id: parent.rec.runId, parent_tool_call_id: parent.toolCallId } : {}),
+      ...(spec.trigger ? { trigger: spec.trigger } : {}),
     };
     const machine = new RunStateMachine(status.status, (from, to) => {
       status.status = to;
@@ -396,7 +399,12 @@ export class RunService implements RunServiceApi {
     for (const observe of this.opts.observers ?? []) {
       // an observer (tracing) must never stop a run from starting
       try {
-        observe({ runId, plugin: plugin.name, tenantId: spec.tenantId, conversationId, claw: spec.claw, trace: spec.trace, bus, modelCalls: rec.modelCalls, ...(parent ? { parent: { runId: parent.rec.runId, toolCallId: parent.toolCallId } } : {}) });
+        observe({
+          runId, plugin: plugin.name, tenantId: spec.tenantId, conversationId, claw: spec.claw, trace: spec.trace, bus, modelCalls: rec.modelCalls,
+          ...(parent ? { parent: { runId: parent.rec.runId, toolCallId: parent.toolCallId } } : {}),
+          ...(status.trigger ? { trigger: status.trigger } : {}),
+          ...(spec.webhook ? { webhook: spec.webhook } : {}),
+        });
       } catch {
         // it subscribes or it does not
       }
@@ -414,7 +422,7 @@ export class RunService implements RunServiceApi {
       store.close();
       this.fail('wrong_state', 'the run service is closed');
     }
-    bus.publish('run', { type: 'run.created', runId, plugin: plugin.name, goal: rec.goal, conversationId: rec.conversationId });
+    bus.publish('run', { type: 'run.created', runId, plugin: plugin.name, goal: rec.goal, conversationId: rec.conversationId, ...(status.trigger ? { trigger: status.trigger } : {}) });
     status.last_seq = bus.lastSeq + 1;
     bus.publish('run', { type: 'run.state', from: null, to: 'queued' });
     this.store.note(status);
@@ -808,6 +816,8 @@ interface RunSpec {
   depth: number;
   /** a rebuilt run's recorded file sources */
   sourcesRecorded?: Record<string, string>;
+  trigger?: RunTrigger;
+  webhook?: RunWebhook;
 }
 
 /** input/request.json: the request as sent, and what the runtime resolved from it (a worker rebuilds the run from this). */

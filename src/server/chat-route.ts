@@ -43,6 +43,8 @@ const ChatBody = z.strictObject({
   limits: z.unknown().optional(),
   skill: z.unknown().optional(),
   tenant_id: z.unknown().optional(),
+  /** a completion webhook for the run this message starts */
+  webhook: z.unknown().optional(),
 });
 type ChatBody = z.infer<typeof ChatBody>;
 

@@ -4,7 +4,7 @@ import { readFile, realpath, stat } from 'node:fs/promises';
 import { extname, isAbsolute, join, relative, sep } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { RUN_STATUSES, type RunStatus } from '../events/agent-event.js';
-import type { CreateRunOptions, RunServiceApi, RunStatusFile } from '../runtime/run-service-types.js';
+import type { CreateRunOptions, RunServiceApi, RunStatusFile, RunWebhook } from '../runtime/run-service-types.js';
 import type { BusinessPlugin } from '../runtime/business-plugin.js';
 import { HttpError, invalidBody } from './http-error.js';
 import { fileInputIssues } from './input-roots.js';
@@ -36,6 +36,8 @@ export interface RunRouteOptions {
   inputRoots: string[] | 'any';
   /** `script:<file>` reads a file of the server's disk; off over HTTP unless asked for. */
   allowScriptModel: boolean;
+  /** Checks a request's `webhook` (throws a 400 naming the field); absent: this server sends none. */
+  checkWebhook?: (raw: unknown) => RunWebhook;
 }
 
 function isScriptModel(model: unknown): boolean {
@@ -93,7 +95,9 @@ export async function createRunOverHttp(service: RunServiceApi, body: unknown, o
   if (!body || typeof body !== 'object' || Array.isArray(body)) {
     throw invalidBody([{ path: '(body)', message: 'must be a JSON object { plugin, goal?, input, ... }' }]);
   }
-  const b = body as Record<string, unknown>;
+  const { webhook: rawWebhook, ...b } = body as Record<string, unknown>;
+  if (rawWebhook !== undefined && !opts.checkWebhook) throw invalidBody([{ path: 'webhook', message: 'this server sends no webhooks (start it with runtrail serve)' }]);
+  const webhook = rawWebhook === undefined ? undefined : opts.checkWebhook!(rawWebhook);
   if (!opts.allowScriptModel && isScriptModel(b.model)) {
     throw invalidBody([{ path: 'model', message: 'the script model reads files on the server and is not allowed over HTTP; use the CLI' }]);
   }
@@ -102,7 +106,7 @@ export async function createRunOverHttp(service: RunServiceApi, body: unknown, o
     const issues = fileInputIssues(b.input, plugin.fileInputs, opts.inputRoots);
     if (issues.length) throw new HttpError(400, 'input_outside_roots', `${issues[0].path}: ${issues[0].message}`, { issues });
   }
-  return service.create(body, front);
+  return service.create(b, { ...front, ...(webhook ? { webhook } : {}) });
 }
 
 export function registerRunRoutes(app: FastifyInstance, service: RunServiceApi, opts: RunRouteOptions): void {

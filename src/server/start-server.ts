@@ -31,6 +31,8 @@ import { registerInteractionRoutes } from './interaction-routes.js';
 import { newStreamCounters } from './stream-counters.js';
 import type { ChannelHost } from './channel-host/channel-host.js';
 import { channelMetricsText, registerChannelRoutes } from './channel-routes.js';
+import { registerTriggerRoutes } from './trigger-routes.js';
+import type { TriggerHost } from '../triggers/trigger-host.js';
 
 export interface ServerOptions {
   service: RunServiceApi;
@@ -68,6 +70,8 @@ export interface ServerOptions {
   /** Allow `model: "script:<file>"` in POST /api/runs (it reads a file on this machine). Default false. */
   allowScriptModel?: boolean;
   env?: Record<string, string | undefined>;
+  /** Schedules and completion webhooks (runtrail serve gives them); absent: neither is offered. */
+  triggers?: TriggerHost;
 }
 
 export interface RunningServer {
@@ -226,7 +230,10 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
 
   registerInteractionRoutes(app, service);
   registerChannelRoutes(app, opts.channels);
-  registerRunRoutes(app, service, { dataDir, plugins, inputRoots, allowScriptModel: opts.allowScriptModel ?? false });
+  const triggers = opts.triggers;
+  const checkWebhook = triggers ? { checkWebhook: (raw: unknown) => triggers.checkWebhook(raw) } : {};
+  registerRunRoutes(app, service, { dataDir, plugins, inputRoots, allowScriptModel: opts.allowScriptModel ?? false, ...checkWebhook });
+  if (triggers) registerTriggerRoutes(app, service, triggers);
   const streamOpts = { pingMs: opts.pingMs ?? 15_000, maxQueueBytes: opts.maxClientQueueBytes ?? 1024 * 1024, slowClientMs: opts.slowClientMs ?? 10_000, maxClients: opts.maxStreamClients ?? 1000 };
   // SSE and WebSocket clients of one run share its frames
   const hubs = new RunFrameHubs(service);
@@ -235,7 +242,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   registerModelCallsRoute(app, service, { dataDir });
   // the AI SDK's useChat protocol (UI message stream v1)
   registerChatRoutes(app, service, {
-    run: { dataDir, plugins, inputRoots, allowScriptModel: opts.allowScriptModel ?? false },
+    run: { dataDir, plugins, inputRoots, allowScriptModel: opts.allowScriptModel ?? false, ...checkWebhook },
     stream: streamOpts,
     counters,
     defaultPlugin: opts.chatPlugin ?? 'chat',

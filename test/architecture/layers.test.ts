@@ -8,7 +8,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { readSource, sourceFiles, SRC } from './source-files.js';
 
-type Layer = 'events' | 'channels' | 'providers' | 'tools' | 'skills' | 'runtime' | 'plugins' | 'extensions' | 'mcp' | 'telemetry' | 'distributed' | 'server' | 'cli';
+type Layer = 'events' | 'channels' | 'providers' | 'tools' | 'skills' | 'runtime' | 'plugins' | 'extensions' | 'mcp' | 'telemetry' | 'distributed' | 'triggers' | 'server' | 'cli';
 
 /**
  * layer → layers it may import at runtime; `typesOnly` → layers it may import for types only.
@@ -29,8 +29,11 @@ export const LAYERS: Record<Layer, { uses: Layer[]; typesOnly?: Layer[] }> = {
   mcp: { uses: ['tools', 'events'] },
   telemetry: { uses: ['events'], typesOnly: ['runtime'] },
   distributed: { uses: ['events'], typesOnly: ['runtime'] },
-  server: { uses: ['runtime', 'plugins', 'channels', 'events', 'extensions', 'mcp', 'telemetry', 'distributed', 'cli'] },
-  cli: { uses: ['runtime', 'plugins', 'channels', 'events', 'extensions', 'mcp', 'telemetry', 'distributed', 'server'] },
+  // round 3: schedules and completion webhooks start and read runs through the run service's public
+  // API (RunServiceApi, its observers, RunRequestError); the project's definitions are seen as types
+  triggers: { uses: ['runtime', 'events'], typesOnly: ['extensions'] },
+  server: { uses: ['runtime', 'plugins', 'channels', 'events', 'extensions', 'mcp', 'telemetry', 'distributed', 'triggers', 'cli'] },
+  cli: { uses: ['runtime', 'plugins', 'channels', 'events', 'extensions', 'mcp', 'telemetry', 'distributed', 'triggers', 'server'] },
 };
 
 export interface ImportRef {
@@ -111,6 +114,8 @@ describe('layers (DESIGN.md)', () => {
     expect(layerViolations('events/x.ts', `import x from '../../package.json';`)).toHaveLength(1);
     expect(layerViolations('plugins/x.ts', `import { OfflineProvider } from '../providers/offline-provider.js';`)).toHaveLength(1);
     expect(layerViolations('server/x.ts', `import { ScriptProvider } from '../providers/script-provider.js';`)).toHaveLength(1);
+    expect(layerViolations('triggers/x.ts', `import { ExtensionRegistry } from '../extensions/extension-registry.js';`)).toHaveLength(1);
+    expect(layerViolations('runtime/x.ts', `import { Scheduler } from '../triggers/scheduler.js';`)).toHaveLength(1);
   });
 
   it('allowed imports pass', () => {

@@ -15,12 +15,15 @@ export const validateCommand: CliCommand = {
     if (positionals.length) throw new UsageError('validate takes no arguments (use --project DIR)');
     const projectDir = projectDirOf(values, deps);
     const registry = await loadRegistry(projectDir, deps);
-    const errors = errorsOf(registry.problems);
+    // declared schedules and config.json's webhooks: checked by triggers (loaded here only)
+    const { projectTriggerProblems } = await import('../../triggers/project-triggers.js');
+    const problems = [...registry.problems, ...projectTriggerProblems(registry)];
+    const errors = errorsOf(problems);
     if (values.json) {
-      deps.stdout.write(`${JSON.stringify({ ok: errors.length === 0, agents: registry.names(), problems: registry.problems })}\n`);
+      deps.stdout.write(`${JSON.stringify({ ok: errors.length === 0, agents: registry.names(), problems })}\n`);
       return errors.length ? EXIT.usage : EXIT.ok;
     }
-    for (const p of registry.problems) (p.level === 'error' ? deps.stdout : deps.stderr).write(`${p.level === 'warning' ? 'warning: ' : ''}${problemLine(p)}\n`);
+    for (const p of problems) (p.level === 'error' ? deps.stdout : deps.stderr).write(`${p.level === 'warning' ? 'warning: ' : ''}${problemLine(p)}\n`);
     if (errors.length === 0) deps.stderr.write(`ok: ${registry.names().length} agents, ${registry.tools.names().length} tools valid in ${projectDir}\n`);
     return errors.length ? EXIT.usage : EXIT.ok;
   },

@@ -1,0 +1,309 @@
+/**
+ * Triggers on one node: the scheduler and the webhook dispatcher over their stores, and what the
+ * front doors ask of them (the schedules API, the CLI, a run's webhooks). Runs are started and read
+ * through RunServiceApi only; the dispatcher hears runs as the service's observer.
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { RunStatus } from '../events/agent-event.js';
+import { RunRequestError } from '../runtime/run-request-error.js';
+import type { RunObserver, RunServiceApi, RunStatusFile } from '../runtime/run-service-types.js';
+import { systemClock, type Clock } from './clock.js';
+import type { DeclaredSchedule } from './declared-schedules.js';
+import { checkScheduleDefinition, definitionOf, type DefinitionContext } from './schedule-definition.js';
+import { FileScheduleStore, type ScheduleStore } from './schedule-store.js';
+import { Scheduler } from './scheduler.js';
+import { DEFAULT_TRIGGER_CONFIG, type TriggerConfig } from './trigger-config.js';
+import { displayUrl, WebhookDispatcher, WebhookDispatcherError } from './webhook-dispatcher.js';
+import { checkWebhook } from './webhook-target.js';
+import { FileWebhookStore, type WebhookStore } from './webhook-store.js';
+import type { AnnounceTarget, FieldIssue, FireRecord, RunWebhook, Schedule, ScheduleDefinition } from './types.js';
+
+export interface TriggerStores {
+  schedules: ScheduleStore;
+  webhooks: WebhookStore;
+  /** several nodes share them (runs may be created and run elsewhere) */
+  shared: boolean;
+}
+
+/** Posts a run's answer to a chat (chat channels provide it). */
+export type Announcer = (target: AnnounceTarget, run: RunStatusFile) => Promise<void>;
+
+export interface TriggerHostOptions {
+  dataDir: string;
+  /** the agents that exist now, and the issues of an input for one */
+  agents: () => string[];
+  inputIssues?: (agent: string, input: Record<string, unknown>) => FieldIssue[];
+  /** config.json's trigger keys, checked (read at each use: `serve --watch` may change them) */
+  config?: () => TriggerConfig;
+  /** the project's declared schedules (read at start and at each sync) */
+  declared?: () => DeclaredSchedule[];
+  /** default: files in the data dir */
+  stores?: TriggerStores;
+  clock?: Clock;
+  /** the server's own URL, for links in webhook bodies */
+  baseUrl?: () => string | null;
+  announce?: Announcer;
+  log?: (line: string) => void;
+  /** tests: how often stores are re-read and swept */
+  refreshMs?: number;
+  sweepMs?: number;
+}
+
+/** A schedule as the API shows it: no secrets, its next fire time, its recent fires. */
+export interface ScheduleView extends Omit<ScheduleDefinition, 'webhook'> {
+  schedule_id: string;
+  source: string;
+  webhook?: { url: string; signed: boolean };
+  created_at: string;
+  updated_at: string;
+  next_run_at: string | null;
+  last_run: FireRecord | null;
+  runs: FireRecord[];
+  backoff: { failures: number; until: string } | null;
+}
+
+const TERMINAL: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
+
+function invalid(issues: FieldIssue[]): never {
+  throw new RunRequestError('invalid_request', `invalid schedule: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
+}
+
+export class TriggerHost {
+  readonly webhooks: WebhookDispatcher;
+  readonly scheduler: Scheduler;
+  private readonly stores: TriggerStores;
+  private readonly clock: Clock;
+  private service: RunServiceApi | null = null;
+  private announceNoted = false;
+
+  constructor(private readonly o: TriggerHostOptions) {
+    this.clock = o.clock ?? systemClock;
+    this.stores = o.stores ?? { schedules: new FileScheduleStore(o.dataDir), webhooks: new FileWebhookStore(o.dataDir), shared: false };
+    const runs = {
+      get: (id: string) => this.runService().get(id),
+      wait: (id: string) => this.runService().wait(id),
+      pendingApprovals: (id: string) => this.runService().pendingApprovals?.(id) ?? [],
+    };
+    this.webhooks = new WebhookDispatcher({
+      store: this.stores.webhooks,
+      runs,
+      config: () => this.config(),
+      clock: this.clock,
+      owner: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+      runsDir: join(o.dataDir, 'runs'),
+      shared: this.stores.shared,
+      ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
+      ...(o.sweepMs ? { sweepMs: o.sweepMs } : {}),
+      ...(o.log ? { log: o.log } : {}),
+    });
+    this.scheduler = new Scheduler({
+      store: this.stores.schedules,
+      clock: this.clock,
+      missedWindowMs: this.config().missedWindowMs,
+      ...(o.refreshMs ? { refreshMs: o.refreshMs } : {}),
+      ...(o.log ? { log: o.log } : {}),
+      runs: {
+        start: (s, fireTime) => this.startScheduledRun(s, fireTime),
+        status: async (id) => (await this.runService().get(id))?.status ?? null,
+        wait: async (id) => (await this.runService().wait(id)).status,
+      },
+    });
+  }
+
+  /** Give it to the RunService ({ observers }): webhooks hear every run. */
+  get observer(): RunObserver {
+    return this.webhooks.observer;
+  }
+
+  config(): TriggerConfig {
+    return this.o.config?.() ?? DEFAULT_TRIGGER_CONFIG;
+  }
+
+  private runService(): RunServiceApi {
+    if (!this.service) throw new Error('triggers are not started (no run service)');
+    return this.service;
+  }
+
+  /** Starts firing and delivering for `service` (which was built with this host's observer). */
+  async start(service: RunServiceApi): Promise<void> {
+    this.service = service;
+    await this.syncDeclared();
+    await this.webhooks.start();
+    await this.scheduler.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.scheduler.stop();
+    await this.webhooks.stop();
+    await this.stores.schedules.close();
+    await this.stores.webhooks.close();
+  }
+
+  private definitionContext(): DefinitionContext {
+    return { agents: this.o.agents, ...(this.o.inputIssues ? { inputIssues: this.o.inputIssues } : {}), allow: this.config().allow, now: () => this.clock.now() };
+  }
+
+  /** A webhook of a request (POST /api/runs, /api/chat), checked; a 400 naming the field when wrong. */
+  checkWebhook(raw: unknown): RunWebhook {
+    const c = checkWebhook(raw, this.config().allow);
+    if (!c.ok) throw new RunRequestError('invalid_request', `invalid webhook: ${c.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues: c.issues });
+    return c.value;
+  }
+
+  /** The project's declared schedules into the store: new ones added, changed ones replaced, gone ones removed. */
+  async syncDeclared(): Promise<void> {
+    const declared = this.o.declared?.() ?? [];
+    const store = this.stores.schedules;
+    const now = new Date(this.clock.now()).toISOString();
+    const have = await store.list();
+    for (const d of declared) {
+      const old = have.find((s) => s.schedule_id === d.id);
+      if (old && old.source.kind === 'file' && JSON.stringify(definitionOf(old)) === JSON.stringify(definitionOf(d.definition))) continue;
+      if (old && old.source.kind === 'api') {
+        this.o.log?.(`schedules: ${d.file} declares "${d.id}", the name of a schedule made through the API; not scheduled`);
+        continue;
+      }
+      await store.put({
+        ...definitionOf(d.definition),
+        schedule_id: d.id,
+        source: { kind: 'file', file: d.file },
+        created_at: old?.created_at ?? now,
+        updated_at: now,
+        version: (old?.version ?? 0) + 1,
+        due_after: now,
+        failures: old?.failures ?? 0,
+        backoff_until: old?.backoff_until ?? null,
+        fires: old?.fires ?? [],
+      });
+    }
+    for (const s of have) if (s.source.kind === 'file' && !declared.some((d) => d.id === s.schedule_id)) await store.remove(s.schedule_id);
+    if (this.service) await this.scheduler.reload();
+  }
+
+  // ---- the schedules API ----
+
+  async create(body: unknown): Promise<ScheduleView> {
+    const c = checkScheduleDefinition(body, this.definitionContext());
+    if (!c.ok) invalid(c.issues);
+    const now = new Date(this.clock.now()).toISOString();
+    const s: Schedule = {
+      ...definitionOf(c.value),
+      schedule_id: `sch_${randomBytes(9).toString('base64url').replace(/[-_]/g, 'x')}`,
+      source: { kind: 'api' },
+      created_at: now,
+      updated_at: now,
+      version: 1,
+      due_after: now,
+      failures: 0,
+      backoff_until: null,
+      fires: [],
+    };
+    this.noteAnnounce(s);
+    await this.stores.schedules.put(s);
+    await this.scheduler.reload();
+    return this.view(s);
+  }
+
+  async list(): Promise<ScheduleView[]> {
+    return (await this.stores.schedules.list()).map((s) => this.view(s));
+  }
+
+  async get(id: string): Promise<ScheduleView> {
+    return this.view(await this.require(id));
+  }
+
+  private async require(id: string): Promise<Schedule> {
+    const s = await this.stores.schedules.get(id);
+    if (!s) throw new RunRequestError('not_found', `no schedule ${JSON.stringify(id)}`);
+    return s;
+  }
+
+  /** Pause, resume (`{ enabled }`), or change. A declared schedule is paused and resumed here, changed in its file. */
+  async update(id: string, body: unknown): Promise<ScheduleView> {
+    const s = await this.require(id);
+    if (body && typeof body === 'object' && !Array.isArray(body) && s.source.kind === 'file') {
+      const keys = Object.keys(body);
+      if (keys.some((k) => k !== 'enabled')) {
+        throw new RunRequestError('wrong_state', `schedule ${id} is declared in ${s.source.file}: change it there (only { "enabled": true | false } is taken here)`, { issues: [{ path: keys.find((k) => k !== 'enabled')!, message: `declared in ${s.source.file}` }] });
+      }
+    }
+    const c = checkScheduleDefinition(body, this.definitionContext(), { base: definitionOf(s) });
+    if (!c.ok) invalid(c.issues);
+    const next = definitionOf(c.value);
+    const now = new Date(this.clock.now()).toISOString();
+    const timingChanged = JSON.stringify({ ...definitionOf(s), enabled: true }) !== JSON.stringify({ ...next, enabled: true });
+    const resumed = next.enabled && !s.enabled;
+    const updated: Schedule = {
+      ...s,
+      ...next,
+      // a change or a resume starts counting from now: what passed while paused is not missed
+      ...(timingChanged || resumed ? { due_after: now } : {}),
+      ...(resumed ? { failures: 0, backoff_until: null } : {}),
+      updated_at: now,
+      version: s.version + 1,
+    };
+    for (const k of ['every', 'cron', 'at', 'goal', 'webhook', 'announce'] as const) if (!(k in next)) delete updated[k];
+    this.noteAnnounce(updated);
+    await this.stores.schedules.put(updated);
+    await this.scheduler.reload();
+    return this.view(updated);
+  }
+
+  async remove(id: string): Promise<void> {
+    const s = await this.require(id);
+    if (s.source.kind === 'file') throw new RunRequestError('wrong_state', `schedule ${id} is declared in ${s.source.file}: remove it there (or pause it with { "enabled": false })`);
+    await this.stores.schedules.remove(id);
+    await this.scheduler.reload();
+  }
+
+  /** Starts a run of the schedule now. */
+  async runNow(id: string): Promise<FireRecord> {
+    await this.require(id);
+    return this.scheduler.fireNow(id);
+  }
+
+  view(s: Schedule): ScheduleView {
+    const { webhook, version: _v, due_after: _d, failures, backoff_until, fires, source, ...rest } = s;
+    const next = this.scheduler.nextRunAt(s);
+    return {
+      ...rest,
+      source: source.kind === 'api' ? 'api' : source.file,
+      ...(webhook ? { webhook: { url: displayUrl(webhook.url), signed: Boolean(webhook.secret) } } : {}),
+      next_run_at: next === null ? null : new Date(next).toISOString(),
+      last_run: fires.find((f) => f.run_id) ?? null,
+      runs: fires,
+      backoff: backoff_until && backoff_until > new Date(this.clock.now()).toISOString() ? { failures, until: backoff_until } : null,
+    };
+  }
+
+  // ---- runs a schedule starts ----
+
+  private async startScheduledRun(s: Schedule, fireTime: string): Promise<string> {
+    const status = await this.runService().create(
+      { plugin: s.agent, input: s.input, ...(s.goal ? { goal: s.goal } : {}) },
+      { claw: 'schedule', trigger: { type: 'schedule', schedule_id: s.schedule_id, fire_time: fireTime }, ...(s.webhook ? { webhook: s.webhook } : {}) },
+    );
+    if (s.announce) void this.announceWhenDone(s.announce, status.run_id);
+    return status.run_id;
+  }
+
+  private async announceWhenDone(target: AnnounceTarget, runId: string): Promise<void> {
+    const run = await this.runService().wait(runId).catch(() => null);
+    if (!run || !TERMINAL.includes(run.status) || !this.o.announce) return;
+    await this.o.announce(target, run).catch((e: unknown) => this.o.log?.(`schedules: announce of run ${runId} to ${target.channel} ${target.chat} failed: ${(e as Error).message}`));
+  }
+
+  private noteAnnounce(s: Schedule): void {
+    if (!s.announce || this.o.announce || this.announceNoted) return;
+    this.announceNoted = true;
+    this.o.log?.(`schedules: announce is kept, but this server has no chat channels to post answers to (schedule ${s.schedule_id})`);
+  }
+}
+
+/** A request error of the dispatcher (redeliver) as the API answers it. */
+export function webhookRequestError(e: unknown): never {
+  if (e instanceof WebhookDispatcherError) throw new RunRequestError(e.code, e.message);
+  throw e;
+}
