@@ -116,9 +116,12 @@ export class Scheduler {
       if (n !== null && n < earliest) earliest = n;
     }
     if (earliest === Infinity) return;
+    const wait = earliest - this.o.clock.now();
+    // due now (a start after fire times passed, a change): handled at once; each handling moves its
+    // schedule's due time past now before its first await, so this does not come back here
+    if (wait <= 0) return this.tick();
     // a long wait is re-armed every minute: the clock may be changed, and the store re-read meanwhile
-    const wait = Math.min(Math.max(0, earliest - this.o.clock.now()), 60_000);
-    this.cancelTimer = this.o.clock.setTimeout(() => this.tick(), wait);
+    this.cancelTimer = this.o.clock.setTimeout(() => this.tick(), Math.min(wait, 60_000));
   }
 
   private tick(): void {
@@ -187,9 +190,9 @@ export class Scheduler {
       return this.startRun(s, record);
     })();
     this.lastStart.set(s.schedule_id, started);
-    // a queued fire waits for its turn without holding up the timer
+    // a queued fire waits for its turn apart: it holds up neither the timer nor idle() and stop()
     if (!prev) await started;
-    else this.track(started);
+    else started.catch((e: unknown) => this.o.log?.(`schedules: ${(e as Error).message}`));
   }
 
   /** The schedule's newest run that has not ended, or null. */

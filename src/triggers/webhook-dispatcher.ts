@@ -77,6 +77,8 @@ export function displayUrl(raw: string): string {
 
 export class WebhookDispatcher {
   private readonly timers = new Map<string, () => void>();
+  /** messages this process holds: waiting on a timer or in an attempt (a sweep must not take them twice) */
+  private readonly held = new Set<string>();
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly abort = new AbortController();
   private sweeper: NodeJS.Timeout | null = null;
@@ -167,13 +169,14 @@ export class WebhookDispatcher {
   }
 
   private schedule(m: WebhookMessage): void {
-    if (this.stopped || this.timers.has(m.webhook_id) || m.next_attempt_at === null) return;
+    if (this.stopped || this.held.has(m.webhook_id) || m.next_attempt_at === null) return;
+    this.held.add(m.webhook_id);
     const wait = Math.max(0, m.next_attempt_at - this.o.clock.now());
     this.timers.set(
       m.webhook_id,
       this.o.clock.setTimeout(() => {
         this.timers.delete(m.webhook_id);
-        this.track(this.attempt(m));
+        this.track(this.attempt(m).finally(() => this.timers.has(m.webhook_id) || this.held.delete(m.webhook_id)));
       }, wait),
     );
   }
@@ -231,7 +234,10 @@ export class WebhookDispatcher {
     await appendFile(join(this.o.runsDir, m.run_id, 'runtime', WEBHOOKS_FILE), `${JSON.stringify(line)}\n`, { mode: 0o600 }).catch(() => undefined);
     await this.o.store.save(next);
     if (outcome === 'failed') this.o.log?.(`webhooks: run ${m.run_id}: ${m.type} to ${line.url} gave up after ${attempt} attempt(s): ${line.error ?? ''}`);
-    if (outcome === 'retry') this.schedule(next);
+    if (outcome === 'retry') {
+      this.held.delete(m.webhook_id);
+      this.schedule(next);
+    }
   }
 
   /** The run's end message(s) sent again (the same webhook-id, a new timestamp and signature). */
@@ -250,6 +256,7 @@ export class WebhookDispatcher {
     for (const m of doc.messages.filter((x) => x.type !== 'run.awaiting_approval')) {
       this.timers.get(m.webhook_id)?.();
       this.timers.delete(m.webhook_id);
+      this.held.delete(m.webhook_id);
       const again: WebhookMessage = { ...m, state: 'pending', next_attempt_at: now, give_up_at: now + cfg.retry.forMs, lease_owner: this.o.owner, lease_until: now + LEASE_MARGIN_MS, redelivery: true };
       await this.o.store.save(again);
       this.schedule(again);

@@ -31,9 +31,9 @@ export function urlProblem(raw: string, allow: WebhookAllowList): string | null 
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return `must be an http or https URL, got ${url.protocol.replace(/:$/, '')}:`;
   const m = allow.match(url);
   if (!m.allowed) return `${url.origin}${url.pathname} is not allowed by webhooks.allow in config.json (allowed: ${allow.describe()})`;
+  // a name is checked where it matters, after DNS resolution at each attempt; an address now
   const literal = literalAddress(url.hostname);
-  const local = literal ? (isPublicAddress(literal) ? null : refusalOf(literal)) : url.hostname.toLowerCase() === 'localhost' || url.hostname.toLowerCase().endsWith('.localhost') ? `${url.hostname} is a loopback name` : null;
-  if (local && !m.exactHost) return `${local}; webhooks go to public addresses unless config.json webhooks.allow names this host`;
+  if (literal && !isPublicAddress(literal) && !m.exactHost) return `${refusalOf(literal)}; webhooks go to public addresses unless config.json webhooks.allow names this host`;
   return null;
 }
 
