@@ -96,10 +96,20 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
       }
     : { ...(opts.concurrency ? { concurrency: opts.concurrency } : {}) };
   let serverUrl: string | null = null;
+  // several nodes keep schedules and webhooks in PostgreSQL, where a fire time is claimed once
+  const stores = joined
+    ? await (await import('../triggers/pg-trigger-store.js')).connectPgTriggerStores({ url: joined.cluster.settings.databaseUrl, schema: joined.cluster.settings.schema }).catch(async (e: unknown) => {
+        await joined.presence?.stop();
+        await joined.cluster.close();
+        await finishTelemetry(telemetry, io.stderr);
+        throw e;
+      })
+    : undefined;
   const triggers = projectTriggers(() => registry, {
     dataDir: opts.dataDir,
     baseUrl: () => serverUrl,
     log: (line) => io.stderr.write(`runtrail: ${line}\n`),
+    ...(stores ? { stores } : {}),
   });
   const service = new RunService({
     dataDir: opts.dataDir,

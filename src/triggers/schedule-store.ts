@@ -1,7 +1,7 @@
 /**
  * Where schedules and what their fires did are kept: the data dir's `schedules/schedules.json` for
  * one node (FileScheduleStore, safe for several processes on one data dir), PostgreSQL for several
- * (PgTriggerStore). The claim is what makes a fire time happen once across every node.
+ * (pg-trigger-store.ts). The claim is what makes a fire time happen once across every node.
  */
 import { join } from 'node:path';
 import { LockedJsonFile } from './locked-json-file.js';

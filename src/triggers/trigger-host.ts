@@ -77,6 +77,7 @@ export class TriggerHost {
   private readonly clock: Clock;
   private service: RunServiceApi | null = null;
   private announceNoted = false;
+  private stopped = false;
 
   constructor(private readonly o: TriggerHostOptions) {
     this.clock = o.clock ?? systemClock;
@@ -134,7 +135,22 @@ export class TriggerHost {
     await this.scheduler.start();
   }
 
+  /** Delivers the webhooks of runs this process starts, and fires nothing (a CLI running one schedule now). */
+  async attach(service: RunServiceApi): Promise<void> {
+    this.service = service;
+    await this.webhooks.start({ sweep: false });
+  }
+
+  /** Waits (at most `ms`) for the webhook attempts under way. */
+  async settle(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.webhooks.idle(), new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
+    clearTimeout(timer);
+  }
+
   async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
     await this.scheduler.stop();
     await this.webhooks.stop();
     await this.stores.schedules.close();

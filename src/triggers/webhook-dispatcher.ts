@@ -111,7 +111,10 @@ export class WebhookDispatcher {
     });
   }
 
-  async start(): Promise<void> {
+  /** Delivers from now on; `sweep: false` only delivers what this process reports (a CLI's own run). */
+  async start(opts: { sweep?: boolean } = {}): Promise<void> {
+    this.stopped = false;
+    if (opts.sweep === false) return;
     await this.sweep();
     this.sweeper = setInterval(() => this.track(this.sweep()), this.o.sweepMs ?? 10_000);
     this.sweeper.unref();

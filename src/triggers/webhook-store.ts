@@ -2,7 +2,7 @@
  * Where completion webhooks wait across restarts: a run's destinations (secrets included, so kept
  * out of its run folder, owner-only), the run events already reported, and each message's state.
  * One node: `<dataDir>/webhooks/open/<run_id>.json` while something is left to do, moved to
- * `closed/` once the run ended and every message is final. Several nodes: PostgreSQL (PgTriggerStore).
+ * `closed/` once the run ended and every message is final. Several nodes: PostgreSQL (pg-trigger-store.ts).
  * A lease on a message keeps two processes from sending it at once.
  */
 import { mkdir, readdir, rename } from 'node:fs/promises';

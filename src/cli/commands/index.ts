@@ -12,6 +12,7 @@ import { pluginsCommand } from './plugins.js';
 import { replayCommand } from './replay.js';
 import { runCommand } from './run.js';
 import { runsCommand } from './runs.js';
+import { schedulesCommand } from './schedules.js';
 import { serveCommand } from './serve.js';
 import { showCommand } from './show.js';
 import { skillsCommand } from './skills.js';
@@ -35,4 +36,5 @@ export const COMMANDS: readonly CliCommand[] = [
   doctorCommand,
   mcpCommand,
   channelsCommand,
+  schedulesCommand,
 ];
