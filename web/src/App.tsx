@@ -3,6 +3,7 @@ import { TOKEN_KEY, token } from './api.js';
 import { NewRunForm } from './components/NewRunForm.js';
 import { RunPage } from './components/RunPage.js';
 import { RunsList } from './components/RunsList.js';
+import { SchedulesPanel } from './components/SchedulesPanel.js';
 
 function routeOf(hash: string): { runId: string | null } {
   const m = /^#\/runs\/([^/?#]+)/.exec(hash);
@@ -54,6 +55,7 @@ export function App() {
                 open(id);
               }}
             />
+            <SchedulesPanel key={`schedules:${tok}`} onOpen={open} />
             <RunsList key={`runs:${tok}`} onOpen={open} refreshKey={refresh} />
           </div>
         )}

@@ -80,6 +80,8 @@ export interface RunStatus {
   public_documents: PublicDocument[];
   parent_run_id?: string;
   children?: string[];
+  /** a run a schedule started */
+  trigger?: { type: 'schedule'; schedule_id: string; fire_time: string };
 }
 
 export interface JsonSchema {

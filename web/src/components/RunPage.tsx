@@ -10,6 +10,7 @@ import { TodoList, todosOf, type Todo } from './TodoList.js';
 import { DiagnosisBox } from './DiagnosisBox.js';
 import { MetricsPanel } from './MetricsPanel.js';
 import { Waterfall } from './Waterfall.js';
+import { WebhooksCard } from './WebhooksCard.js';
 import type { RunTraceView } from '../trace-view.js';
 
 type Action = { frame: WireFrame } | { reset: true };
@@ -121,6 +122,11 @@ export function RunPage({ runId }: { runId: string }) {
             {status.plugin} · {status.provider}:{status.model} · {status.goal}
           </p>
         )}
+        {status?.trigger && (
+          <p className="small" data-testid="trigger">
+            Started by schedule <strong>{status.trigger.schedule_id}</strong> for its fire time {status.trigger.fire_time.replace('T', ' ').slice(0, 19)}
+          </p>
+        )}
         {status?.parent_run_id && (
           <p className="small">
             Subagent of <a href={`#/runs/${encodeURIComponent(status.parent_run_id)}`}>{status.parent_run_id}</a>
@@ -172,6 +178,7 @@ export function RunPage({ runId }: { runId: string }) {
           <h3>Artifacts</h3>
           <Artifacts runId={runId} docs={status?.public_documents ?? []} />
         </section>
+        <WebhooksCard runId={runId} ended={!live} />
         <section className="card">
           <h3>Metrics</h3>
           {metrics ? (
