@@ -176,3 +176,15 @@ export { otlpTraceConfig, telemetryWanted, TelemetryConfigError, type OtlpTraceC
 export { RunSpanFolder, type RunSpan, type RunSpanKind, type RunSpanSink, type RunSpanContext, type SpanAttributes } from './telemetry/run-spans.js';
 export { runTraceView, type RunTraceView, type TraceBar } from './telemetry/run-trace-view.js';
 export { UiMessageStreamTranslator, UI_MESSAGE_STREAM_HEADERS, type RunMessageMetadata } from './server/ui-message-stream.js';
+// Schedules and completion webhooks
+export { TriggerHost, type TriggerHostOptions, type TriggerStores, type ScheduleView, type Announcer } from './triggers/trigger-host.js';
+export { projectTriggers, projectTriggerProblems } from './triggers/project-triggers.js';
+export { triggerConfig, DEFAULT_TRIGGER_CONFIG, type TriggerConfig, type WebhookRetry } from './triggers/trigger-config.js';
+export { checkScheduleDefinition, type DefinitionContext } from './triggers/schedule-definition.js';
+export { WebhookAllowList } from './triggers/webhook-allow.js';
+export { checkWebhook, secretProblem } from './triggers/webhook-target.js';
+export { sendWebhook, signedHeaders, type SendRequest, type SendResult } from './triggers/webhook-sender.js';
+export { retryDelay } from './triggers/webhook-retry.js';
+export { FileScheduleStore, type ScheduleStore } from './triggers/schedule-store.js';
+export { FileWebhookStore, type WebhookStore, type RunWebhooks } from './triggers/webhook-store.js';
+export type { ScheduleDefinition, Schedule, FireRecord, WebhookMessage, WebhookAttemptLine, WebhookEventType, StoredTarget, AnnounceTarget } from './triggers/types.js';
