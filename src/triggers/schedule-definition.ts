@@ -160,17 +160,19 @@ export function checkScheduleDefinition(
   if (o.announce === null) delete d.announce;
   else if (o.announce !== undefined) {
     const a = o.announce as Record<string, unknown> | null;
+    // which channels exist is the server's to say when it announces (channels.json may change under --watch)
     if (!a || typeof a !== 'object' || Array.isArray(a)) issues.push({ path: `${prefix}announce`, message: 'must be an object { channel, chat }' });
     else {
       const ai: FieldIssue[] = [];
       const channel = str(a, 'channel', ai, `${prefix}announce.`, 100);
       const chat = str(a, 'chat', ai, `${prefix}announce.`, 300);
+      const thread = str(a, 'thread', ai, `${prefix}announce.`, 300);
       if (channel === undefined && !ai.some((i) => i.path.endsWith('.channel'))) ai.push({ path: `${prefix}announce.channel`, message: 'required: the chat channel (telegram, slack, feishu, …)' });
       if (chat === undefined && !ai.some((i) => i.path.endsWith('.chat'))) ai.push({ path: `${prefix}announce.chat`, message: 'required: the chat to post to, as the channel names it' });
-      const extraA = Object.keys(a).filter((k) => k !== 'channel' && k !== 'chat');
+      const extraA = Object.keys(a).filter((k) => k !== 'channel' && k !== 'chat' && k !== 'thread');
       if (extraA.length) ai.push({ path: `${prefix}announce`, message: `unknown field(s): ${extraA.join(', ')}` });
       if (ai.length) issues.push(...ai);
-      else d.announce = { channel: channel!, chat: chat! };
+      else d.announce = { channel: channel!, chat: chat!, ...(thread ? { thread } : {}) };
     }
   }
 

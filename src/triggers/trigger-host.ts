@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { RunStatus } from '../events/agent-event.js';
 import { RunRequestError } from '../runtime/run-request-error.js';
-import type { RunObserver, RunServiceApi, RunStatusFile } from '../runtime/run-service-types.js';
+import type { RunObserver, RunServiceApi } from '../runtime/run-service-types.js';
 import { systemClock, type Clock } from './clock.js';
 import type { DeclaredSchedule } from './declared-schedules.js';
 import { checkScheduleDefinition, definitionOf, type DefinitionContext } from './schedule-definition.js';
@@ -27,8 +27,8 @@ export interface TriggerStores {
   shared: boolean;
 }
 
-/** Posts a run's answer to a chat (chat channels provide it). */
-export type Announcer = (target: AnnounceTarget, run: RunStatusFile) => Promise<void>;
+/** Posts a finished run's answer to a chat; chat channels provide it (their ChatAnnouncer has this shape). */
+export type Announcer = (target: AnnounceTarget, runId: string) => Promise<{ ok: true } | { ok: false; error: string }>;
 
 export interface TriggerHostOptions {
   dataDir: string;
@@ -249,12 +249,13 @@ export class TriggerHost {
     if (!c.ok) invalid(c.issues);
     const next = definitionOf(c.value);
     const now = new Date(this.clock.now()).toISOString();
-    const timingChanged = JSON.stringify({ ...definitionOf(s), enabled: true }) !== JSON.stringify({ ...next, enabled: true });
+    const timing = (d: ScheduleDefinition) => JSON.stringify([d.every, d.cron, d.at, d.tz]);
+    const timingChanged = timing(s) !== timing(next);
     const resumed = next.enabled && !s.enabled;
     const updated: Schedule = {
       ...s,
       ...next,
-      // a change or a resume starts counting from now: what passed while paused is not missed
+      // a new timing or a resume counts from now: what passed while paused is not missed
       ...(timingChanged || resumed ? { due_after: now } : {}),
       ...(resumed ? { failures: 0, backoff_until: null } : {}),
       updated_at: now,
@@ -308,7 +309,8 @@ export class TriggerHost {
   private async announceWhenDone(target: AnnounceTarget, runId: string): Promise<void> {
     const run = await this.runService().wait(runId).catch(() => null);
     if (!run || !TERMINAL.includes(run.status) || !this.o.announce) return;
-    await this.o.announce(target, run).catch((e: unknown) => this.o.log?.(`schedules: announce of run ${runId} to ${target.channel} ${target.chat} failed: ${(e as Error).message}`));
+    const r = await this.o.announce(target, runId).catch((e: unknown) => ({ ok: false as const, error: (e as Error).message }));
+    if (!r.ok) this.o.log?.(`schedules: announcing run ${runId} to ${target.channel} ${target.chat} failed: ${r.error}`);
   }
 
   private noteAnnounce(s: Schedule): void {

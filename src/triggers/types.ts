@@ -20,6 +20,8 @@ export type Checked<T> = { ok: true; value: T } | { ok: false; issues: FieldIssu
 export interface AnnounceTarget {
   channel: string;
   chat: string;
+  /** a thread inside the chat (Slack thread_ts, a Telegram topic) */
+  thread?: string;
 }
 
 export type OverlapPolicy = 'skip' | 'queue';
