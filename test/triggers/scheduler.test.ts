@@ -42,6 +42,8 @@ const schedulers: Scheduler[] = [];
 afterEach(async () => {
   for (const s of schedulers.splice(0)) await s.stop();
   removeDir(dir);
+  // each test its own folder: a late write of one test's store must not reach the next test's
+  dir = '';
 });
 
 function schedule(id: string, d: Partial<ScheduleDefinition>, createdAt: string): Schedule {
