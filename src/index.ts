@@ -184,7 +184,7 @@ export { checkScheduleDefinition, type DefinitionContext } from './triggers/sche
 export { WebhookAllowList } from './triggers/webhook-allow.js';
 export { checkWebhook, secretProblem } from './triggers/webhook-target.js';
 export { sendWebhook, signedHeaders, type SendRequest, type SendResult } from './triggers/webhook-sender.js';
-export { retryDelay } from './triggers/webhook-retry.js';
+export { webhookRetryDelay } from './triggers/webhook-retry.js';
 export { FileScheduleStore, type ScheduleStore } from './triggers/schedule-store.js';
 export { FileWebhookStore, type WebhookStore, type RunWebhooks } from './triggers/webhook-store.js';
 export type { ScheduleDefinition, Schedule, FireRecord, WebhookMessage, WebhookAttemptLine, WebhookEventType, StoredTarget, AnnounceTarget } from './triggers/types.js';

@@ -22,6 +22,7 @@ import { loadRegistry, reportProblems } from './project-context.js';
 import { prepareMcp, stopMcp } from './mcp-lifecycle.js';
 import { cliTelemetry, finishTelemetry } from './cli-telemetry.js';
 import { startChannels } from '../server/channel-host/start-channels.js';
+import type { ChatAnnouncer } from '../server/channel-host/types.js';
 
 export interface ServingNode {
   /** The HTTP server's URL; null for a worker (it serves no requests). */
@@ -105,9 +106,12 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
         throw e;
       })
     : undefined;
+  // a schedule's `announce` goes to the chat channels this node runs (started below, after the service)
+  let announcer: ChatAnnouncer | null = null;
   const triggers = projectTriggers(() => registry, {
     dataDir: opts.dataDir,
     baseUrl: () => serverUrl,
+    announce: (target, runId) => (announcer ? announcer(target, runId) : Promise.resolve({ ok: false, error: 'this node runs no chat channels (they run where --role is all)' })),
     log: (line) => io.stderr.write(`runtrail: ${line}\n`),
     ...(stores ? { stores } : {}),
   });
@@ -124,6 +128,7 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
   await service.init();
   // chat channels start where requests are taken by one process (several API nodes would each poll the same bot)
   const channels = role === 'all' || opts.channelsOnly ? startChannels(registry, service, opts.dataDir, () => registry.list()) : null;
+  announcer = channels?.announce ?? null;
   await triggers.start(service);
   const roots = [join(opts.projectDir, '.runtrail'), ...(opts.env.HOME ? [join(opts.env.HOME, '.runtrail')] : [])];
   const watcher = opts.watch

@@ -16,7 +16,7 @@ import type { ObservedRun, RunObserver, RunStatusFile } from '../runtime/run-ser
 import type { Clock } from './clock.js';
 import type { TriggerConfig } from './trigger-config.js';
 import { messagesFor, messageType, runLinksFor, webhookBody, type ReportKey } from './webhook-message.js';
-import { retryDelay } from './webhook-retry.js';
+import { webhookRetryDelay } from './webhook-retry.js';
 import { sendWebhook, type SendRequest, type SendResult } from './webhook-sender.js';
 import type { WebhookStore } from './webhook-store.js';
 import type { StoredTarget, WebhookAttemptLine, WebhookMessage } from './types.js';
@@ -209,7 +209,7 @@ export class WebhookDispatcher {
     }
     const attempt = m.attempts + 1;
     const after = this.o.clock.now();
-    const delay = retryDelay(attempt, cfg.retry);
+    const delay = webhookRetryDelay(attempt, cfg.retry);
     const outcome: WebhookAttemptLine['outcome'] = result.ok ? 'delivered' : final || after + delay > m.give_up_at ? 'failed' : 'retry';
     const next: WebhookMessage = {
       ...m,

@@ -8,7 +8,7 @@
 import type { WebhookRetry } from './trigger-config.js';
 
 /** The wait after the `attempt`-th failed attempt (1-based). */
-export function retryDelay(attempt: number, r: WebhookRetry, random: () => number = Math.random): number {
+export function webhookRetryDelay(attempt: number, r: WebhookRetry, random: () => number = Math.random): number {
   const step = Math.min(r.baseMs * 2 ** Math.min(attempt - 1, 40), r.maxIntervalMs);
   return Math.round(Math.min(step * (0.8 + 0.4 * random()), r.maxIntervalMs));
 }
