@@ -139,6 +139,13 @@ export class PgRunStore implements RunStore {
     if (q.status) where.push(`status = $${args.push(q.status)}`);
     if (q.statuses) where.push(`status = ANY($${args.push([...q.statuses])})`);
     if (q.plugin) where.push(`plugin = $${args.push(q.plugin)}`);
+    if (q.conversation) where.push(`conversation_id = $${args.push(q.conversation)}`);
+    if (q.model) {
+      const n = args.push(q.model);
+      where.push(`((record::jsonb ->> 'model') = $${n} OR (record::jsonb ->> 'provider') || ':' || (record::jsonb ->> 'model') = $${n})`);
+    }
+    // the goal's words anywhere, as the user typed them (LIKE's own characters taken literally)
+    if (q.goal) where.push(`(record::jsonb ->> 'goal') ILIKE '%' || $${args.push(q.goal.replace(/[\\%_]/g, (c) => `\\${c}`))} || '%'`);
     const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const limit = Math.max(0, q.limit ?? 50);
     const offset = Math.max(0, q.offset ?? 0);

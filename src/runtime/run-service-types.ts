@@ -136,6 +136,11 @@ export interface RunListQuery {
   /** any of these statuses, read at one moment (one status per query could miss a run moving between two) */
   statuses?: readonly RunStatus[];
   plugin?: string;
+  /** `provider:model`, or the model name alone */
+  model?: string;
+  /** words the goal contains (any case) */
+  goal?: string;
+  conversation?: string;
   limit?: number;
   offset?: number;
 }

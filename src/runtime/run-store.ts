@@ -151,6 +151,12 @@ export class LocalRunStore implements RunStore {
       runs = runs.filter((r) => any.includes(r.status));
     }
     if (q.plugin) runs = runs.filter((r) => r.plugin === q.plugin);
+    if (q.model) runs = runs.filter((r) => r.model === q.model || `${r.provider}:${r.model}` === q.model);
+    if (q.conversation) runs = runs.filter((r) => r.conversation_id === q.conversation);
+    if (q.goal) {
+      const words = q.goal.toLowerCase();
+      runs = runs.filter((r) => r.goal.toLowerCase().includes(words));
+    }
     const total = runs.length;
     const offset = Math.max(0, q.offset ?? 0);
     const limit = Math.max(0, q.limit ?? 50);

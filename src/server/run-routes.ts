@@ -9,6 +9,7 @@ import type { BusinessPlugin } from '../runtime/business-plugin.js';
 import { HttpError, invalidBody } from './http-error.js';
 import { fileInputIssues } from './input-roots.js';
 import { isRunId } from './run-id-param.js';
+import { RunUsageReader } from './run-usage.js';
 
 const STATUSES: readonly RunStatus[] = RUN_STATUSES;
 
@@ -109,7 +110,14 @@ export async function createRunOverHttp(service: RunServiceApi, body: unknown, o
   return service.create(b, { ...front, ...(webhook ? { webhook } : {}) });
 }
 
+function textParam(v: string | undefined, name: string, max: number): string | undefined {
+  if (v === undefined || v === '') return undefined;
+  if (v.length > max) throw invalidBody([{ path: name, message: `must be at most ${max} characters` }]);
+  return v;
+}
+
 export function registerRunRoutes(app: FastifyInstance, service: RunServiceApi, opts: RunRouteOptions): void {
+  const usage = new RunUsageReader(opts.dataDir);
   app.post('/api/runs', async (req, reply) => {
     const run = await createRunOverHttp(service, req.body, opts, { claw: 'web', ...traceparentOf(req.headers) });
     return reply.code(201).send({ run_id: run.run_id, status: run.status, trace_id: run.trace_id, links: runLinks(run.run_id) });
@@ -122,8 +130,18 @@ export function registerRunRoutes(app: FastifyInstance, service: RunServiceApi, 
     }
     const limit = intParam(q.limit, 'limit', 1, 500, 50);
     const offset = intParam(q.offset, 'offset', 0, 1e9, 0);
-    const { runs, total } = await service.list({ status: q.status as RunStatus | undefined, plugin: q.plugin || undefined, limit, offset });
-    return { runs, total, limit, offset };
+    const { runs, total } = await service.list({
+      status: q.status as RunStatus | undefined,
+      plugin: q.plugin || undefined,
+      model: textParam(q.model, 'model', 200),
+      goal: textParam(q.q, 'q', 200),
+      conversation: textParam(q.conversation, 'conversation', 200),
+      limit,
+      offset,
+    });
+    // each run with its duration, tokens and cost (the list's columns)
+    const withUsage = await Promise.all(runs.map(async (r) => ({ ...r, usage: await usage.of(r) })));
+    return { runs: withUsage, total, limit, offset };
   });
 
   app.get<{ Params: { id: string } }>('/api/runs/:id', async (req) => requireRun(service, req.params.id));
@@ -146,6 +164,11 @@ export function registerRunRoutes(app: FastifyInstance, service: RunServiceApi, 
     const todo = await readRuntimeJson(opts.dataDir, run.run_id, 'todo_state.json');
     const plan = await readRuntimeJson(opts.dataDir, run.run_id, 'agent_plan.json');
     return { run_id: run.run_id, todo, plan };
+  });
+  // the run's resolved settings (capabilities, model and its catalog facts, reasoning, limits, capture): never a key
+  app.get<{ Params: { id: string } }>('/api/runs/:id/config', async (req) => {
+    const run = await requireRun(service, req.params.id);
+    return { run_id: run.run_id, config: await readRuntimeJson(opts.dataDir, run.run_id, 'resolved_config.json') };
   });
   app.get<{ Params: { id: string } }>('/api/runs/:id/metrics', async (req) => {
     const run = await requireRun(service, req.params.id);

@@ -33,6 +33,18 @@ export interface TraceBar {
   finish_reason?: string;
 }
 
+/** A person's message to the run (steer or follow-up), where it landed on the time axis. */
+export interface TraceMessage {
+  id: string;
+  mode: 'steer' | 'follow_up';
+  text: string;
+  /** web, api, im, cli */
+  from: string;
+  at_ms: number;
+  /** when the model got it (the next turn, or after the answer); null while it waits */
+  delivered_ms: number | null;
+}
+
 export interface RunTraceView {
   run_id: string;
   trace_id: string;
@@ -43,6 +55,8 @@ export interface RunTraceView {
   ended: boolean;
   /** the run's own bar first, then its children by start */
   bars: TraceBar[];
+  /** messages people sent the live run, in order */
+  messages: TraceMessage[];
 }
 
 export function runTraceView(events: Iterable<AgentEvent>, run: { runId: string; traceId: string }): RunTraceView {
@@ -50,6 +64,7 @@ export function runTraceView(events: Iterable<AgentEvent>, run: { runId: string;
   const folder = new RunSpanFolder({ open: (s) => void spans.push(s), close: () => undefined }, { runId: run.runId });
   const bridge = createEngineBridge({ traceId: run.traceId });
   const stepOf = new Map<string, number>();
+  const messages: TraceMessage[] = [];
   let t0: number | null = null;
   let last = 0;
   for (const ev of events) {
@@ -58,6 +73,12 @@ export function runTraceView(events: Iterable<AgentEvent>, run: { runId: string;
     const wire = bridge.translate(ev);
     if (ev.stream === 'tool' && wire?.index !== null && wire?.index !== undefined) stepOf.set(ev.data.toolCallId, wire.index);
     folder.push(ev);
+    if (ev.stream === 'run' && ev.data.type === 'message.received') {
+      const d = ev.data;
+      messages.push({ id: d.id, mode: d.mode, text: d.text, from: d.from, at_ms: ev.ts, delivered_ms: null });
+    } else if (ev.stream === 'run' && ev.data.type === 'message.delivered') {
+      for (const m of messages) if (ev.data.ids.includes(m.id)) m.delivered_ms = ev.ts;
+    }
   }
   const base = t0 ?? 0;
   const rel = (ms: number) => Math.max(0, ms - base);
@@ -89,5 +110,6 @@ export function runTraceView(events: Iterable<AgentEvent>, run: { runId: string;
   });
   bars.sort((x, y) => (x.kind === 'run' ? -1 : y.kind === 'run' ? 1 : x.start_ms - y.start_ms));
   const root = spans.find((s) => s.kind === 'run');
-  return { run_id: run.runId, trace_id: run.traceId, t0: base, last_ms: rel(last), ended: root ? root.endMs !== null : false, bars };
+  const at = messages.map((m) => ({ ...m, at_ms: rel(m.at_ms), delivered_ms: m.delivered_ms === null ? null : rel(m.delivered_ms) }));
+  return { run_id: run.runId, trace_id: run.traceId, t0: base, last_ms: rel(last), ended: root ? root.endMs !== null : false, bars, messages: at };
 }

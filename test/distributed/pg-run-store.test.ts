@@ -53,6 +53,19 @@ describe.skipIf(down !== null)('PgRunStore.list', () => {
       ]);
       expect(live.total).toBe(2);
       expect((await store.list({ statuses: ['completed'], limit: 1 })).runs.map((r) => r.run_id)).toEqual([runs[1]]);
+      // by model (provider:model or the name alone), by words of the goal (LIKE's characters taken literally), by conversation
+      const other = { ...status('run_20260101_000000_000004', 'failed'), provider: 'openai', model: 'gpt-4o-mini', goal: 'Find 100% of the SYNC issues', conversation_id: 'c2' };
+      const ws = new RunWorkspace(dir, other.run_id);
+      await ws.createDirs();
+      await store.save(other, ws);
+      const ids = async (q: Parameters<typeof store.list>[0]) => (await store.list(q)).runs.map((r) => r.run_id);
+      expect(await ids({ model: 'openai:gpt-4o-mini' })).toEqual([other.run_id]);
+      expect(await ids({ model: 'gpt-4o-mini' })).toEqual([other.run_id]);
+      expect(await ids({ goal: 'sync iss' })).toEqual([other.run_id]);
+      expect(await ids({ goal: '100%' })).toEqual([other.run_id]);
+      expect(await ids({ goal: '1_0' })).toEqual([]);
+      expect(await ids({ conversation: 'c2' })).toEqual([other.run_id]);
+      expect((await store.list({ conversation: 'c1' })).total).toBe(3);
     } finally {
       await store.close();
       await removeIsolation(schema, `${schema}:`);

@@ -1,13 +1,19 @@
 import { useEffect, useState } from 'react';
 import { TOKEN_KEY, token } from './api.js';
+import { ComparePage } from './components/ComparePage.js';
 import { NewRunForm } from './components/NewRunForm.js';
 import { RunPage } from './components/RunPage.js';
 import { RunsList } from './components/RunsList.js';
 import { SchedulesPanel } from './components/SchedulesPanel.js';
 
-function routeOf(hash: string): { runId: string | null } {
-  const m = /^#\/runs\/([^/?#]+)/.exec(hash);
-  return { runId: m ? decodeURIComponent(m[1]) : null };
+type Route = { page: 'home' } | { page: 'run'; runId: string } | { page: 'compare'; a: string; b: string };
+
+function routeOf(hash: string): Route {
+  const run = /^#\/runs\/([^/?#]+)/.exec(hash);
+  if (run) return { page: 'run', runId: decodeURIComponent(run[1]) };
+  const cmp = /^#\/compare\/([^/?#]+)\/([^/?#]+)/.exec(hash);
+  if (cmp) return { page: 'compare', a: decodeURIComponent(cmp[1]), b: decodeURIComponent(cmp[2]) };
+  return { page: 'home' };
 }
 
 export function App() {
@@ -43,8 +49,10 @@ export function App() {
         </details>
       </header>
       <main>
-        {route.runId ? (
+        {route.page === 'run' ? (
           <RunPage runId={route.runId} />
+        ) : route.page === 'compare' ? (
+          <ComparePage a={route.a} b={route.b} />
         ) : (
           <div className="home">
             {/* a new token reloads what a missing one could not fetch (plugins, runs) */}

@@ -82,6 +82,8 @@ export interface RunStatus {
   children?: string[];
   /** a run a schedule started */
   trigger?: { type: 'schedule'; schedule_id: string; fire_time: string };
+  /** the runs list's figures (GET /api/runs) */
+  usage?: { duration_ms: number | null; tokens: number | null; cost_usd: number | null; model_calls: number | null };
 }
 
 export interface JsonSchema {

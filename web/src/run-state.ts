@@ -54,8 +54,12 @@ export interface OperationView {
 }
 
 export interface RunView {
+  /** the assistant's text; what separate turns said is in separate paragraphs (the final answer replaces it at the end) */
   text: string;
-  reasoning: string;
+  /** the model's thinking, one entry per turn that thought (a tool step between two turns separates them) */
+  reasoning: string[];
+  /** the kind of the last text, thinking or step frame: where one turn's text ends and the next begins */
+  lastContent: 'delta' | 'reasoning' | 'step' | null;
   steps: StepView[];
   operations: Record<string, OperationView>;
   operationOrder: string[];
@@ -64,7 +68,7 @@ export interface RunView {
   frames: number;
 }
 
-export const emptyRunView = (): RunView => ({ text: '', reasoning: '', steps: [], operations: {}, operationOrder: [], ended: null, error: null, frames: 0 });
+export const emptyRunView = (): RunView => ({ text: '', reasoning: [], lastContent: null, steps: [], operations: {}, operationOrder: [], ended: null, error: null, frames: 0 });
 
 function str(v: unknown): string {
   return typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v);
@@ -73,12 +77,21 @@ function str(v: unknown): string {
 export function applyFrame(s: RunView, f: WireFrame): RunView {
   const next: RunView = { ...s, frames: s.frames + 1 };
   switch (f.type) {
-    case 'delta':
-      next.text = s.text + str(f.content);
+    case 'delta': {
+      // text after a step or thinking is a new turn's: a paragraph of its own, never glued to the last one
+      const gap = s.text && s.lastContent !== 'delta' ? '\n\n' : '';
+      next.text = s.text + gap + str(f.content);
+      next.lastContent = 'delta';
       break;
-    case 'reasoning':
-      next.reasoning = s.reasoning + str(f.content);
+    }
+    case 'reasoning': {
+      const reasoning = [...s.reasoning];
+      if (s.lastContent === 'reasoning' && reasoning.length) reasoning[reasoning.length - 1] += str(f.content);
+      else reasoning.push(str(f.content));
+      next.reasoning = reasoning;
+      next.lastContent = 'reasoning';
       break;
+    }
     case 'step': {
       const st = (f.step ?? {}) as Record<string, unknown>;
       const index = typeof f.index === 'number' ? f.index : s.steps.length;
@@ -98,6 +111,7 @@ export function applyFrame(s: RunView, f: WireFrame): RunView {
       steps.push(view);
       steps.sort((a, b) => a.index - b.index);
       next.steps = steps;
+      next.lastContent = 'step';
       break;
     }
     case 'process': {

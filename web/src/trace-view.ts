@@ -32,6 +32,16 @@ export interface TraceBar {
   finish_reason?: string;
 }
 
+/** A person's message to the run (steer or follow-up) and when the model got it. */
+export interface TraceMessage {
+  id: string;
+  mode: 'steer' | 'follow_up';
+  text: string;
+  from: string;
+  at_ms: number;
+  delivered_ms: number | null;
+}
+
 export interface RunTraceView {
   run_id: string;
   trace_id: string;
@@ -39,6 +49,8 @@ export interface RunTraceView {
   last_ms: number;
   ended: boolean;
   bars: TraceBar[];
+  /** absent from servers before messages were shown */
+  messages?: TraceMessage[];
 }
 
 export interface PlacedBar {

@@ -211,6 +211,8 @@ export function buildFinalAnswer(i: ArtifactInputs, backlog: ProductBacklogDoc, 
   return [
     `Analysed ${i.stats.analysed_rows} feedback rows for ${i.productName}. Top issues:`,
     ...list,
+    // a paragraph of its own: right after the list, Markdown would read it as part of the last item
+    '',
     `Artifacts: ${files.join(', ')}.`,
   ].join('\n');
 }

@@ -32,7 +32,8 @@ export function NewRunForm({ onCreated }: { onCreated: (runId: string) => void }
   useEffect(() => {
     api<{ plugins: PluginInfo[] }>('/api/plugins')
       .then((r) => {
-        const list = r.plugins.filter((p) => p.name !== 'chat');
+        // every agent the server offers, `chat` included (it needs only a goal)
+        const list = r.plugins;
         setPlugins(list);
         if (list[0]) setName(list[0].name);
       })

@@ -3,7 +3,10 @@ import { api, ApiError, TERMINAL, type RunStatus } from '../api.js';
 import { applyFrame, emptyRunView, type RunView } from '../run-state.js';
 import { followRun, type WireFrame } from '../run-stream.js';
 import { Artifacts } from './Artifacts.js';
+import { Conversation } from './Conversation.js';
 import { Markdown } from './Markdown.js';
+import { MessageBox } from './MessageBox.js';
+import { ModelCallView } from './ModelCallView.js';
 import { ProcessTimeline } from './ProcessTimeline.js';
 import { Steps, type StepFocus } from './Steps.js';
 import { TodoList, todosOf, type Todo } from './TodoList.js';
@@ -19,6 +22,13 @@ function reducer(s: RunView, a: Action): RunView {
   return 'reset' in a ? emptyRunView() : applyFrame(s, a.frame);
 }
 
+/** The stream's state in words, only while there is something to say (a finished run's stream simply ends). */
+const CONN_LABEL: Record<string, { text: string; title: string } | undefined> = {
+  connecting: { text: 'connecting…', title: 'opening the run\'s event stream' },
+  live: { text: 'live', title: 'events arrive as the run makes them' },
+  reconnecting: { text: 'reconnecting…', title: 'the stream dropped; it resumes from the last event received, without a gap' },
+};
+
 export function RunPage({ runId }: { runId: string }) {
   const [view, dispatch] = useReducer(reducer, undefined, emptyRunView);
   const [conn, setConn] = useState('connecting');
@@ -27,6 +37,9 @@ export function RunPage({ runId }: { runId: string }) {
   const [metrics, setMetrics] = useState<unknown>(null);
   const [trace, setTrace] = useState<{ view: RunTraceView; at: number } | null>(null);
   const [focus, setFocus] = useState<StepFocus | null>(null);
+  const [selected, setSelected] = useState<string | null>(null);
+  const [poke, setPoke] = useState(0);
+  const [now, setNow] = useState(() => Date.now());
   const [error, setError] = useState('');
   const [notFound, setNotFound] = useState(false);
 
@@ -35,6 +48,7 @@ export function RunPage({ runId }: { runId: string }) {
     setNotFound(false);
     setTrace(null);
     setFocus(null);
+    setSelected(null);
     return followRun(runId, { onFrame: (frame) => dispatch({ frame }), onState: setConn });
   }, [runId]);
 
@@ -54,6 +68,7 @@ export function RunPage({ runId }: { runId: string }) {
         setStatus(s);
         setTodos(todosOf(p.todo));
         setTrace({ view: t, at: Date.now() });
+        setError('');
         if (TERMINAL.has(s.status)) {
           const m = await api<{ metrics: unknown }>(`/api/runs/${encodeURIComponent(runId)}/metrics`);
           if (!stop) setMetrics(m.metrics);
@@ -75,7 +90,15 @@ export function RunPage({ runId }: { runId: string }) {
       stop = true;
       clearTimeout(timer);
     };
-  }, [runId, view.ended]);
+  }, [runId, view.ended, poke]);
+
+  const finished = (status !== null && TERMINAL.has(status.status)) || view.ended !== null;
+  // running steps and turns show their time so far
+  useEffect(() => {
+    if (finished) return;
+    const t = setInterval(() => setNow(Date.now()), 500);
+    return () => clearInterval(t);
+  }, [finished]);
 
   const cancel = async (): Promise<void> => {
     try {
@@ -99,19 +122,26 @@ export function RunPage({ runId }: { runId: string }) {
     );
   }
 
-  const live = status ? !TERMINAL.has(status.status) : true;
+  // the terminal frame is the word: a run whose answer is in is not shown as still working
+  const shown = status && TERMINAL.has(status.status) ? status.status : view.ended === 'done' ? 'completed' : view.ended === 'error' ? (view.error?.diagnosis?.code === 'cancelled' ? 'cancelled' : 'failed') : (status?.status ?? 'queued');
+  const label = finished ? undefined : CONN_LABEL[conn];
+  const nowMs = trace ? trace.view.last_ms + Math.max(0, now - trace.at) : 0;
+  const selectedBar = trace?.view.bars.find((b) => b.id === selected) ?? null;
+  const openCall = (spanId: string): void => setSelected((s) => (s === spanId ? null : spanId));
   return (
     <div className="run-page">
       <section className="card">
         <div className="row">
           <h2 className="run-id">{runId}</h2>
-          <span className={`pill st-${status?.status ?? 'queued'}`} data-testid="run-status">
-            {status?.status ?? '…'}
+          <span className={`pill st-${shown}`} data-testid="run-status">
+            {shown}
           </span>
-          <span className={`conn conn-${conn}`} title="stream">
-            {conn}
-          </span>
-          {live && (
+          {label && (
+            <span className={`conn conn-${conn}`} title={label.title} data-testid="stream-state">
+              {label.text}
+            </span>
+          )}
+          {!finished && (
             <button className="danger" onClick={() => void cancel()}>
               Cancel
             </button>
@@ -144,50 +174,67 @@ export function RunPage({ runId }: { runId: string }) {
           </p>
         )}
         {error && <p className="error">{error}</p>}
+        {!finished && <MessageBox runId={runId} onSent={() => setPoke((n) => n + 1)} />}
       </section>
 
-      <div className="grid">
-        <section className="card answer">
-          <h3>Answer</h3>
-          {view.text ? <Markdown text={view.text} /> : <p className="muted">{live ? 'Waiting for the model…' : 'No text.'}</p>}
-          {view.reasoning && (
-            <details className="reasoning">
-              <summary>reasoning</summary>
-              <pre>{view.reasoning}</pre>
-            </details>
-          )}
-          {view.error && <DiagnosisBox diagnosis={view.error.diagnosis} fallback={view.error.message} alert />}
-        </section>
-        <section className="card wide">
-          <h3>Trace</h3>
-          <Waterfall trace={trace?.view ?? null} fetchedAt={trace?.at ?? 0} onOpenStep={(index) => setFocus((f) => ({ index, n: (f?.n ?? 0) + 1 }))} />
-        </section>
-        <section className="card">
-          <h3>Plan</h3>
-          <TodoList todos={todos} />
-        </section>
-        <section className="card">
-          <h3>Steps</h3>
-          <Steps steps={view.steps} focus={focus} runId={runId} />
-        </section>
-        <section className="card">
-          <h3>Process</h3>
-          <ProcessTimeline operations={view.operations} order={view.operationOrder} ended={view.ended !== null || !live} />
-        </section>
-        <section className="card">
-          <h3>Artifacts</h3>
-          <Artifacts runId={runId} docs={status?.public_documents ?? []} />
-        </section>
-        <WebhooksCard runId={runId} ended={!live} />
-        <section className="card">
-          <h3>Metrics</h3>
-          {metrics ? (
-            <MetricsPanel metrics={metrics} />
-          ) : (
-            <p className="muted">{live ? 'When the run ends.' : 'None.'}</p>
-          )}
-          <p className="muted small">{view.frames} frames received</p>
-        </section>
+      {status && status.conversation_id !== runId && <Conversation runId={runId} conversationId={status.conversation_id} refreshKey={`${shown}`} />}
+
+      <section className="card answer">
+        <h3>Answer</h3>
+        {view.text ? <Markdown text={view.text} /> : <p className="muted">{finished ? 'No text.' : 'Waiting for the model…'}</p>}
+        {view.reasoning.length > 0 && (
+          <details className="reasoning">
+            <summary>reasoning ({view.reasoning.length} turn{view.reasoning.length > 1 ? 's' : ''})</summary>
+            <ol className="reasoning-turns">
+              {view.reasoning.map((r, i) => (
+                <li key={i}>
+                  <pre>{r}</pre>
+                </li>
+              ))}
+            </ol>
+          </details>
+        )}
+        {view.error && <DiagnosisBox diagnosis={view.error.diagnosis} fallback={view.error.message} alert />}
+      </section>
+      <section className="card">
+        <h3>Trace</h3>
+        <Waterfall
+          trace={trace?.view ?? null}
+          fetchedAt={trace?.at ?? 0}
+          selected={selected}
+          onSelect={(bar) => setSelected(bar ? bar.id : null)}
+          onOpenStep={(index) => setFocus((f) => ({ index, n: (f?.n ?? 0) + 1 }))}
+        />
+        {selectedBar?.kind === 'model' && <ModelCallView runId={runId} spanId={selectedBar.id} onClose={() => setSelected(null)} />}
+      </section>
+
+      <div className="columns">
+        <div className="column">
+          <section className="card">
+            <h3>Steps</h3>
+            <Steps steps={view.steps} focus={focus} runId={runId} trace={trace?.view ?? null} nowMs={nowMs} selectedCall={selected} onOpenCall={openCall} />
+          </section>
+          <section className="card">
+            <h3>Process</h3>
+            <ProcessTimeline operations={view.operations} order={view.operationOrder} ended={finished} />
+          </section>
+        </div>
+        <div className="column">
+          <section className="card">
+            <h3>Plan</h3>
+            <TodoList todos={todos} />
+          </section>
+          <section className="card">
+            <h3>Artifacts</h3>
+            <Artifacts runId={runId} docs={status?.public_documents ?? []} />
+          </section>
+          <WebhooksCard runId={runId} ended={finished} />
+          <section className="card">
+            <h3>Metrics</h3>
+            {metrics ? <MetricsPanel metrics={metrics} /> : <p className="muted">{finished ? 'None.' : 'When the run ends.'}</p>}
+            <p className="muted small">{view.frames} frames received</p>
+          </section>
+        </div>
       </div>
     </div>
   );

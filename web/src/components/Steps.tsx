@@ -1,5 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { StepView } from '../run-state.js';
+import { durationOf, timeline } from '../timeline.js';
+import { formatMs, tokensText, type RunTraceView, type TraceBar, type TraceMessage } from '../trace-view.js';
 import { useRunView } from '../use-run-view.js';
 import { ApprovalControls } from './ApprovalControls.js';
 import { DiagnosisBox } from './DiagnosisBox.js';
@@ -29,7 +31,48 @@ function ChildRun({ runId }: { runId: string }) {
   );
 }
 
-function Step({ s, focus, runId }: { s: StepView; focus?: StepFocus | null; runId: string }) {
+function Duration({ bar, nowMs }: { bar: TraceBar | null; nowMs: number }) {
+  const d = durationOf(bar, nowMs);
+  if (!d) return null;
+  return <span className="dur muted small">{d.running ? `${formatMs(d.ms)}…` : formatMs(d.ms)}</span>;
+}
+
+/** A model turn in the timeline: a click opens the call (what the model was sent and answered). */
+function ModelTurn({ bar, nowMs, selected, onOpen }: { bar: TraceBar; nowMs: number; selected: boolean; onOpen(spanId: string): void }) {
+  const tokens = bar.tokens ? `${(bar.tokens.input + bar.tokens.output).toLocaleString('en-US')} tok` : '';
+  return (
+    <li className={`step turn wf-${bar.status}${selected ? ' focused' : ''}`} data-turn={bar.id}>
+      <button className="step-head" onClick={() => onOpen(bar.id)} aria-pressed={selected} title={tokensText(bar.tokens)}>
+        <span className="icon" role="img" aria-label={bar.status === 'running' ? 'start' : bar.status === 'error' ? 'fail' : 'ok'}>
+          {bar.status === 'running' ? ICON.start : bar.status === 'error' ? ICON.fail : '◆'}
+        </span>
+        <span className="kind">model</span>
+        <span className="name">
+          turn {bar.turn}
+          {bar.attempt ? ` (retry ${bar.attempt})` : ''}
+          {bar.finish_reason ? <span className="muted small"> · {bar.finish_reason}</span> : null}
+        </span>
+        {tokens && <span className="muted small">{tokens}</span>}
+        <Duration bar={bar} nowMs={nowMs} />
+      </button>
+    </li>
+  );
+}
+
+function MessageLine({ m }: { m: TraceMessage }) {
+  return (
+    <li className="step message" data-message={m.id}>
+      <div className="step-head">
+        <span className="icon" role="img" aria-label="message">✉</span>
+        <span className="kind">{m.mode === 'steer' ? 'steer' : 'follow-up'}</span>
+        <span className="name">{m.text}</span>
+        <span className="muted small">{m.delivered_ms === null ? 'waiting for the model' : `read by the model at ${formatMs(m.delivered_ms)}`} · {m.from}</span>
+      </div>
+    </li>
+  );
+}
+
+function Step({ s, focus, runId, bar, nowMs }: { s: StepView; focus?: StepFocus | null; runId: string; bar?: TraceBar | null; nowMs?: number }) {
   const waiting = s.approval?.status === 'pending';
   const [open, setOpen] = useState(waiting);
   const ref = useRef<HTMLLIElement>(null);
@@ -54,6 +97,7 @@ function Step({ s, focus, runId }: { s: StepView; focus?: StepFocus | null; runI
         <span className="name">{child ? `${s.node!.label || title}` : title}</span>
         {waiting && <span className="badge sev-warning">awaiting approval</span>}
         {s.diagnosis && <span className={`badge sev-${s.diagnosis.severity}`}>{s.diagnosis.code}</span>}
+        <Duration bar={bar ?? null} nowMs={nowMs ?? 0} />
       </button>
       {open && (
         <div className="step-body">
@@ -79,13 +123,24 @@ function Step({ s, focus, runId }: { s: StepView; focus?: StepFocus | null; runI
   );
 }
 
-export function Steps({ steps, focus, runId }: { steps: StepView[]; focus?: StepFocus | null; runId: string }) {
-  if (!steps.length) return <p className="muted">No steps yet.</p>;
+/**
+ * The run's steps in order; with its trace, the model turns (a click opens the call) and people's
+ * messages between them, each step with how long it took.
+ */
+export function Steps({ steps, focus, runId, trace, nowMs = 0, selectedCall, onOpenCall }: { steps: StepView[]; focus?: StepFocus | null; runId: string; trace?: RunTraceView | null; nowMs?: number; selectedCall?: string | null; onOpenCall?(spanId: string): void }) {
+  const entries = timeline(steps, trace ?? null);
+  if (!entries.length) return <p className="muted">No steps yet.</p>;
   return (
     <ol className="steps">
-      {steps.map((s) => (
-        <Step key={s.index} s={s} focus={focus} runId={runId} />
-      ))}
+      {entries.map((e) =>
+        e.kind === 'step' ? (
+          <Step key={`s${e.step.index}`} s={e.step} focus={focus} runId={runId} bar={e.bar} nowMs={nowMs} />
+        ) : e.kind === 'model' ? (
+          onOpenCall ? <ModelTurn key={e.bar.id} bar={e.bar} nowMs={nowMs} selected={selectedCall === e.bar.id} onOpen={onOpenCall} /> : null
+        ) : (
+          <MessageLine key={e.message.id} m={e.message} />
+        ),
+      )}
     </ol>
   );
 }

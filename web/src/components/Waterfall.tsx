@@ -1,13 +1,13 @@
 import { useEffect, useState } from 'react';
-import { axisTicks, barSummary, formatMs, KIND_LABEL, placeBars, tokensText, type PlacedBar, type RunTraceView } from '../trace-view.js';
+import { axisTicks, barSummary, formatMs, KIND_LABEL, placeBars, tokensText, type PlacedBar, type RunTraceView, type TraceBar } from '../trace-view.js';
 import { formatUsd } from '../usage-summary.js';
 
 /**
  * The run as a waterfall: the run, each model call, tool call, MCP call, subagent and compaction as a
- * bar on one time axis, with its duration and tokens. A click shows the bar's figures and opens its step.
+ * bar on one time axis, with its duration and tokens. A click selects the bar: its figures show, a tool
+ * bar opens its step, a model bar the call (what the model was sent and answered).
  */
-export function Waterfall({ trace, fetchedAt, onOpenStep }: { trace: RunTraceView | null; fetchedAt: number; onOpenStep(index: number): void }) {
-  const [selected, setSelected] = useState<string | null>(null);
+export function Waterfall({ trace, fetchedAt, selected, onSelect, onOpenStep }: { trace: RunTraceView | null; fetchedAt: number; selected: string | null; onSelect(bar: TraceBar | null): void; onOpenStep(index: number): void }) {
   const [now, setNow] = useState(() => Date.now());
   const live = trace !== null && !trace.ended;
   // open bars grow between polls
@@ -23,7 +23,7 @@ export function Waterfall({ trace, fetchedAt, onOpenStep }: { trace: RunTraceVie
   const chosen = bars.find((p) => p.bar.id === selected) ?? null;
 
   const pick = (p: PlacedBar): void => {
-    setSelected(p.bar.id === selected ? null : p.bar.id);
+    onSelect(p.bar.id === selected ? null : p.bar);
     if (p.bar.step_index !== null) onOpenStep(p.bar.step_index);
   };
 
@@ -72,7 +72,7 @@ export function Waterfall({ trace, fetchedAt, onOpenStep }: { trace: RunTraceVie
           );
         })}
       </ol>
-      {chosen && <BarDetail p={chosen} onOpenStep={onOpenStep} />}
+      {chosen && chosen.bar.kind !== 'model' && <BarDetail p={chosen} onOpenStep={onOpenStep} />}
     </div>
   );
 }
