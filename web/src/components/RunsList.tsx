@@ -121,7 +121,7 @@ export function RunsList({ onOpen, refreshKey }: { onOpen: (id: string) => void;
       </div>
       {error && <p className="error">{error}</p>}
       {!loaded && !error && <p className="muted">Loading runs…</p>}
-      {loaded && !runs.length && <p className="muted">{filtered ? 'No runs match these filters.' : 'No runs yet.'}</p>}
+      {loaded && !runs.length && <p className="muted">{!filtered ? 'No runs yet.' : filters.status && !filters.agent && !filters.model && !filters.q ? `No ${filters.status} runs.` : 'No runs match these filters.'}</p>}
       <ul className="run-list">
         {runs.map((r) => (
           <li key={r.run_id} className="run-row">

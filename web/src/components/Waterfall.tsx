@@ -72,7 +72,7 @@ export function Waterfall({ trace, fetchedAt, selected, onSelect, onOpenStep }: 
           );
         })}
       </ol>
-      {chosen && chosen.bar.kind !== 'model' && <BarDetail p={chosen} onOpenStep={onOpenStep} />}
+      {chosen && <BarDetail p={chosen} onOpenStep={onOpenStep} />}
     </div>
   );
 }
