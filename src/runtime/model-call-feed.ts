@@ -14,6 +14,11 @@ export class ModelCallFeed {
     };
   }
 
+  /** Whether anyone listens (the recorder builds whole calls only then). */
+  get listening(): boolean {
+    return this.listeners.length > 0;
+  }
+
   readonly publish = (call: ModelCall): void => {
     for (const l of this.listeners) {
       try {

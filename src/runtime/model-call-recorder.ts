@@ -7,7 +7,8 @@
  * Secrets are masked, images and files go to the run folder by content hash, and each line is capped.
  */
 import { createHash } from 'node:crypto';
-import { appendFile, mkdir, writeFile } from 'node:fs/promises';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AgentEvent } from '../events/agent-event.js';
 import { maskSecretValues } from '../events/secret-values.js';
@@ -35,8 +36,8 @@ export interface ModelCallRecorderOptions {
   subscribe(listener: (event: AgentEvent) => void): () => void;
   /** A line over this is cut (capture.max_call_bytes); default 1 MB. */
   maxCallBytes?: number;
-  /** Told each finished call, whole (the spans' message attributes). Must not throw. */
-  onCall?: (call: ModelCall) => void;
+  /** Told each finished call, whole, while it listens (the spans' message attributes). Must not throw. */
+  calls?: { readonly listening: boolean; publish(call: ModelCall): void };
   mask?: (text: string) => string;
 }
 
@@ -53,6 +54,8 @@ interface OpenCall {
   provider: string;
   model: string;
   request: ModelRequest;
+  /** how many messages the request had: the loop's array grows only after the call has ended */
+  count: number;
   startedAt: Date;
   started: number;
   firstToken: number | null;
@@ -72,14 +75,17 @@ export class ModelCallRecorder {
   private compactions = 0;
   private inCompaction = false;
   private readonly open = new Set<OpenCall>();
-  /** the previous turn's request: the next turn shares its system prompt and first messages */
-  private lastTurn: { call: number; system: string; messages: SentMessage[] } | null = null;
+  /** the previous turn's request (its messages as recorded, and for a local model the conversation's own
+   *  message objects): the next turn shares its system prompt and first messages, found by identity */
+  private lastTurn: { call: number; system: string; raw: ChatMessage[] | null; messages: SentMessage[] } | null = null;
+  private fd: number | null = null;
+  private lastSystem = { raw: '', masked: '' };
   /** a conversation message as recorded (converted, masked, its images in files), converted once */
   private readonly recorded = new WeakMap<ChatMessage, SentMessage>();
   private readonly keys = new WeakMap<SentMessage, string>();
   private readonly files = new Map<string, SentPart>();
   private readonly toolSets = new Map<string, ToolSpec[]>();
-  private lastTools: { json: string; set: string } | null = null;
+  private lastTools: { list: ToolSpec[]; json: string; set: string } | null = null;
   private writes: Promise<void> = Promise.resolve();
   private filesDir: Promise<void> | null = null;
   private failure: string | null = null;
@@ -130,8 +136,8 @@ export class ModelCallRecorder {
       attempt: turn?.attempt ?? null,
       provider: inner.provider,
       model: inner.model,
-      // the loop's array grows after the call: the record keeps the messages as they were sent
-      request: { ...request, messages: [...request.messages] },
+      request,
+      count: request.messages.length,
       startedAt: new Date(),
       started: performance.now(),
       firstToken: null,
@@ -202,16 +208,11 @@ export class ModelCallRecorder {
   private write(call: OpenCall): void {
     const latency = performance.now() - call.started;
     const sent = call.sent ?? this.asSent(call);
-    const messages = sent.source === 'model_request' ? call.request.messages.map((m) => this.recordedMessage(m)) : sent.messages.map((m) => this.recordMessage(m));
-    const system = this.mask(sent.system);
+    const system = this.maskedSystem(sent.system);
     const previous = call.kind === 'turn' ? this.lastTurn : null;
-    let kept = 0;
-    if (previous && previous.system === system) {
-      const max = Math.min(previous.messages.length, messages.length);
-      while (kept < max && this.same(previous.messages[kept], messages[kept])) kept++;
-    }
     const shared = previous !== null && previous.system === system;
-    if (call.kind === 'turn') this.lastTurn = { call: call.call, system, messages };
+    const { kept, added, messages } = sent.source === 'model_request' ? this.sharedLocal(call, shared ? previous : null) : this.sharedApi(sent, shared ? previous : null);
+    if (call.kind === 'turn' && sent.source === 'api') this.lastTurn = { call: call.call, system, raw: null, messages };
     const usage = call.usage ? tokenCounts(call.usage) : null;
     const line: ModelCallLine = {
       call: call.call,
@@ -226,8 +227,8 @@ export class ModelCallRecorder {
       request: {
         source: sent.source,
         ...(shared ? { history: { from_call: previous.call, kept } } : { system }),
-        message_count: messages.length,
-        messages: shared ? messages.slice(kept) : messages,
+        message_count: kept + added.length,
+        messages: added,
         tools: this.toolSetOf(sent.tools),
         settings: sent.settings.api ? { ...sent.settings, api: this.maskValue(sent.settings.api) as Record<string, unknown> } : sent.settings,
       },
@@ -249,21 +250,65 @@ export class ModelCallRecorder {
       written = capModelCallLine(line, this.maxBytes);
       text = JSON.stringify(written);
     }
-    this.append(join(this.o.root, MODEL_CALLS_FILE), `${text}\n`);
-    if (this.o.onCall) {
+    this.appendLine(`${text}\n`);
+    if (this.o.calls?.listening) {
       const { history, system: _own, ...request } = written.request;
       const whole: ModelCall = {
         ...written,
-        request: { ...request, system: written === line ? system : (written.request.system ?? system), messages: written === line ? messages : [...messages.slice(0, kept), ...written.request.messages] },
+        request: { ...request, system, messages: [...messages.slice(0, kept), ...written.request.messages] },
         previous_call: previous?.call ?? null,
       };
       if (history) whole.request.shared_with = { call: history.from_call, messages: history.kept };
       try {
-        this.o.onCall(whole);
+        this.o.calls.publish(whole);
       } catch {
         // a listener's failure is not the run's
       }
     }
+  }
+
+  /**
+   * A local model's messages: the first ones it shares with the previous turn are found by identity
+   * (the loop keeps its message objects), and only the new ones are converted — a long run does not
+   * walk its whole conversation twice per turn.
+   */
+  private sharedLocal(call: OpenCall, previous: ModelCallRecorder['lastTurn']): { kept: number; added: SentMessage[]; messages: SentMessage[] } {
+    const cur = call.request.messages;
+    const count = Math.min(call.count, cur.length);
+    let kept = 0;
+    const raw = previous?.raw;
+    if (raw) {
+      const max = Math.min(raw.length, count);
+      while (kept < max && raw[kept] === cur[kept]) kept++;
+    }
+    const added: SentMessage[] = [];
+    for (let i = kept; i < count; i++) added.push(this.recordedMessage(cur[i]));
+    if (call.kind !== 'turn') return { kept, added, messages: added };
+    // the previous turn's arrays become this one's: cut to what is shared, then the new messages
+    const next = previous && raw ? previous : { call: call.call, system: '', raw: [] as ChatMessage[], messages: [] as SentMessage[] };
+    next.raw!.length = kept;
+    next.messages.length = kept;
+    for (let i = kept; i < count; i++) next.raw!.push(cur[i]);
+    next.messages.push(...added);
+    this.lastTurn = { call: call.call, system: this.maskedSystem(call.request.system), raw: next.raw, messages: next.messages };
+    return { kept, added, messages: next.messages };
+  }
+
+  /** A request an API adapter received: new objects each call, compared by content. */
+  private sharedApi(sent: SentRequest, previous: ModelCallRecorder['lastTurn']): { kept: number; added: SentMessage[]; messages: SentMessage[] } {
+    const messages = sent.messages.map((m) => this.recordMessage(m));
+    let kept = 0;
+    if (previous) {
+      const max = Math.min(previous.messages.length, messages.length);
+      while (kept < max && this.same(previous.messages[kept], messages[kept])) kept++;
+    }
+    return { kept, added: messages.slice(kept), messages };
+  }
+
+  /** The system prompt is the same every turn: masked once. */
+  private maskedSystem(text: string): string {
+    if (this.lastSystem.raw !== text) this.lastSystem = { raw: text, masked: this.mask(text) };
+    return this.lastSystem.masked;
   }
 
   /** A local model's request: Runtrail's own, as it handed it over. */
@@ -350,21 +395,42 @@ export class ModelCallRecorder {
   /** The set id of a tool list; a new list is added to runtime/model_tools.json. */
   private toolSetOf(tools: ToolSpec[]): { set: string; count: number } | null {
     if (!tools.length) return null;
+    const last = this.lastTools;
+    // the executor hands the same spec objects every turn: the same list is found without serialising it
+    if (last && last.list.length === tools.length && last.list.every((t, i) => t === tools[i])) return { set: last.set, count: tools.length };
     const json = JSON.stringify(tools);
-    if (this.lastTools?.json === json) return { set: this.lastTools.set, count: tools.length };
+    if (last?.json === json) {
+      this.lastTools = { ...last, list: tools };
+      return { set: last.set, count: tools.length };
+    }
     const set = `tools-${createHash('sha256').update(json).digest('hex').slice(0, 12)}`;
-    this.lastTools = { json, set };
+    this.lastTools = { list: tools, json, set };
     if (!this.toolSets.has(set)) {
       this.toolSets.set(set, tools);
       const file = JSON.stringify(Object.fromEntries(this.toolSets), null, 1);
-      this.append(join(this.o.root, MODEL_TOOLS_FILE), file, true);
+      this.writeWhole(join(this.o.root, MODEL_TOOLS_FILE), file);
     }
     return { set, count: tools.length };
   }
 
-  /** Writes in call order (a whole file replaces, a line appends); a failure is kept for close(). */
-  private append(file: string, text: string, replace = false): void {
-    const write = this.writes.then(() => (replace ? writeFile(file, text, { mode: 0o600 }) : appendFile(file, text, { mode: 0o600 })));
+  /**
+   * A line to runtime/model_calls.jsonl, written at once on a descriptor kept open (as the event log
+   * is): a call's line is on disk before the loop hears the call ended, and a 1,000-turn run does not
+   * open the file 1,000 times.
+   */
+  private appendLine(text: string): void {
+    try {
+      this.fd ??= openSync(join(this.o.root, MODEL_CALLS_FILE), 'a', 0o600);
+      const buf = Buffer.from(text);
+      for (let off = 0; off < buf.length; ) off += writeSync(this.fd, buf, off, buf.length - off);
+    } catch (e) {
+      this.failure ??= (e as Error).message;
+    }
+  }
+
+  /** Replaces a whole file, after the writes before it; a failure is kept for close(). */
+  private writeWhole(file: string, text: string): void {
+    const write = this.writes.then(() => writeFile(file, text, { mode: 0o600 }));
     this.writes = write.catch((e: Error) => void (this.failure ??= e.message));
   }
 
@@ -383,6 +449,14 @@ export class ModelCallRecorder {
     this.unsubscribe();
     for (const call of [...this.open]) this.settle(call);
     await this.writes;
+    if (this.fd !== null) {
+      try {
+        closeSync(this.fd);
+      } catch {
+        // the lines are written; a failing close does not undo them
+      }
+      this.fd = null;
+    }
     return this.failure;
   }
 }

@@ -116,7 +116,7 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
   let executor: ToolExecutor | null = null;
   // every model call of the run (loop turns, compaction summaries) in runtime/model_calls.jsonl, unless turned off
   const recorder = rec.capture.model_io
-    ? new ModelCallRecorder({ root: workspace.root, traceId: rec.status.trace_id ?? '', subscribe: (fn) => bus.subscribe(fn), maxCallBytes: rec.capture.max_call_bytes, onCall: rec.modelCalls.publish })
+    ? new ModelCallRecorder({ root: workspace.root, traceId: rec.status.trace_id ?? '', subscribe: (fn) => bus.subscribe(fn), maxCallBytes: rec.capture.max_call_bytes, calls: rec.modelCalls })
     : null;
   const provider = recorder ? recorder.wrap(rec.provider) : rec.provider;
   // the start files are written side by side, and are all on disk before the first model turn

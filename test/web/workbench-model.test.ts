@@ -2,9 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { requestDiff, turnOfSpan, type Message } from '../../web/src/model-call.js';
 import { timeline, durationOf } from '../../web/src/timeline.js';
-import { artifactDiffs, foldSame, metricsRows, settingsRows } from '../../web/src/compare.js';
+import { artifactDiffs, foldSame, metricsRows, settingsRows, type RunStatus } from '../../web/src/compare.js';
 import { applyFrame, emptyRunView, type RunView, type StepView } from '../../web/src/run-state.js';
-import type { RunStatus } from '../../web/src/api.js';
 import type { RunTraceView, TraceBar } from '../../web/src/trace-view.js';
 import { makeDelta, makeReasoning, makeStep, makeDone } from '../../src/events/engine-event.js';
 import type { EngineEvent } from '../../src/events/engine-event.js';
@@ -77,7 +76,7 @@ describe('turns kept apart on the page', () => {
   });
 });
 
-const status = (over: Partial<RunStatus>): RunStatus => ({ run_id: 'a', status: 'completed', plugin: 'p', goal: 'g', conversation_id: 'c', provider: 'openai', model: 'gpt-4o-mini', created_at: '', started_at: null, finished_at: null, final_answer: '', diagnosis: null, last_seq: 0, public_documents: [], ...over });
+const status = (over: Partial<RunStatus>): RunStatus => ({ status: 'completed', plugin: 'p', goal: 'g', provider: 'openai', model: 'gpt-4o-mini', diagnosis: null, ...over });
 
 describe('two runs compared', () => {
   it('marks the settings and figures that differ', () => {

@@ -3,9 +3,19 @@
  * person scans for what changed. DOM-free so tests can import it.
  */
 import { diffLines } from 'diff';
-import type { RunStatus } from './api.js';
+import type { Diagnosis } from './wire-types.js';
 import { formatMs } from './trace-view.js';
 import { formatUsd } from './usage-summary.js';
+
+/** What a comparison reads of a run's status (GET /api/runs/:id). */
+export interface RunStatus {
+  status: string;
+  plugin: string;
+  goal: string;
+  provider: string;
+  model: string;
+  diagnosis: Diagnosis | null;
+}
 
 export interface CompareRow {
   label: string;

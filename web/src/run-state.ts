@@ -74,8 +74,32 @@ function str(v: unknown): string {
   return typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v);
 }
 
+/** The state after one frame. */
 export function applyFrame(s: RunView, f: WireFrame): RunView {
-  const next: RunView = { ...s, frames: s.frames + 1 };
+  return applyFrames(s, [f]);
+}
+
+/**
+ * The state after a batch of frames (what one read of the stream brings): the collections are copied
+ * once per batch and then updated in place, so a long run's replay costs in proportion to its frames,
+ * not to frames × steps.
+ */
+export function applyFrames(s: RunView, frames: readonly WireFrame[]): RunView {
+  const draft: RunView = { ...s, reasoning: [...s.reasoning], steps: [...s.steps], operations: { ...s.operations }, operationOrder: [...s.operationOrder] };
+  for (const f of frames) applyTo(draft, f);
+  return draft;
+}
+
+/** Where a step of this index sits (steps are kept by index; new ones come at the end). */
+function placeOf(steps: StepView[], index: number): { at: number; replace: boolean } {
+  let i = steps.length;
+  while (i > 0 && steps[i - 1].index > index) i--;
+  return i > 0 && steps[i - 1].index === index ? { at: i - 1, replace: true } : { at: i, replace: false };
+}
+
+function applyTo(next: RunView, f: WireFrame): void {
+  const s = next;
+  next.frames++;
   switch (f.type) {
     case 'delta': {
       // text after a step or thinking is a new turn's: a paragraph of its own, never glued to the last one
@@ -85,10 +109,9 @@ export function applyFrame(s: RunView, f: WireFrame): RunView {
       break;
     }
     case 'reasoning': {
-      const reasoning = [...s.reasoning];
+      const reasoning = next.reasoning;
       if (s.lastContent === 'reasoning' && reasoning.length) reasoning[reasoning.length - 1] += str(f.content);
       else reasoning.push(str(f.content));
-      next.reasoning = reasoning;
       next.lastContent = 'reasoning';
       break;
     }
@@ -107,10 +130,8 @@ export function applyFrame(s: RunView, f: WireFrame): RunView {
         node: st.node && typeof st.node === 'object' ? (st.node as StepView['node']) : null,
         approval: st.approval && typeof st.approval === 'object' ? (st.approval as ApprovalView) : null,
       };
-      const steps = s.steps.filter((x) => x.index !== index);
-      steps.push(view);
-      steps.sort((a, b) => a.index - b.index);
-      next.steps = steps;
+      const place = placeOf(next.steps, index);
+      next.steps.splice(place.at, place.replace ? 1 : 0, view);
       next.lastContent = 'step';
       break;
     }
@@ -131,8 +152,8 @@ export function applyFrame(s: RunView, f: WireFrame): RunView {
         firstTs: prev?.firstTs ?? e.ts,
         lastTs: e.ts,
       };
-      next.operations = { ...s.operations, [e.operationId]: op };
-      if (!prev) next.operationOrder = [...s.operationOrder, e.operationId];
+      next.operations[e.operationId] = op;
+      if (!prev) next.operationOrder.push(e.operationId);
       break;
     }
     case 'done': {
@@ -147,5 +168,4 @@ export function applyFrame(s: RunView, f: WireFrame): RunView {
       break;
     }
   }
-  return next;
 }

@@ -1,12 +1,13 @@
 /** A run's live view: its SSE frames folded by applyFrame, from the start, reconnecting on its own. */
 import { useEffect, useReducer, useState } from 'react';
-import { applyFrame, emptyRunView, type RunView } from './run-state.js';
+import { applyFrames, emptyRunView, type RunView } from './run-state.js';
+import { frameBatches } from './frame-batches.js';
 import { followRun, type WireFrame } from './run-stream.js';
 
-type Action = { frame: WireFrame } | { reset: true };
+type Action = { frames: WireFrame[] } | { reset: true };
 
 function reducer(s: RunView, a: Action): RunView {
-  return 'reset' in a ? emptyRunView() : applyFrame(s, a.frame);
+  return 'reset' in a ? emptyRunView() : applyFrames(s, a.frames);
 }
 
 export function useRunView(runId: string): { view: RunView; conn: string } {
@@ -14,7 +15,7 @@ export function useRunView(runId: string): { view: RunView; conn: string } {
   const [conn, setConn] = useState('connecting');
   useEffect(() => {
     dispatch({ reset: true });
-    return followRun(runId, { onFrame: (frame) => dispatch({ frame }), onState: setConn });
+    return followRun(runId, { onFrame: frameBatches((frames) => dispatch({ frames })), onState: setConn });
   }, [runId]);
   return { view, conn };
 }

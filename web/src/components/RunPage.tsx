@@ -1,6 +1,7 @@
-import { useEffect, useReducer, useState } from 'react';
+import { useCallback, useEffect, useReducer, useState } from 'react';
 import { api, ApiError, TERMINAL, type RunStatus } from '../api.js';
-import { applyFrame, emptyRunView, type RunView } from '../run-state.js';
+import { applyFrames, emptyRunView, type RunView } from '../run-state.js';
+import { frameBatches } from '../frame-batches.js';
 import { followRun, type WireFrame } from '../run-stream.js';
 import { Artifacts } from './Artifacts.js';
 import { Conversation } from './Conversation.js';
@@ -16,10 +17,10 @@ import { Waterfall } from './Waterfall.js';
 import { WebhooksCard } from './WebhooksCard.js';
 import type { RunTraceView } from '../trace-view.js';
 
-type Action = { frame: WireFrame } | { reset: true };
+type Action = { frames: WireFrame[] } | { reset: true };
 
 function reducer(s: RunView, a: Action): RunView {
-  return 'reset' in a ? emptyRunView() : applyFrame(s, a.frame);
+  return 'reset' in a ? emptyRunView() : applyFrames(s, a.frames);
 }
 
 /** The stream's state in words, only while there is something to say (a finished run's stream simply ends). */
@@ -49,7 +50,7 @@ export function RunPage({ runId }: { runId: string }) {
     setTrace(null);
     setFocus(null);
     setSelected(null);
-    return followRun(runId, { onFrame: (frame) => dispatch({ frame }), onState: setConn });
+    return followRun(runId, { onFrame: frameBatches((frames) => dispatch({ frames })), onState: setConn });
   }, [runId]);
 
   // Status, plan, trace and metrics are not on the wire: poll them while the run is live, once more at the end.
@@ -100,6 +101,10 @@ export function RunPage({ runId }: { runId: string }) {
     return () => clearInterval(t);
   }, [finished]);
 
+  const openCall = useCallback((spanId: string): void => setSelected((s) => (s === spanId ? null : spanId)), []);
+  const selectBar = useCallback((bar: { id: string } | null): void => setSelected(bar ? bar.id : null), []);
+  const openStep = useCallback((index: number): void => setFocus((f) => ({ index, n: (f?.n ?? 0) + 1 })), []);
+
   const cancel = async (): Promise<void> => {
     try {
       setStatus(await api<RunStatus>(`/api/runs/${encodeURIComponent(runId)}/cancel`, { method: 'POST' }));
@@ -125,9 +130,9 @@ export function RunPage({ runId }: { runId: string }) {
   // the terminal frame is the word: a run whose answer is in is not shown as still working
   const shown = status && TERMINAL.has(status.status) ? status.status : view.ended === 'done' ? 'completed' : view.ended === 'error' ? (view.error?.diagnosis?.code === 'cancelled' ? 'cancelled' : 'failed') : (status?.status ?? 'queued');
   const label = finished ? undefined : CONN_LABEL[conn];
-  const nowMs = trace ? trace.view.last_ms + Math.max(0, now - trace.at) : 0;
+  // a finished run's time stands still (its steps need not re-render with the clock)
+  const nowMs = trace ? trace.view.last_ms + (finished ? 0 : Math.max(0, now - trace.at)) : 0;
   const selectedBar = trace?.view.bars.find((b) => b.id === selected) ?? null;
-  const openCall = (spanId: string): void => setSelected((s) => (s === spanId ? null : spanId));
   return (
     <div className="run-page">
       <section className="card">
@@ -202,8 +207,8 @@ export function RunPage({ runId }: { runId: string }) {
           trace={trace?.view ?? null}
           fetchedAt={trace?.at ?? 0}
           selected={selected}
-          onSelect={(bar) => setSelected(bar ? bar.id : null)}
-          onOpenStep={(index) => setFocus((f) => ({ index, n: (f?.n ?? 0) + 1 }))}
+          onSelect={selectBar}
+          onOpenStep={openStep}
         />
         {selectedBar?.kind === 'model' && <ModelCallView runId={runId} spanId={selectedBar.id} onClose={() => setSelected(null)} />}
       </section>

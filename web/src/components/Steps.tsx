@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import type { StepView } from '../run-state.js';
 import { durationOf, timeline } from '../timeline.js';
 import { formatMs, tokensText, type RunTraceView, type TraceBar, type TraceMessage } from '../trace-view.js';
@@ -38,7 +38,7 @@ function Duration({ bar, nowMs }: { bar: TraceBar | null; nowMs: number }) {
 }
 
 /** A model turn in the timeline: a click opens the call (what the model was sent and answered). */
-function ModelTurn({ bar, nowMs, selected, onOpen }: { bar: TraceBar; nowMs: number; selected: boolean; onOpen(spanId: string): void }) {
+const ModelTurn = memo(function ModelTurn({ bar, nowMs, selected, onOpen }: { bar: TraceBar; nowMs: number; selected: boolean; onOpen(spanId: string): void }) {
   const tokens = bar.tokens ? `${(bar.tokens.input + bar.tokens.output).toLocaleString('en-US')} tok` : '';
   return (
     <li className={`step turn wf-${bar.status}${selected ? ' focused' : ''}`} data-turn={bar.id}>
@@ -57,7 +57,7 @@ function ModelTurn({ bar, nowMs, selected, onOpen }: { bar: TraceBar; nowMs: num
       </button>
     </li>
   );
-}
+});
 
 function MessageLine({ m }: { m: TraceMessage }) {
   return (
@@ -72,7 +72,8 @@ function MessageLine({ m }: { m: TraceMessage }) {
   );
 }
 
-function Step({ s, focus, runId, bar, nowMs }: { s: StepView; focus?: StepFocus | null; runId: string; bar?: TraceBar | null; nowMs?: number }) {
+// memo: a long run's old steps do not re-render when a new one arrives
+const Step = memo(function Step({ s, focus, runId, bar, nowMs }: { s: StepView; focus?: StepFocus | null; runId: string; bar?: TraceBar | null; nowMs?: number }) {
   const waiting = s.approval?.status === 'pending';
   const [open, setOpen] = useState(waiting);
   const ref = useRef<HTMLLIElement>(null);
@@ -121,14 +122,15 @@ function Step({ s, focus, runId, bar, nowMs }: { s: StepView; focus?: StepFocus 
       )}
     </li>
   );
-}
+});
 
 /**
  * The run's steps in order; with its trace, the model turns (a click opens the call) and people's
  * messages between them, each step with how long it took.
  */
-export function Steps({ steps, focus, runId, trace, nowMs = 0, selectedCall, onOpenCall }: { steps: StepView[]; focus?: StepFocus | null; runId: string; trace?: RunTraceView | null; nowMs?: number; selectedCall?: string | null; onOpenCall?(spanId: string): void }) {
-  const entries = timeline(steps, trace ?? null);
+// memo: a run's frames re-render its page many times a second; a long run's steps only when they change
+export const Steps = memo(function Steps({ steps, focus, runId, trace, nowMs = 0, selectedCall, onOpenCall }: { steps: StepView[]; focus?: StepFocus | null; runId: string; trace?: RunTraceView | null; nowMs?: number; selectedCall?: string | null; onOpenCall?(spanId: string): void }) {
+  const entries = useMemo(() => timeline(steps, trace ?? null), [steps, trace]);
   if (!entries.length) return <p className="muted">No steps yet.</p>;
   return (
     <ol className="steps">
@@ -143,4 +145,4 @@ export function Steps({ steps, focus, runId, trace, nowMs = 0, selectedCall, onO
       )}
     </ol>
   );
-}
+});

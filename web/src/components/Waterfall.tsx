@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { memo, useEffect, useState } from 'react';
 import { axisTicks, barSummary, formatMs, KIND_LABEL, placeBars, tokensText, type PlacedBar, type RunTraceView, type TraceBar } from '../trace-view.js';
 import { formatUsd } from '../usage-summary.js';
 
@@ -7,7 +7,8 @@ import { formatUsd } from '../usage-summary.js';
  * bar on one time axis, with its duration and tokens. A click selects the bar: its figures show, a tool
  * bar opens its step, a model bar the call (what the model was sent and answered).
  */
-export function Waterfall({ trace, fetchedAt, selected, onSelect, onOpenStep }: { trace: RunTraceView | null; fetchedAt: number; selected: string | null; onSelect(bar: TraceBar | null): void; onOpenStep(index: number): void }) {
+// memo: it changes when the trace is polled, not with each frame of the run's stream
+export const Waterfall = memo(function Waterfall({ trace, fetchedAt, selected, onSelect, onOpenStep }: { trace: RunTraceView | null; fetchedAt: number; selected: string | null; onSelect(bar: TraceBar | null): void; onOpenStep(index: number): void }) {
   const [now, setNow] = useState(() => Date.now());
   const live = trace !== null && !trace.ended;
   // open bars grow between polls
@@ -20,6 +21,10 @@ export function Waterfall({ trace, fetchedAt, selected, onSelect, onOpenStep }: 
   if (!trace || trace.bars.length === 0) return <p className="muted">No spans yet.</p>;
   const { totalMs, bars } = placeBars(trace, trace.last_ms + Math.max(0, now - fetchedAt));
   const ticks = axisTicks(totalMs);
+  // the grid lines of every row as one background (ticks are evenly spaced): a run of thousands of calls
+  // draws one element per row for them, not one per tick
+  const step = ticks.length > 1 ? ticks[1] - ticks[0] : totalMs;
+  const grid = { backgroundImage: 'linear-gradient(to right, var(--line) 1px, transparent 1px)', backgroundSize: `${(100 * step) / totalMs}% 100%` };
   const chosen = bars.find((p) => p.bar.id === selected) ?? null;
 
   const pick = (p: PlacedBar): void => {
@@ -57,10 +62,7 @@ export function Waterfall({ trace, fetchedAt, selected, onSelect, onOpenStep }: 
                 <span className="wf-label">
                   <span className="wf-kind">{KIND_LABEL[b.kind] ?? b.kind}</span> <span className="wf-name">{b.label}</span>
                 </span>
-                <span className="wf-track">
-                  {ticks.map((t) => (
-                    <span key={t} className="wf-grid" style={{ left: `${(100 * t) / totalMs}%` }} />
-                  ))}
+                <span className="wf-track" style={grid}>
                   <span className={`wf-bar${p.running ? ' running' : ''}`} style={{ left: `${p.left}%`, width: `${p.width}%` }} />
                 </span>
                 <span className="wf-figs">
@@ -75,7 +77,7 @@ export function Waterfall({ trace, fetchedAt, selected, onSelect, onOpenStep }: 
       {chosen && <BarDetail p={chosen} onOpenStep={onOpenStep} />}
     </div>
   );
-}
+});
 
 function BarDetail({ p, onOpenStep }: { p: PlacedBar; onOpenStep(index: number): void }) {
   const b = p.bar;
