@@ -198,6 +198,12 @@ export class PgRunStore implements RunStore {
     await workspace.writeRunJson('runtime/run_status.json', status);
   }
 
+  async forget(runId: string): Promise<void> {
+    await this.query(`DELETE FROM ${this.t.events} WHERE run_id = $1`, [runId]);
+    await this.query(`DELETE FROM ${this.t.runs} WHERE run_id = $1`, [runId]);
+    await this.refreshCounts();
+  }
+
   private async upsert(status: RunStatusFile): Promise<void> {
     await this.query(
       `INSERT INTO ${this.t.runs} (run_id, status, plugin, conversation_id, record, updated_at) VALUES ($1, $2, $3, $4, $5, now())

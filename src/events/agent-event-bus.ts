@@ -1,9 +1,11 @@
 /**
  * One bus per run: the single internal stream every subscriber (event store, bridge,
- * adapters, raw log) reads. Publishing is synchronous; a throwing subscriber is isolated.
+ * adapters, raw log) reads. Publishing is synchronous; a throwing subscriber is isolated. What is
+ * published leaves the run with secrets masked (maskEventData), for every subscriber at once.
  */
 import type { AgentEvent, AgentEventMap, AgentEventOf, AgentStream } from './agent-event.js';
 import { makeAgentEvent } from './agent-event-factory.js';
+import { maskEventData } from './event-masking.js';
 
 export type AgentEventListener = (event: AgentEvent) => void;
 
@@ -53,7 +55,7 @@ export class AgentEventBus {
   }
 
   publish<S extends AgentStream>(stream: S, data: AgentEventMap[S]): AgentEventOf<S> {
-    const event = makeAgentEvent(this.runId, this.seq + 1, this.now(), stream, data);
+    const event = makeAgentEvent(this.runId, this.seq + 1, this.now(), stream, maskEventData(stream, data));
     this.seq = event.seq;
     const ls = this.listeners;
     for (let i = 0; i < ls.length; i++) {

@@ -1,6 +1,8 @@
 /**
  * Credentials inside free text (a command line, a log line, an error message): masked wherever a
- * process payload or a log line carries text, beside the key-based scrubbing of process payloads.
+ * process payload, a tool call's arguments or result, or a log line carries text, beside the key-based
+ * scrubbing of process payloads. `maskSecretValues` also masks the server's own secrets (see
+ * secret-masker.ts), so one call covers both.
  *
  * The formats are the ones the common scanners (gitleaks, secretlint's recommended preset, GitHub
  * secret scanning) document. secretlint itself was considered: its rules are asynchronous lint
@@ -8,14 +10,16 @@
  * documented token shapes are kept here as one table.
  */
 
+import { SECRET_MASK, serverSecrets } from './secret-masker.js';
+
+export { SECRET_MASK };
+
 interface SecretPattern {
   name: string;
   re: RegExp;
   /** The replacement: the credential part becomes MASK, any label before it is kept. */
   replace: string;
 }
-
-export const SECRET_MASK = '[redacted]';
 
 const PATTERNS: readonly SecretPattern[] = [
   // PEM private keys, whole blocks
@@ -38,6 +42,13 @@ const PATTERNS: readonly SecretPattern[] = [
   { name: 'slack', re: /\bxox[abposre]-[A-Za-z0-9-]{10,}/g, replace: SECRET_MASK },
   { name: 'slack-app', re: /\bxapp-\d-[A-Za-z0-9-]{10,}/g, replace: SECRET_MASK },
   { name: 'slack-webhook', re: /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9/]{20,}/g, replace: SECRET_MASK },
+  // an AWS secret access key (40 characters of base64, upper and lower case) written after its access key
+  // id, as credentials.csv, `aws configure list` or a pasted pair show them: both are masked
+  {
+    name: 'aws-secret-access-key',
+    re: /\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b([^\n]{1,80}?)(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g,
+    replace: `${SECRET_MASK}$1${SECRET_MASK}`,
+  },
   // AWS access key ids
   { name: 'aws-access-key-id', re: /\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b/g, replace: SECRET_MASK },
   // Google API keys
@@ -59,10 +70,11 @@ const PATTERNS: readonly SecretPattern[] = [
 // One cheap test first: almost all text on the event path holds none of these markers.
 const TRIGGER = /PRIVATE KEY|:\/\/[^\s/]*:[^\s/]*@|bearer|basic|token|bot\s|sk-|[sr]k_|gh[pousr]_|github_pat_|glpat-|xox|xapp-|hooks\.slack|AKIA|ASIA|ABIA|ACCA|A3T|AIza|npm_|pypi-|eyJ|key|secret|passw|pwd|credential/i;
 
-/** `text` with every credential-looking value replaced by `[redacted]`; other text is unchanged. */
+/** `text` with the server's secrets and every credential-looking value replaced by `[redacted]`; other text is unchanged. */
 export function maskSecretValues(text: string): string {
-  if (text.length < 8 || !TRIGGER.test(text)) return text;
-  let out = text;
+  const known = serverSecrets.mask(text);
+  if (known.length < 8 || !TRIGGER.test(known)) return known;
+  let out = known;
   for (const p of PATTERNS) {
     p.re.lastIndex = 0;
     out = out.replace(p.re, p.replace);

@@ -7,11 +7,13 @@ import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { ModelProvider } from '../providers/model-provider.js';
 import type { OfflineProcedure } from '../providers/model-turn.js';
+import { maskedProvider } from '../providers/masked-provider.js';
 import { parseModelSpec, type ModelSpec } from '../providers/resolve-model-provider.js';
 import { envValue } from '../providers/provider-env.js';
 import { loadSkill, type LoadedSkill } from '../skills/skill-loader.js';
 import type { BusinessPlugin } from './business-plugin.js';
 import { createRunRequestSchema, zodIssues, type ParsedCreateRunRequest } from './create-run-request.js';
+import { MAX_INPUT_DEPTH, tooDeepPath } from './input-depth.js';
 import { offlineUnsupportedProvider } from './offline-unsupported.js';
 import { checkPluginInput } from './plugin-input.js';
 import type { PluginSource } from './plugin-registry.js';
@@ -25,8 +27,13 @@ function fail(code: ConstructorParameters<typeof RunRequestError>[0], message: s
   throw new RunRequestError(code, message, details);
 }
 
-/** Step 1: the request's shape. */
+/** Step 1: the request's shape (and its depth: the run's files are JSON, which cannot nest without bound). */
 export function parseRunRequest(raw: unknown, plugins: PluginSource): ParsedCreateRunRequest {
+  const deep = tooDeepPath(raw, MAX_INPUT_DEPTH);
+  if (deep !== null) {
+    const message = `nested more than ${MAX_INPUT_DEPTH} levels deep; a run's request may nest at most ${MAX_INPUT_DEPTH} levels`;
+    fail('invalid_request', `invalid run request: ${deep}: ${message}`, { issues: [{ path: deep, message }] });
+  }
   const parsed = createRunRequestSchema.safeParse(raw);
   if (!parsed.success) {
     const issues = zodIssues(parsed.error);
@@ -139,7 +146,8 @@ export function providerFor(plugin: Plugin, choice: ModelChoice, opts: { env: Re
   const parsed = parseModelSpec(choice.spec ?? envValue(opts.env, 'RUNTRAIL_MODEL'));
   if (!('error' in parsed) && parsed.provider === 'offline' && typeof plugin.offlineProcedure !== 'function') return offlineUnsupportedProvider(plugin.name);
   try {
-    return opts.resolver(choice.spec, { offlineProcedure: plugin.offlineProcedure as OfflineProcedure, env: opts.env, cwd: choice.cwd });
+    // what the model is sent has the server's secrets masked
+    return maskedProvider(opts.resolver(choice.spec, { offlineProcedure: plugin.offlineProcedure as OfflineProcedure, env: opts.env, cwd: choice.cwd }));
   } catch (e) {
     if (e instanceof RunRequestError) throw e;
     fail('incompatible', `model provider not available: ${(e as Error).message}`, { issues: [{ path: 'model', message: (e as Error).message }] });

@@ -11,6 +11,7 @@ import { AgentEventBus } from '../events/agent-event-bus.js';
 import { Diagnosis } from '../events/diagnosis.js';
 import { ThinkingTagFilter } from '../events/thinking-tag-filter.js';
 import { createRawStreamLogger } from '../events/raw-stream-log.js';
+import { maskSecretsDeep, registerEnvSecrets } from '../events/secret-masker.js';
 import type { ChatMessage, ModelProvider, ReasoningEffort } from '../providers/model-provider.js';
 import { resolveModelProvider, type ModelSpec } from '../providers/resolve-model-provider.js';
 import { loadSkill, skillIncompatibilities, type LoadedSkill } from '../skills/skill-loader.js';
@@ -168,6 +169,8 @@ export class RunService implements RunServiceApi {
     this.queue = opts.queue ?? new LocalRunQueue(Math.max(1, opts.concurrency ?? 4), maxQueue);
     this.inputRoots = opts.inputRoots ?? [join(this.dataDir, 'uploads')];
     this.env = opts.env ?? process.env;
+    // the keys and tokens the service's environment holds are masked in all its runs write and send
+    registerEnvSecrets(this.env);
     this.cwd = opts.cwd ?? process.cwd();
     this.resolver = opts.providerResolver ?? defaultProviderResolver;
     const local = new LocalRunStore(this.runsDir, (p) => this.registry.get(p)?.artifacts ?? [], (id) => this.live.has(id));
@@ -244,8 +247,12 @@ export class RunService implements RunServiceApi {
       return await this.createReserved(runId, { req, plugin, input, sources, skill, skills, provider, model }, unreserve, opts, parent);
     } catch (e) {
       unreserve();
-      // the run never started: give its id back
-      if (runId) await rm(join(this.runsDir, runId), { recursive: true, force: true }).catch(() => undefined);
+      // the run never started: give its id back, and leave no record of it (no phantom `queued` run)
+      if (runId) {
+        this.live.delete(runId);
+        await this.store.forget(runId).catch(() => undefined);
+        await rm(join(this.runsDir, runId), { recursive: true, force: true }).catch(() => undefined);
+      }
       throw e;
     }
   }
@@ -391,7 +398,8 @@ export class RunService implements RunServiceApi {
       createdAtMs,
       done,
       resolveDone,
-      statusWrites: new LatestWrite((s: RunStatusFile) => this.store.save(s, workspace)),
+      // a shared store's record is text that leaves this process too
+      statusWrites: new LatestWrite((s: RunStatusFile) => this.store.save(maskSecretsDeep(s), workspace)),
       usedSkills: [],
       inbox: new RunInbox((stream, data) => void bus.publish(stream, data)),
     };
@@ -429,10 +437,14 @@ export class RunService implements RunServiceApi {
     const here = parent !== null || !this.queue.shared;
     // the request file, the owner and the status in one round of writes; a run whose request file cannot
     // be written is refused (create removes its folder), a status write that fails is retried by the next
+    const statusWritten = this.persistStatus(rec).catch(() => undefined);
     try {
-      await Promise.all([workspace.writeRunJson('input/request.json', rec.request), writeOwner(workspace), this.persistStatus(rec).catch(() => undefined)]);
+      await Promise.all([workspace.writeRunJson('input/request.json', rec.request), writeOwner(workspace), statusWritten]);
     } catch (e) {
       store.close();
+      // the run never existed: its status (in memory, in a shared store) goes with its folder
+      await statusWritten;
+      await this.store.forget(runId).catch(() => undefined);
       throw e;
     }
     // a worker elsewhere will claim it: this node keeps nothing of it open

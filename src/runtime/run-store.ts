@@ -40,6 +40,8 @@ export interface RunStore {
   note(status: RunStatusFile): void;
   /** Writes the status record of a run. */
   save(status: RunStatusFile, workspace: RunWorkspace): Promise<void>;
+  /** Drops every record of a run whose creation failed: no phantom `queued` run is left behind. */
+  forget(runId: string): Promise<void>;
   openLog(runId: string, root: string): RunEventLog;
   /** The run's events after `after`, from the durable log. */
   readEvents(runId: string, after: number): Promise<AgentEvent[]>;
@@ -176,6 +178,10 @@ export class LocalRunStore implements RunStore {
 
   save(status: RunStatusFile, workspace: RunWorkspace): Promise<void> {
     return workspace.writeRunJson('runtime/run_status.json', status);
+  }
+
+  async forget(runId: string): Promise<void> {
+    this.index.delete(runId);
   }
 
   openLog(_runId: string, root: string): RunEventLog {

@@ -5,6 +5,7 @@
 import { constants as fsc, mkdirSync } from 'node:fs';
 import { copyFile, mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { maskSecrets } from '../events/secret-masker.js';
 import { isInside, realpathLoose, WorkspacePathError } from '../tools/confine-path.js';
 import { replaceFile } from './replace-file.js';
 import type { WorkspaceAccess } from './business-plugin.js';
@@ -124,8 +125,10 @@ export class RunWorkspace implements WorkspaceAccess {
     return readFile(this.resolveRead(p), 'utf8');
   }
 
-  /** `relPath` is relative to artifacts/ (a leading `artifacts/` is accepted too). */
-  async writeArtifact(relPath: string, content: string | Uint8Array): Promise<{ path: string; bytes: number }> {
+  /** `relPath` is relative to artifacts/ (a leading `artifacts/` is accepted too). Text has the server's
+   *  secrets masked (bytes are written as given: an image is not text to mask). */
+  async writeArtifact(relPath: string, text: string | Uint8Array): Promise<{ path: string; bytes: number }> {
+    const content = typeof text === 'string' ? maskSecrets(text) : text;
     if (typeof relPath !== 'string' || relPath.length === 0) throw new WorkspacePathError(String(relPath), 'empty path');
     if (isAbsolute(relPath)) throw new WorkspacePathError(relPath, 'artifact paths are relative to artifacts/');
     const rel = relPath.replace(/^artifacts[\\/]/, '');
@@ -136,8 +139,10 @@ export class RunWorkspace implements WorkspaceAccess {
     return { path: relative(this.artifactsDir, target).split(sep).join('/'), bytes };
   }
 
-  /** Write a file the runtime (not a tool) owns anywhere in the run folder; atomic via rename. */
-  async writeRunFile(relPath: string, content: string): Promise<void> {
+  /** Write a file the runtime (not a tool) owns anywhere in the run folder; atomic via rename. The
+   *  server's secrets are masked in it (request.json, system_prompt.md, run_status.json, …). */
+  async writeRunFile(relPath: string, text: string): Promise<void> {
+    const content = maskSecrets(text);
     const target = resolve(this.root, relPath);
     if (!isInside(target, this.root)) throw new WorkspacePathError(relPath, 'outside the run folder');
     // the folders createDirs made need no mkdir per write (a file write is then two file-system calls fewer)

@@ -15,7 +15,8 @@ import { isTerminalRunState } from '../runtime/run-state-machine.js';
 import { HttpError, invalidBody, issuesFromZod, sendError } from './http-error.js';
 import { createRunOverHttp, traceparentOf, type RunRouteOptions } from './run-routes.js';
 import { tooManyClients, type StreamOptions } from './sse-route.js';
-import type { StreamCounters } from './stream-counters.js';
+import { clientKey } from './http-limits.js';
+import { takeClientSlot, type StreamCounters } from './stream-counters.js';
 import { sseChunk, UI_MESSAGE_STREAM_HEADERS, UiMessageStreamTranslator } from './ui-message-stream.js';
 import { drained } from './response-drained.js';
 
@@ -111,7 +112,8 @@ async function streamRun(
   opts: ChatRouteOptions,
   quietUntil?: (ev: Parameters<UiMessageStreamTranslator['push']>[0]) => boolean,
 ): Promise<void> {
-  const busy = tooManyClients(opts.counters, opts.stream.maxClients);
+  const client = clientKey(req.ip);
+  const busy = tooManyClients(opts.counters, opts.stream, client);
   if (busy) {
     sendError(reply.header('retry-after', '5'), busy);
     return;
@@ -120,6 +122,7 @@ async function streamRun(
   const res = reply.raw;
   res.writeHead(200, { ...UI_MESSAGE_STREAM_HEADERS, 'x-runtrail-run-id': run.run_id });
   opts.counters.sseClients++;
+  const releaseSlot = takeClientSlot(opts.counters, client);
   const abort = new AbortController();
   let finished = false;
   const finish = (): void => {
@@ -127,6 +130,7 @@ async function streamRun(
     finished = true;
     clearInterval(ping);
     opts.counters.sseClients--;
+    releaseSlot();
     abort.abort();
     if (!res.writableEnded) res.end();
   };

@@ -7,7 +7,8 @@ import { parseAfter } from './run-frames.js';
 import type { RunFrameHubs } from './run-frame-hub.js';
 import { SseFrameWriter } from './sse-frame-writer.js';
 import { slowClientFrame } from './slow-client-frame.js';
-import type { StreamCounters } from './stream-counters.js';
+import { clientKey } from './http-limits.js';
+import { takeClientSlot, type StreamCounters } from './stream-counters.js';
 import { isRunId } from './run-id-param.js';
 import { drained } from './response-drained.js';
 
@@ -27,12 +28,19 @@ export interface StreamOptions {
   slowClientMs: number;
   /** SSE and WebSocket clients at once; more are refused with 503 (each may hold maxQueueBytes). */
   maxClients: number;
+  /** Streams of one client address at once: one client cannot take every slot. */
+  maxPerClient: number;
 }
 
-/** The 503 a stream client gets when the server already has `maxClients` of them. */
-export function tooManyClients(counters: StreamCounters, maxClients: number): HttpError | null {
-  if (counters.sseClients + counters.wsClients < maxClients) return null;
-  return new HttpError(503, 'too_many_clients', `the server already streams to ${maxClients} clients; retry later`);
+/** The 503 a stream client gets when the server already has `maxClients` of them, or its address `maxPerClient`. */
+export function tooManyClients(counters: StreamCounters, opts: Pick<StreamOptions, 'maxClients' | 'maxPerClient'>, client: string): HttpError | null {
+  if (counters.sseClients + counters.wsClients >= opts.maxClients) {
+    return new HttpError(503, 'too_many_clients', `the server already streams to ${opts.maxClients} clients; retry later`);
+  }
+  if ((counters.byClient.get(client) ?? 0) >= opts.maxPerClient) {
+    return new HttpError(503, 'too_many_streams', `${client} already has ${opts.maxPerClient} live streams open on this server; close one or retry later`, { limit: opts.maxPerClient });
+  }
+  return null;
 }
 
 export function registerSseRoute(app: FastifyInstance, service: RunServiceApi, hubs: RunFrameHubs, counters: StreamCounters, opts: StreamOptions): void {
@@ -46,7 +54,8 @@ export function registerSseRoute(app: FastifyInstance, service: RunServiceApi, h
       return sendError(reply, new HttpError(400, 'invalid_request', `Last-Event-ID / after ${after}`, { issues: [{ path: 'after', message: after }] }));
     }
     if (!isRunId(runId) || !(await service.get(runId))) return sendError(reply, new HttpError(404, 'not_found', `no run ${JSON.stringify(runId)}`));
-    const busy = tooManyClients(counters, opts.maxClients);
+    const client = clientKey(req.ip);
+    const busy = tooManyClients(counters, opts, client);
     if (busy) return sendError(reply.header('retry-after', '5'), busy);
 
     reply.hijack();
@@ -59,6 +68,7 @@ export function registerSseRoute(app: FastifyInstance, service: RunServiceApi, h
     });
     res.write('retry: 2000\n\n');
     counters.sseClients++;
+    const releaseSlot = takeClientSlot(counters, client);
     const out = new SseFrameWriter(res);
 
     const abort = new AbortController();
@@ -68,6 +78,7 @@ export function registerSseRoute(app: FastifyInstance, service: RunServiceApi, h
       finished = true;
       clearInterval(ping);
       counters.sseClients--;
+      releaseSlot();
       abort.abort();
       out.flush();
       if (!res.writableEnded) res.end();

@@ -3,7 +3,7 @@
  * all over one Fastify 5 instance. `buildServer` returns the instance (tests use it), `startServer` listens.
  */
 import { maskSecretValues } from '../events/secret-values.js';
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { maskSecrets, registerSecret } from '../events/secret-masker.js';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
@@ -12,7 +12,9 @@ import fastifyStatic from '@fastify/static';
 import fastifyWebsocket from '@fastify/websocket';
 import type { RunServiceApi } from '../runtime/run-service-types.js';
 import type { BusinessPlugin } from '../runtime/business-plugin.js';
+import { presentedToken, redactUrl, tokenMatches, weakTokenReason } from './api-token.js';
 import { errorBody, sendError } from './http-error.js';
+import { capConnections, HTTP_LIMIT_DEFAULTS, SlowBodyGuard, type HttpLimits } from './http-limits.js';
 import { isLoopbackHost, listenRefusal } from './listen-guard.js';
 import { packageRoot } from './package-root.js';
 import { pluginInfo } from './plugin-catalog.js';
@@ -25,6 +27,7 @@ import { registerTraceRoute } from './trace-route.js';
 import { registerModelCallsRoute } from './model-calls-route.js';
 import { registerChatRoutes } from './chat-route.js';
 import { registerUploadRoute } from './upload-route.js';
+import { UPLOAD_LIMIT_DEFAULTS, UploadQuota, type UploadLimits } from './upload-quota.js';
 import { registerWsRoute } from './ws-route.js';
 import { listSkills } from './skill-catalog.js';
 import { registerInteractionRoutes } from './interaction-routes.js';
@@ -69,6 +72,10 @@ export interface ServerOptions {
   channels?: ChannelHost;
   /** Allow `model: "script:<file>"` in POST /api/runs (it reads a file on this machine). Default false. */
   allowScriptModel?: boolean;
+  /** Timeouts and connection caps (HTTP_LIMIT_DEFAULTS; config.json `http`). */
+  http?: Partial<HttpLimits>;
+  /** What each client may keep in <dataDir>/uploads (UPLOAD_LIMIT_DEFAULTS; config.json `uploads`). */
+  uploads?: Partial<UploadLimits>;
   env?: Record<string, string | undefined>;
   /** Schedules and completion webhooks (runtrail serve gives them); absent: neither is offered. */
   triggers?: TriggerHost;
@@ -80,13 +87,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-function sha(s: string): Buffer {
-  return createHash('sha256').update(s).digest();
-}
-
-function tokenMatches(given: string, expected: string): boolean {
-  return timingSafeEqual(sha(given), sha(expected));
-}
+export { redactUrl };
 
 /** The hostname of a Host header (`name[:port]`) or an Origin (`scheme://name[:port]`), or null when unreadable. */
 function hostnameOf(value: string, isOrigin: boolean): string | null {
@@ -119,12 +120,6 @@ export function localRequestRefusal(host: string | undefined, origin: string | u
   return null;
 }
 
-/** A URL as logs may show it: the value of an `access_token` query parameter is replaced, and any
- *  other credential-looking value in it masked. */
-export function redactUrl(url: string): string {
-  return maskSecretValues(url.replace(/([?&](?:access[_-]?token|token)=)[^&#]*/gi, '$1[redacted]'));
-}
-
 /** An error as logs may show it: credentials inside its message and stack are masked. */
 function errorForLog(err: unknown): Record<string, unknown> {
   const e = err as { name?: unknown; message?: unknown; stack?: unknown; code?: unknown; statusCode?: unknown };
@@ -152,6 +147,12 @@ function pluginsOf(service: RunServiceApi): BusinessPlugin[] {
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
   const env = opts.env ?? process.env;
   const token = opts.token ?? (env.RUNTRAIL_API_TOKEN || undefined);
+  if (token !== undefined) {
+    const weak = weakTokenReason(token);
+    if (weak) throw new Error(weak);
+    registerSecret(token, 'RUNTRAIL_API_TOKEN');
+  }
+  const limits: HttpLimits = { ...HTTP_LIMIT_DEFAULTS, ...opts.http };
   // the service's own folder when it has one (RunService does), so uploads and plan files line up with it
   const serviceDir = (opts.service as { dataDir?: unknown }).dataDir;
   const dataDir = resolve(opts.dataDir ?? (typeof serviceDir === 'string' ? serviceDir : env.RUNTRAIL_DATA_DIR?.trim() || '.runtrail'));
@@ -168,17 +169,32 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   const counters = newStreamCounters();
   const service = opts.service;
 
-  const logger = opts.logger ?? false;
+  // a logger the server makes writes every line with the server's secrets masked; one passed in keeps its
+  // own stream (the serializers below still mask the request URL and errors)
+  const logger = opts.logger === true ? { hooks: { streamWrite: maskSecrets } } : (opts.logger ?? false);
   const common = {
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
     forceCloseConnections: true,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    // headers must arrive in time, checked every second (Node checks every 30 s by default); a body is
+    // held to a rate instead of a total time (SlowBodyGuard): a large upload on a slow link is fine
+    http: { headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval: 1_000 },
+    requestTimeout: 0,
     // request logs carry the URL, and GET may carry ?access_token= (EventSource and WebSocket cannot set headers)
     childLoggerFactory: ((parent: FastifyBaseLogger, bindings: Parameters<FastifyBaseLogger['child']>[0], childOpts: NonNullable<Parameters<FastifyBaseLogger['child']>[1]>) =>
       parent.child(bindings, { ...childOpts, serializers: { ...childOpts.serializers, req: requestForLog, err: errorForLog } })) satisfies NonNullable<FastifyServerOptions['childLoggerFactory']>,
   };
   const app: FastifyInstance = (
-    typeof logger === 'object' ? Fastify({ loggerInstance: logger, ...common }) : Fastify({ logger, ...common })
+    typeof logger === 'object' && 'info' in logger ? Fastify({ loggerInstance: logger, ...common }) : Fastify({ logger, ...common })
   ) as unknown as FastifyInstance;
+  capConnections(app.server, limits);
+  const slowBodies = new SlowBodyGuard(limits);
+  app.addHook('onClose', async () => slowBodies.close());
+  // every request with a body is watched from its first moment, the refused ones included
+  app.addHook('onRequest', async (req, reply) => slowBodies.watch(req.raw, reply.raw));
+  // what the API answers (run status, manifests, errors, …) has the server's secrets masked; streams are
+  // masked where their events are published
+  app.addHook('onSend', async (_req, _reply, payload) => (typeof payload === 'string' ? maskSecrets(payload) : payload));
 
   app.setErrorHandler((err, req, reply) => {
     const status = (err as { statusCode?: number }).statusCode;
@@ -189,7 +205,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     reply.code(404).send(errorBody('not_found', `no route ${req.method} ${req.url.split('?')[0]}`));
   });
 
-  await app.register(fastifyMultipart, { limits: { fileSize: opts.uploadLimitBytes ?? 50 * 1024 * 1024, files: 1, fields: 10 } });
+  await app.register(fastifyMultipart, { limits: { fileSize: opts.uploads?.maxFileBytes ?? opts.uploadLimitBytes ?? UPLOAD_LIMIT_DEFAULTS.maxFileBytes, files: 1, fields: 10 } });
   await app.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024 } });
 
   // The guards come after @fastify/websocket's own onRequest hook: it marks upgrade requests so that a
@@ -199,7 +215,8 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
       if (req.routeOptions.url === '/healthz') return;
       const why = localRequestRefusal(req.headers.host, req.headers.origin);
       if (why) {
-        reply.code(403).send(errorBody('forbidden', why));
+        // answered before the body is read; the connection closes, so a body still coming holds nothing
+        reply.code(403).header('connection', 'close').send(errorBody('forbidden', why));
         return reply;
       }
     });
@@ -210,11 +227,11 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
       if (route === '/healthz') return;
       // The page shell holds no data; every API call it makes carries the token.
       if ((req.method === 'GET' || req.method === 'HEAD') && route !== undefined && STATIC_ROUTES.has(route)) return;
-      const h = req.headers.authorization;
-      const q = (req.query as Record<string, unknown> | undefined)?.access_token;
-      const given = typeof h === 'string' && h.startsWith('Bearer ') ? h.slice(7) : req.method === 'GET' && typeof q === 'string' ? q : '';
+      const given = presentedToken(req);
       if (!given || !tokenMatches(given, token)) {
-        reply.code(401).header('www-authenticate', 'Bearer').send(errorBody('unauthorized', 'missing or wrong bearer token (Authorization: Bearer <RUNTRAIL_API_TOKEN>)'));
+        // onRequest runs before the body is read: a client without the token sends no body we keep, and
+        // the connection closes, so a body still coming holds nothing
+        reply.code(401).header('www-authenticate', 'Bearer').header('connection', 'close').send(errorBody('unauthorized', 'missing or wrong bearer token (Authorization: Bearer <RUNTRAIL_API_TOKEN>)'));
         return reply;
       }
     });
@@ -234,7 +251,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   const checkWebhook = triggers ? { checkWebhook: (raw: unknown) => triggers.checkWebhook(raw) } : {};
   registerRunRoutes(app, service, { dataDir, plugins, inputRoots, allowScriptModel: opts.allowScriptModel ?? false, ...checkWebhook });
   if (triggers) registerTriggerRoutes(app, service, triggers);
-  const streamOpts = { pingMs: opts.pingMs ?? 15_000, maxQueueBytes: opts.maxClientQueueBytes ?? 1024 * 1024, slowClientMs: opts.slowClientMs ?? 10_000, maxClients: opts.maxStreamClients ?? 1000 };
+  const streamOpts = { pingMs: opts.pingMs ?? 15_000, maxQueueBytes: opts.maxClientQueueBytes ?? 1024 * 1024, slowClientMs: opts.slowClientMs ?? 10_000, maxClients: opts.maxStreamClients ?? 1000, maxPerClient: limits.maxStreamsPerClient };
   // SSE and WebSocket clients of one run share its frames
   const hubs = new RunFrameHubs(service);
   registerSseRoute(app, service, hubs, counters, streamOpts);
@@ -248,7 +265,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     defaultPlugin: opts.chatPlugin ?? 'chat',
   });
   registerWsRoute(app, service, hubs, counters, { ...streamOpts, helloMs: opts.wsHelloMs ?? 300 });
-  registerUploadRoute(app, uploadDir, opts.uploadLimitBytes ?? 50 * 1024 * 1024);
+  registerUploadRoute(app, new UploadQuota(uploadDir, { ...UPLOAD_LIMIT_DEFAULTS, ...(opts.uploadLimitBytes !== undefined ? { maxFileBytes: opts.uploadLimitBytes } : {}), ...opts.uploads }));
   registerImRoute(app, service, {
     limit: opts.imMessageLimit ?? 4000,
     waitMs: opts.imWaitMs ?? 120_000,
@@ -278,7 +295,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1';
   const port = opts.port ?? 7777;
   const token = opts.token ?? (env.RUNTRAIL_API_TOKEN || undefined);
-  const refusal = listenRefusal(host, token);
+  const refusal = listenRefusal(host, token) ?? (token !== undefined ? weakTokenReason(token) : null);
   if (refusal) throw new Error(refusal);
   // RunService.init() marks runs a crash left live as failed before anyone can watch them.
   const init = (opts.service as Partial<{ init(): Promise<void> }>).init;

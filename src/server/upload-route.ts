@@ -1,11 +1,14 @@
-/** POST /api/uploads (multipart, one file) → 201 { path }: a path usable as a file input such as csv_path. */
+/** POST /api/uploads (multipart, one file) → 201 { path }: a path usable as a file input such as csv_path.
+ *  Each client address keeps its uploads in a folder of its own, within its quota (UploadQuota). */
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance } from 'fastify';
 import { HttpError, sendError } from './http-error.js';
+import { clientKey } from './http-limits.js';
+import type { UploadQuota } from './upload-quota.js';
 
 /** Keeps letters, digits, dot, dash, underscore; never a dot-file or an empty name. */
 export function safeUploadName(original: string): string {
@@ -15,34 +18,47 @@ export function safeUploadName(original: string): string {
   return `${randomBytes(6).toString('hex')}_${clean}`;
 }
 
-export function registerUploadRoute(app: FastifyInstance, uploadDir: string, maxFileBytes: number): void {
+export function registerUploadRoute(app: FastifyInstance, quota: UploadQuota): void {
+  quota.start();
+  app.addHook('onClose', async () => quota.stop());
   app.post('/api/uploads', async (req, reply) => {
     if (!req.isMultipart()) {
       return sendError(reply, new HttpError(400, 'invalid_request', 'expected multipart/form-data with one file field', { issues: [{ path: 'file', message: 'missing' }] }));
     }
-    let file;
-    try {
-      file = await req.file({ limits: { fileSize: maxFileBytes, files: 1 } });
-    } catch (err) {
-      return sendError(reply, new HttpError(400, 'invalid_request', `bad multipart body: ${(err as Error).message}`));
+    const client = clientKey(req.ip);
+    const admitted = await quota.admit(client);
+    if (!admitted.ok) {
+      const r = admitted.refusal;
+      return sendError(reply, new HttpError(r.status, r.code, r.message, { limit: r.status === 429 ? quota.limits.maxFilesPerClient : quota.limits.maxBytesPerClient }));
     }
-    if (!file) return sendError(reply, new HttpError(400, 'invalid_request', 'no file in the multipart body', { issues: [{ path: 'file', message: 'missing' }] }));
-    await mkdir(uploadDir, { recursive: true });
-    const target = join(uploadDir, safeUploadName(file.filename || 'upload'));
     try {
-      await pipeline(file.file, createWriteStream(target, { flags: 'wx' }));
-    } catch (err) {
-      await rm(target, { force: true });
-      const e = err as { code?: string; message?: string };
-      if (e.code === 'FST_REQ_FILE_TOO_LARGE') {
-        return sendError(reply, new HttpError(413, 'file_too_large', `upload is larger than the limit (${maxFileBytes} bytes)`));
+      let file;
+      try {
+        file = await req.file({ limits: { fileSize: admitted.maxBytes, files: 1 } });
+      } catch (err) {
+        return sendError(reply, new HttpError(400, 'invalid_request', `bad multipart body: ${(err as Error).message}`));
       }
-      return sendError(reply, new HttpError(400, 'invalid_request', `upload failed: ${e.message ?? String(err)}`));
+      if (!file) return sendError(reply, new HttpError(400, 'invalid_request', 'no file in the multipart body', { issues: [{ path: 'file', message: 'missing' }] }));
+      const target = join(admitted.dir, safeUploadName(file.filename || 'upload'));
+      const tooLarge = () => {
+        const r = quota.tooLarge(client, admitted.maxBytes);
+        return sendError(reply, new HttpError(r.status, r.code, r.message));
+      };
+      try {
+        await pipeline(file.file, createWriteStream(target, { flags: 'wx' }));
+      } catch (err) {
+        await rm(target, { force: true });
+        const e = err as { code?: string; message?: string };
+        if (e.code === 'FST_REQ_FILE_TOO_LARGE') return tooLarge();
+        return sendError(reply, new HttpError(400, 'invalid_request', `upload failed: ${e.message ?? String(err)}`));
+      }
+      if (file.file.truncated) {
+        await rm(target, { force: true });
+        return tooLarge();
+      }
+      return reply.code(201).send({ path: target, name: file.filename, bytes: file.file.bytesRead });
+    } finally {
+      admitted.done();
     }
-    if (file.file.truncated) {
-      await rm(target, { force: true });
-      return sendError(reply, new HttpError(413, 'file_too_large', `upload is larger than the limit (${maxFileBytes} bytes)`));
-    }
-    return reply.code(201).send({ path: target, name: file.filename, bytes: file.file.bytesRead });
   });
 }

@@ -11,7 +11,8 @@ import { frameData, parseAfter } from './run-frames.js';
 import type { RunFrameHubs } from './run-frame-hub.js';
 import { HttpError, sendError } from './http-error.js';
 import { slowClientFrame } from './slow-client-frame.js';
-import type { StreamCounters } from './stream-counters.js';
+import { clientKey } from './http-limits.js';
+import { takeClientSlot, type StreamCounters } from './stream-counters.js';
 import { tooManyClients, type StreamOptions } from './sse-route.js';
 import { isRunId } from './run-id-param.js';
 
@@ -38,8 +39,8 @@ export function registerWsRoute(app: FastifyInstance, service: RunServiceApi, hu
     method: 'GET',
     url: '/api/runs/:id/ws',
     // refused before the upgrade, as a plain HTTP answer
-    preHandler: async (_req, reply) => {
-      const busy = tooManyClients(counters, opts.maxClients);
+    preHandler: async (req, reply) => {
+      const busy = tooManyClients(counters, opts, clientKey(req.ip));
       if (busy) return sendError(reply.header('retry-after', '5'), busy);
     },
     // a plain GET (no Upgrade) gets a JSON answer instead of an empty 404
@@ -47,6 +48,7 @@ export function registerWsRoute(app: FastifyInstance, service: RunServiceApi, hu
     wsHandler: (socket: WebSocket, req) => {
       const runId = req.params.id;
       counters.wsClients++;
+      const releaseSlot = takeClientSlot(counters, clientKey(req.ip));
       /** The one stream this socket has: its abort switch and the promise that settles when it has ended. */
       let current: { abort: AbortController; done: Promise<void> } | null = null;
       /** The latest `after` asked for while the stream is being switched; null when none is waiting. */
@@ -131,6 +133,7 @@ export function registerWsRoute(app: FastifyInstance, service: RunServiceApi, hu
       socket.on('close', () => {
         closed = true;
         counters.wsClients--;
+        releaseSlot();
         if (hello) clearTimeout(hello);
         current?.abort.abort();
       });

@@ -38,7 +38,7 @@ function rawUpgrade(url: string, path: string, waitMs: number): Promise<{ status
 describe('token guard and WebSocket upgrades', () => {
   it('answers 401 to an upgrade without the token and closes the socket', async () => {
     const service = new FakeRunService();
-    server = await startTestServer(service, { token: 's3cret' });
+    server = await startTestServer(service, { token: 's3cret-0123456789abcdefghij' });
     const run = await service.create({ plugin: 'echo', goal: 'g', input: {} });
     const r = await rawUpgrade(server.url, `/api/runs/${run.run_id}/ws`, 500);
     expect(r.statusLine).toContain('401');

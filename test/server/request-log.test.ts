@@ -15,9 +15,9 @@ describe('request logs', () => {
         cb();
       },
     });
-    const server = await startTestServer(new FakeRunService(), { token: 's3cret-T0KEN', logger: pino({ level: 'info' }, stream) });
+    const server = await startTestServer(new FakeRunService(), { token: 's3cret-T0KEN-0123456789abcdef', logger: pino({ level: 'info' }, stream) });
     try {
-      expect((await fetch(`${server.url}/api/runs?access_token=s3cret-T0KEN&limit=5`)).status).toBe(200);
+      expect((await fetch(`${server.url}/api/runs?access_token=s3cret-T0KEN-0123456789abcdef&limit=5`)).status).toBe(200);
       expect((await fetch(`${server.url}/api/runs?limit=5&access_token=guess-Gu3ss`)).status).toBe(401);
     } finally {
       await server.stop();

@@ -140,7 +140,7 @@ describe('run API', () => {
 
   it('requires the bearer token on everything but /healthz when one is set', async () => {
     const service = new FakeRunService();
-    server = await startTestServer(service, { token: 's3cret' });
+    server = await startTestServer(service, { token: 's3cret-0123456789abcdefghij' });
     expect((await getJson(`${server.url}/healthz`)).status).toBe(200);
     for (const path of ['/api/runs', '/api/plugins', '/metrics', '/api/runs/run_x/events']) {
       const r = await getJson(`${server.url}${path}`);
@@ -153,15 +153,15 @@ describe('run API', () => {
     }
     expect((await getJson(`${server.url}/api/runs`, { authorization: 'Bearer wrong' })).status).toBe(401);
     expect((await postJson(`${server.url}/api/runs`, { plugin: 'echo', input: {} })).status).toBe(401);
-    expect((await getJson(`${server.url}/api/runs`, { authorization: 'Bearer s3cret' })).status).toBe(200);
-    expect((await postJson(`${server.url}/api/runs`, { plugin: 'echo', input: {} }, { authorization: 'Bearer s3cret' })).status).toBe(201);
+    expect((await getJson(`${server.url}/api/runs`, { authorization: 'Bearer s3cret-0123456789abcdefghij' })).status).toBe(200);
+    expect((await postJson(`${server.url}/api/runs`, { plugin: 'echo', input: {} }, { authorization: 'Bearer s3cret-0123456789abcdefghij' })).status).toBe(201);
   });
 
   it('refuses to listen beyond loopback without a token, and says why', async () => {
     const service = new FakeRunService();
     await expect(startServer({ service, host: '0.0.0.0', port: 0, env: {} })).rejects.toThrow(/RUNTRAIL_API_TOKEN/);
     await expect(startServer({ service, host: '::', port: 0, env: {} })).rejects.toThrow(/refusing to listen on ::/);
-    const s = await startServer({ service, host: '0.0.0.0', port: 0, env: { RUNTRAIL_API_TOKEN: 't' } });
+    const s = await startServer({ service, host: '0.0.0.0', port: 0, env: { RUNTRAIL_API_TOKEN: 'guard-token-0123456789abcdef' } });
     await s.close();
   });
 

@@ -256,14 +256,14 @@ describe('web page', () => {
     await page.close();
   }, 60_000);
   it('on a server with a token, entering it in the page loads the form and the runs without a reload', async () => {
-    const guarded = await startServer({ service, port: 0, env: { RUNTRAIL_API_TOKEN: 'page-secret' } });
+    const guarded = await startServer({ service, port: 0, env: { RUNTRAIL_API_TOKEN: 'page-secret-0123456789abcdef' } });
     const page = await ctx.newPage();
     try {
       await page.goto(guarded.url);
       await page.getByRole('alert').filter({ hasText: 'needs its API token' }).waitFor();
       expect(await page.getByRole('button', { name: 'Start run' }).isDisabled()).toBe(true);
       await page.locator('header summary').click();
-      await page.getByLabel('API token').fill('page-secret');
+      await page.getByLabel('API token').fill('page-secret-0123456789abcdef');
       await expect.poll(() => page.locator('select[name=plugin] option').count(), { timeout: 10_000 }).toBeGreaterThan(0);
       expect(await page.getByRole('button', { name: 'Start run' }).isDisabled()).toBe(false);
       await page.getByRole('heading', { name: /^Runs \(\d+\)$/ }).waitFor({ timeout: 10_000 });
