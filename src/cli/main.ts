@@ -3,16 +3,23 @@
 import { createInterface } from 'node:readline/promises';
 import { EXIT, type CliDeps } from './cli-io.js';
 import { defaultSkillsDir } from '../runtime/package-root.js';
+import { registerEnvSecrets } from '../events/secret-masker.js';
 import { cliPlugins } from './cli-plugins.js';
+import { maskedOut } from './masked-output.js';
 import { runCli } from './run-cli.js';
 import { serveProject } from './serve-project.js';
+
+// the keys and tokens of this environment are masked in everything the CLI prints and writes
+registerEnvSecrets(process.env);
+const stdout = maskedOut(process.stdout);
+const stderr = maskedOut(process.stderr);
 
 async function main(): Promise<number> {
   const plugins = await cliPlugins(defaultSkillsDir(), { shellTask: true });
   const deps: CliDeps = {
     plugins,
-    stdout: process.stdout,
-    stderr: process.stderr,
+    stdout,
+    stderr,
     env: process.env,
     cwd: process.cwd(),
     async ask(question) {
@@ -39,7 +46,7 @@ async function main(): Promise<number> {
         process.off('SIGTERM', onSig);
       };
     },
-    serve: (opts) => serveProject(opts, { stderr: process.stderr }),
+    serve: (opts) => serveProject(opts, { stderr }),
   };
   return runCli(process.argv.slice(2), deps);
 }
@@ -49,7 +56,7 @@ main().then(
     process.exitCode = code;
   },
   (err: unknown) => {
-    process.stderr.write(`runtrail: ${(err as Error)?.stack ?? String(err)}\n`);
+    stderr.write(`runtrail: ${(err as Error)?.stack ?? String(err)}\n`);
     process.exitCode = EXIT.failed;
   },
 );

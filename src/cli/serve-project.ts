@@ -165,7 +165,9 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
   }
   try {
     const { startServer } = await import('../server/start-server.js');
-    const server = await startServer({ service, dataDir: opts.dataDir, skillsDir, host: opts.host, port: opts.port, env: opts.env, triggers, ...(channels ? { channels } : {}) });
+    const [{ httpLimitsFromConfig }, { uploadLimitsFromConfig }] = await Promise.all([import('../server/http-limits.js'), import('../server/upload-quota.js')]);
+    const limits = { http: httpLimitsFromConfig(registry.config.http), uploads: uploadLimitsFromConfig(registry.config.uploads) };
+    const server = await startServer({ service, dataDir: opts.dataDir, skillsDir, host: opts.host, port: opts.port, env: opts.env, triggers, ...limits, ...(channels ? { channels } : {}) });
     serverUrl = server.url;
     const what = role === 'api' ? 'runtrail API node serving' : 'runtrail serving';
     return { url: server.url, describe: `${what} on ${server.url}${where}`, close: () => stop(server) };

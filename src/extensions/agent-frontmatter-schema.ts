@@ -87,12 +87,37 @@ export const AGENT_FRONTMATTER_SCHEMA: JsonSchema = {
   },
 };
 
+const positive = { type: 'number', exclusiveMinimum: 0 };
+const count = { type: 'integer', minimum: 1 };
+
 export const CONFIG_SCHEMA: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
     model: { type: 'string', minLength: 1, maxLength: 500 },
     limits,
+    /** How far a request over HTTP may raise an agent's limits (without it: not past the agent's own). */
+    request_limits: limits,
+    /** The HTTP server's timeouts and connection caps (server/http-limits.ts). */
+    http: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        headers_timeout_s: positive,
+        body_grace_s: positive,
+        body_min_bytes_per_s: { type: 'number', minimum: 0 },
+        keep_alive_s: positive,
+        max_connections: count,
+        max_connections_per_client: count,
+        max_streams_per_client: count,
+      },
+    },
+    /** What each client address may keep in <dataDir>/uploads (server/upload-quota.ts). */
+    uploads: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { max_file_bytes: count, max_files_per_client: count, max_bytes_per_client: count, max_age_s: positive },
+    },
     disable: stringList,
     plugins: stringList,
     capture,

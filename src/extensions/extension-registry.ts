@@ -31,6 +31,12 @@ type AnyAgent = BusinessPlugin<any>; // any: see above
 export interface ProjectConfig {
   model?: string;
   limits?: Partial<RunLimits>;
+  /** How far a request over HTTP may raise an agent's limits. */
+  request_limits?: Partial<RunLimits>;
+  /** The HTTP server's timeouts and connection caps, as config.json names them (seconds). */
+  http?: Record<string, number>;
+  /** What each client may keep in <dataDir>/uploads, as config.json names it. */
+  uploads?: Record<string, number>;
   disable?: string[];
   plugins?: string[];
   capture?: CaptureSettings;
@@ -170,6 +176,9 @@ export class ExtensionRegistry {
     if (cfg.model) this.config.model = cfg.model;
     if (cfg.limits) this.config.limits = { ...this.config.limits, ...cfg.limits };
     if (cfg.capture) this.config.capture = { ...this.config.capture, ...cfg.capture };
+    if (cfg.request_limits) this.config.request_limits = { ...this.config.request_limits, ...cfg.request_limits };
+    if (cfg.http) this.config.http = { ...this.config.http, ...cfg.http };
+    if (cfg.uploads) this.config.uploads = { ...this.config.uploads, ...cfg.uploads };
     if (cfg.disable) this.config.disable = [...(this.config.disable ?? []), ...cfg.disable];
     // the project's keys over the user's, one level deep (an allow list is replaced, not merged)
     if (cfg.webhooks) this.config.webhooks = { ...this.config.webhooks, ...cfg.webhooks };

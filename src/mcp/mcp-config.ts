@@ -5,6 +5,7 @@
  * definition that cannot be used is still kept (with `unusable`) so a run that needs it fails clearly.
  */
 import { isAbsolute, resolve } from 'node:path';
+import { isPlausibleSecret, isSecretEnvName, registerSecret } from '../events/secret-masker.js';
 import { minimalBaseEnv } from '../tools/exec-config.js';
 import { checkSchema, formatSchemaPath, type JsonSchema } from '../tools/schema.js';
 import { sanitizeToolPart } from './mcp-tool-name.js';
@@ -104,15 +105,44 @@ export interface McpParseContext {
 
 const VAR = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
-/** `${VAR}` / `${VAR:-default}` expanded; the names of unset variables without a default in `missing`. */
-export function expandVars(text: string, env: Record<string, string | undefined>, missing: Set<string>): string {
+/** `${VAR}` / `${VAR:-default}` expanded; the names of unset variables without a default in `missing`;
+ *  `onValue` is told each value put in (the caller may hold it secret). */
+export function expandVars(text: string, env: Record<string, string | undefined>, missing: Set<string>, onValue?: (name: string, value: string) => void): string {
   return text.replace(VAR, (_m, name: string, fallback: string | undefined) => {
     const v = env[name];
-    if (v !== undefined && v !== '') return v;
-    if (fallback !== undefined) return fallback;
-    missing.add(name);
-    return '';
+    const value = v !== undefined && v !== '' ? v : fallback;
+    if (value === undefined) {
+      missing.add(name);
+      return '';
+    }
+    onValue?.(name, value);
+    return value;
   });
+}
+
+/** Header names whose values are credentials, whatever they hold. */
+const SECRET_HEADER = /authorization|cookie|token|secret|key|password|signature/i;
+
+/**
+ * The values an MCP server is given that are secrets, registered with the masker (events/secret-masker.ts)
+ * so that no event, file, log or model request shows them: every `${VAR}` expanded into its env, headers
+ * or args (unless it is a path, a number or a plain URL), the value of an env entry named like a secret,
+ * and the value of a credential header (and the token after its scheme).
+ */
+function registerServerSecrets(server: string, d: RawServer, env: Record<string, string | undefined>): void {
+  const expanded = (name: string, value: string) => {
+    if (isPlausibleSecret(value)) registerSecret(value, `${name} (MCP server ${server})`);
+  };
+  const missing = new Set<string>();
+  for (const v of [...Object.values(d.env ?? {}), ...Object.values(d.headers ?? {}), ...(d.args ?? []), d.url ?? '']) expandVars(v, env, missing, expanded);
+  for (const [k, v] of Object.entries(d.env ?? {})) if (isSecretEnvName(k)) registerSecret(expandVars(v, env, missing), `${k} (MCP server ${server})`);
+  for (const [k, v] of Object.entries(d.headers ?? {})) {
+    if (!SECRET_HEADER.test(k)) continue;
+    const value = expandVars(v, env, missing);
+    registerSecret(value, `${k} header (MCP server ${server})`);
+    const scheme = /^\s*[A-Za-z]+\s+(\S+)\s*$/.exec(value);
+    if (scheme) registerSecret(scheme[1], `${k} header (MCP server ${server})`);
+  }
 }
 
 /** Parses one server definition; returns null (with problems) when it cannot be a server at all. */
@@ -135,6 +165,7 @@ export function parseServerDefinition(name: string, raw: unknown, ctx: McpParseC
   const d = checked.value;
   for (const k of Object.keys(raw)) if (!KNOWN_KEYS.has(k)) err(`${at}.${k}`, 'is not a known field; it is ignored', 'warning');
   const type = d.type === 'streamable-http' || d.type === 'streamableHttp' ? 'http' : (d.type ?? (d.url && !d.command ? 'http' : 'stdio'));
+  registerServerSecrets(name, d, ctx.env);
   const missing = new Set<string>();
   const x = (s: string) => expandVars(s, ctx.env, missing);
   let transport: McpTransportConfig;

@@ -49,6 +49,12 @@ interface Entry {
 }
 
 let ledgerSeq = 0;
+
+/** A stdio server's command line as its definition writes it (`${VAR}`s not expanded). */
+function writtenCommand(cfg: McpServerConfig): string {
+  const { command, args } = cfg.shown as { command?: unknown; args?: unknown };
+  return [command, ...(Array.isArray(args) ? args : [])].map(String).join(' ');
+}
 const LEDGER_FILE = /^servers-(\d+)-(\d+|x)\.json$/;
 
 let clientModule: Promise<typeof import('./mcp-connection.js')> | null = null;
@@ -179,7 +185,8 @@ export class McpServerPool {
       const { McpConnection } = await loadMcpClient();
       const conn = await McpConnection.open(entry.cfg, {
         killGraceMs: this.killGraceMs,
-        onSpawn: (pid, command) => ledger?.add({ session_id: sessionId, pid, pgid: pid, command }),
+        // the ledger (a file in the data dir) names the command as written, never with `${VAR}`s expanded
+        onSpawn: (pid) => ledger?.add({ session_id: sessionId, pid, pgid: pid, command: writtenCommand(entry.cfg) }),
         onExit: () => ledger?.remove(sessionId),
       });
       entry.conn = conn;

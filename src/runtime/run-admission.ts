@@ -18,6 +18,9 @@ import { offlineUnsupportedProvider } from './offline-unsupported.js';
 import { checkPluginInput } from './plugin-input.js';
 import type { PluginSource } from './plugin-registry.js';
 import { RunRequestError } from './run-request-error.js';
+import type { RunLimits } from './run-service-types.js';
+import { DEFAULT_LIMITS } from './agent-loop.js';
+import { DEFAULT_APPROVAL_TIMEOUT_S } from './approvals.js';
 
 type Plugin = BusinessPlugin<Record<string, unknown>>;
 
@@ -62,6 +65,36 @@ export function checkedInput(plugin: Plugin, req: ParsedCreateRunRequest): Recor
     fail('invalid_request', `invalid input for ${plugin.name}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
   }
   return { ...r.value };
+}
+
+/** The limits a run gets without asking: the agent's own over config.json's over the defaults. */
+export function ownLimits(plugin: Plugin, configured: Partial<RunLimits> | undefined): RunLimits {
+  return { ...DEFAULT_LIMITS, approval_timeout_s: DEFAULT_APPROVAL_TIMEOUT_S, ...configured, ...plugin.limits };
+}
+
+/** The limits a request may raise (more of them is more of the operator's money and machine). */
+const CONSENTED_LIMITS = ['max_iterations', 'max_tool_calls', 'timeout_s', 'stop_repair_turns', 'approval_timeout_s'] as const;
+
+/**
+ * Step 3b, for a request that came over the network: it may lower the agent's limits, and raise them
+ * only as far as the operator allows in config.json (`request_limits`). A request above both is refused,
+ * naming the limit.
+ */
+export function checkRequestedLimits(requested: Partial<RunLimits> | undefined, own: RunLimits, allowed: Partial<RunLimits> | undefined): void {
+  if (!requested) return;
+  for (const key of CONSENTED_LIMITS) {
+    const asked = requested[key];
+    const mine = own[key];
+    if (asked === undefined || mine === undefined || asked <= mine) continue;
+    const consent = allowed?.[key];
+    if (consent !== undefined && asked <= consent) continue;
+    const field = `limits.${key}`;
+    const message =
+      consent !== undefined
+        ? `${asked} is above what the operator allows a request (${consent}, config.json "request_limits")`
+        : `${asked} is above the agent's own ${mine}; a request may raise it only as far as the operator allows in config.json ("request_limits": { "${key}": ${asked} })`;
+    fail('invalid_request', `${field}: ${message}`, { issues: [{ path: field, message }] });
+  }
 }
 
 function isUnder(path: string, root: string): boolean {

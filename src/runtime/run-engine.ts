@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { RunStatus } from '../events/agent-event.js';
 import { Diagnosis, type DiagnosisDict } from '../events/diagnosis.js';
 import { createProcessPipeline, type ProcessPipeline } from '../events/process-pipeline.js';
+import { maskSecrets } from '../events/secret-masker.js';
 import type { OperationReporter } from '../events/operation-reporter-types.js';
 import { describeProvider } from '../providers/resolve-model-provider.js';
 import { modelInfo } from '../providers/model-catalog.js';
@@ -341,7 +342,7 @@ function compactorFor(rec: RunRecord, o: { provider: ModelProvider; system: stri
     planState: o.planState,
     publish: o.publish,
     reporter: (n) => o.runReporter?.child({ operationId: `${rec.runId}.compaction.${n}`, targetType: 'runtime', source: 'runtime' }),
-    log: (entry) => appendFile(log, `${JSON.stringify(entry)}\n`),
+    log: (entry) => appendFile(log, maskSecrets(`${JSON.stringify(entry)}\n`)),
     onCompacted: (saved) => {
       o.metrics.compactions++;
       o.metrics.compactionTokensSaved += Math.max(0, saved);

@@ -109,6 +109,9 @@ export interface CreateRunOptions {
   trigger?: RunTrigger;
   /** Where to report the run's end (and its waits for approval); told to observers, never written by the runtime. */
   webhook?: RunWebhook;
+  /** The request came over the network (the HTTP API): its `limits` may exceed the agent's own only as far
+   *  as config.json's `request_limits` allows. A local caller (the CLI) is the operator. */
+  fromNetwork?: boolean;
 }
 
 /** A run as an observer (tracing) sees it: told once, when its bus exists and before its first event. */

@@ -24,9 +24,10 @@ import { DEFAULT_LIMITS } from './agent-loop.js';
 import type { BusinessPlugin, PluginRunContext } from './business-plugin.js';
 import type { ParsedCreateRunRequest } from './create-run-request.js';
 import { defaultDataDir } from './data-dir.js';
+import { ownerOnlyDataDir, ownerOnlyUmask } from './owner-only.js';
 import { defaultSkillsDir } from './package-root.js';
 import { PluginRegistry, type PluginSource } from './plugin-registry.js';
-import { activeSkill, checkedInput, chooseModel, fileInputSources, grantedSkills, parseRunRequest, pluginOf, providerFor, type ModelChoice, type ProviderResolver } from './run-admission.js';
+import { activeSkill, checkedInput, checkRequestedLimits, chooseModel, fileInputSources, ownLimits, grantedSkills, parseRunRequest, pluginOf, providerFor, type ModelChoice, type ProviderResolver } from './run-admission.js';
 import { confinePath, isInside, realpathLoose } from '../tools/confine-path.js';
 import { resolveCapabilities } from './run-capabilities.js';
 import { executeRun, finalise, RunInterrupted, type NoticeSource } from './run-engine.js';
@@ -74,7 +75,7 @@ export interface RunServiceOptions {
   skillDirs?: string[];
   /** The project's config.json, read at each create: `model` when neither the request nor the agent names
    *  one and RUNTRAIL_MODEL is unset; `limits` under the agent's and the request's. */
-  defaults?: () => { model?: string; limits?: Partial<RunLimits>; capture?: CaptureSettings };
+  defaults?: () => { model?: string; limits?: Partial<RunLimits>; request_limits?: Partial<RunLimits>; capture?: CaptureSettings };
   concurrency?: number;
   /** Runs allowed to wait for a slot; past it create() throws queue_full. Default 100. */
   maxQueue?: number;
@@ -158,6 +159,7 @@ export class RunService implements RunServiceApi {
   private eventsPublished = 0;
   private readonly usageTotals = new ModelUsageTotals();
   private closed = false;
+  private dataDirClosed: Promise<void> | null = null;
 
   constructor(private readonly opts: RunServiceOptions) {
     this.dataDir = resolve(opts.dataDir ?? defaultDataDir(opts.env ?? process.env));
@@ -171,6 +173,7 @@ export class RunService implements RunServiceApi {
     this.env = opts.env ?? process.env;
     // the keys and tokens the service's environment holds are masked in all its runs write and send
     registerEnvSecrets(this.env);
+    ownerOnlyUmask();
     this.cwd = opts.cwd ?? process.cwd();
     this.resolver = opts.providerResolver ?? defaultProviderResolver;
     const local = new LocalRunStore(this.runsDir, (p) => this.registry.get(p)?.artifacts ?? [], (id) => this.live.has(id));
@@ -202,7 +205,8 @@ export class RunService implements RunServiceApi {
 
   /** Loads existing runs; runs a crash left live become failed (`interrupted`) with a terminal event. Idempotent. */
   init(): Promise<void> {
-    return this.store.init();
+    this.dataDirClosed ??= ownerOnlyDataDir(this.dataDir).catch(() => undefined);
+    return this.dataDirClosed.then(() => this.store.init());
   }
 
   private fail(code: ConstructorParameters<typeof RunRequestError>[0], message: string, details: ConstructorParameters<typeof RunRequestError>[2] = {}): never {
@@ -226,6 +230,7 @@ export class RunService implements RunServiceApi {
     const skill = await activeSkill(plugin, req, this.skillDirs);
     const skills = await grantedSkills(plugin, this.skillDirs);
     const defaults = this.opts.defaults?.() ?? {};
+    if (opts.fromNetwork) checkRequestedLimits(req.limits, ownLimits(plugin, defaults.limits), defaults.request_limits);
     const model = chooseModel(plugin, req, { cwd: this.cwd, env: this.env, ...(defaults.model ? { defaultModel: defaults.model } : {}) });
     const provider = providerFor(plugin, model, { env: this.env, resolver: this.resolver });
     // step 7, capacity: running + waiting + accepted-but-not-yet-queued (concurrent creates) within concurrency + maxQueue

@@ -3,7 +3,7 @@
  * (NUL bytes, `..`, absolute paths, symlinks via realpath) and refused outside the allowed roots.
  */
 import { constants as fsc, mkdirSync } from 'node:fs';
-import { copyFile, mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { maskSecrets } from '../events/secret-masker.js';
 import { isInside, realpathLoose, WorkspacePathError } from '../tools/confine-path.js';
@@ -190,6 +190,8 @@ export class RunWorkspace implements WorkspaceAccess {
     for (let i = 1; ; i++) {
       try {
         await copyFile(source, join(this.inputDir, candidate), fsc.COPYFILE_EXCL);
+        // a copy keeps its source's mode: the run's copy is its owner's alone
+        await chmod(join(this.inputDir, candidate), 0o600);
         return `input/${candidate}`;
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;

@@ -33,7 +33,7 @@ export function registerImRoute(app: FastifyInstance, service: RunServiceApi, op
     const outcome = await dispatchImMessage(service, { conversationId: conversation_id, text }, {
       plugins: opts.plugins,
       chatPlugin: opts.chatPlugin,
-      createRun: (req) => service.create(req, { claw: 'im' }),
+      createRun: (req) => service.create(req, { claw: 'im', fromNetwork: true }),
     });
     if (outcome.kind === 'follow') return runReply(outcome.runId, outcome.prefix);
     const { text: said, runId, status, error } = outcome;

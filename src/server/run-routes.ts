@@ -107,7 +107,8 @@ export async function createRunOverHttp(service: RunServiceApi, body: unknown, o
     const issues = fileInputIssues(b.input, plugin.fileInputs, opts.inputRoots);
     if (issues.length) throw new HttpError(400, 'input_outside_roots', `${issues[0].path}: ${issues[0].message}`, { issues });
   }
-  return service.create(b, { ...front, ...(webhook ? { webhook } : {}) });
+  // limits above the agent's own need the operator's consent (config.json request_limits)
+  return service.create(b, { ...front, fromNetwork: true, ...(webhook ? { webhook } : {}) });
 }
 
 function textParam(v: string | undefined, name: string, max: number): string | undefined {

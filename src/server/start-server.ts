@@ -14,6 +14,7 @@ import type { RunServiceApi } from '../runtime/run-service-types.js';
 import type { BusinessPlugin } from '../runtime/business-plugin.js';
 import { presentedToken, redactUrl, tokenMatches, weakTokenReason } from './api-token.js';
 import { errorBody, sendError } from './http-error.js';
+import { ServerConfigError } from './server-config-error.js';
 import { capConnections, HTTP_LIMIT_DEFAULTS, SlowBodyGuard, type HttpLimits } from './http-limits.js';
 import { isLoopbackHost, listenRefusal } from './listen-guard.js';
 import { packageRoot } from './package-root.js';
@@ -149,7 +150,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   const token = opts.token ?? (env.RUNTRAIL_API_TOKEN || undefined);
   if (token !== undefined) {
     const weak = weakTokenReason(token);
-    if (weak) throw new Error(weak);
+    if (weak) throw new ServerConfigError(weak);
     registerSecret(token, 'RUNTRAIL_API_TOKEN');
   }
   const limits: HttpLimits = { ...HTTP_LIMIT_DEFAULTS, ...opts.http };
@@ -296,7 +297,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const port = opts.port ?? 7777;
   const token = opts.token ?? (env.RUNTRAIL_API_TOKEN || undefined);
   const refusal = listenRefusal(host, token) ?? (token !== undefined ? weakTokenReason(token) : null);
-  if (refusal) throw new Error(refusal);
+  if (refusal) throw new ServerConfigError(refusal);
   // RunService.init() marks runs a crash left live as failed before anyone can watch them.
   const init = (opts.service as Partial<{ init(): Promise<void> }>).init;
   if (typeof init === 'function') await init.call(opts.service);

@@ -5,6 +5,7 @@
  * the kernel has since given to another process never matches it, so it is never killed.
  */
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { maskSecretValues } from '../events/secret-values.js';
 import { liveGroupMembers, terminateGroup } from './process-group.js';
 
 export interface LedgerEntry {
@@ -54,7 +55,8 @@ export class ProcessLedger {
   }
 
   add(entry: Omit<LedgerEntry, 'start_time' | 'started_at'>): void {
-    this.entries.push({ ...entry, start_time: processStartTime(entry.pid), started_at: new Date().toISOString() });
+    // the command line is only shown (when a later Runtrail ends the group): credentials in it are masked
+    this.entries.push({ ...entry, command: maskSecretValues(entry.command), start_time: processStartTime(entry.pid), started_at: new Date().toISOString() });
     this.write();
   }
 

@@ -128,6 +128,21 @@ export default definePlugin({ name: 'ts-tools', tools: [upper, { name: 'no-exec'
     expect(lines(await load(q.dir))[0]).toMatch(/^\.runtrail\/config\.json: is not valid JSON: /);
   });
 
+  it('reads config.json: the server\'s http limits, upload quota and how far requests may raise limits; names a bad one', async () => {
+    const p = project({
+      '.runtrail/config.json': JSON.stringify({ request_limits: { max_tool_calls: 500 }, http: { headers_timeout_s: 10, max_connections_per_client: 16 }, uploads: { max_files_per_client: 20, max_age_s: 3600 } }),
+    });
+    const r = await load(p.dir);
+    expect(lines(r)).toEqual([]);
+    expect(r.config).toMatchObject({ request_limits: { max_tool_calls: 500 }, http: { headers_timeout_s: 10, max_connections_per_client: 16 }, uploads: { max_files_per_client: 20, max_age_s: 3600 } });
+    const q = project({ '.runtrail/config.json': JSON.stringify({ http: { max_connections: 0, keepalive_s: 5 }, uploads: { max_age_s: -1 } }) });
+    expect(lines(await load(q.dir)).sort()).toEqual([
+      '.runtrail/config.json: http.keepalive_s: is not a known field',
+      '.runtrail/config.json: http.max_connections: must be >= 1',
+      '.runtrail/config.json: uploads.max_age_s: must be > 0',
+    ]);
+  });
+
   it('refuses an agent that lists itself or an unknown agent among its subagents', async () => {
     const p = project({
       '.runtrail/agents/lead.md': agentFile('name: lead\ndescription: d\nagents: [helper]'),

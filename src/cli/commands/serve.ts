@@ -2,6 +2,7 @@
 import { ClusterConfigError } from '../../distributed/cluster-settings.js';
 import { ServiceUnavailableError } from '../../distributed/service-url.js';
 import { defaultSkillsDir } from '../../runtime/package-root.js';
+import { ServerConfigError } from '../../server/server-config-error.js';
 import { intOpt, parse } from '../args.js';
 import { EXIT, UsageError, type CliDeps } from '../cli-io.js';
 import type { CliCommand } from '../cli-command.js';
@@ -51,8 +52,8 @@ export async function serve(args: string[], deps: CliDeps, worker: boolean): Pro
       env: deps.env,
     });
   } catch (e) {
-    // a service that cannot be reached, or its variables set wrong: say which, exit 2
-    if (e instanceof ClusterConfigError || e instanceof ServiceUnavailableError) {
+    // a service that cannot be reached, its variables set wrong, or a server that must not start so: say which, exit 2
+    if (e instanceof ClusterConfigError || e instanceof ServiceUnavailableError || e instanceof ServerConfigError) {
       deps.stderr.write(`runtrail: ${e.message}\n`);
       return EXIT.usage;
     }
