@@ -3,6 +3,7 @@
  * the server log, a channel's last error, its delivery failures. A token travels in URLs (Telegram's
  * `/bot<token>/`), so its URL-encoded form is masked too; then the common credential shapes are.
  */
+import { registerSecret } from '../../events/secret-masker.js';
 import { maskSecretValues, SECRET_MASK } from '../../events/secret-values.js';
 
 export class SecretMask {
@@ -12,6 +13,8 @@ export class SecretMask {
     const next = new Set(this.values);
     for (const s of secrets) {
       if (s.length < 4) continue;
+      // and everywhere else the server writes or sends text (events, run files, model requests)
+      registerSecret(s, 'a chat channel secret');
       next.add(s);
       next.add(encodeURIComponent(s));
     }
