@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createParser } from 'eventsource-parser';
 import { startServer, type RunningServer, type ServerOptions } from '../../src/server/start-server.js';
 import type { RunServiceApi } from '../../src/runtime/run-service-types.js';
+import { RunService, type RunServiceOptions } from '../../src/runtime/run-service.js';
 
 export interface TestServer extends RunningServer {
   dataDir: string;
@@ -19,6 +20,30 @@ export async function startTestServer(service: RunServiceApi, extra: Partial<Ser
     dataDir,
     stop: async () => {
       await s.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface RealTestServer {
+  url: string;
+  service: RunService;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+/** A loopback server over a real RunService in a fresh data dir (no environment). */
+export async function startRealServer(opts: Omit<RunServiceOptions, 'dataDir'>, extra: Partial<ServerOptions> = {}): Promise<RealTestServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'runtrail-real-server-'));
+  const service = new RunService({ env: {}, ...opts, dataDir });
+  const s = await startServer({ service, port: 0, dataDir, env: {}, ...extra });
+  return {
+    url: s.url,
+    service,
+    dataDir,
+    stop: async () => {
+      await s.close();
+      await service.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

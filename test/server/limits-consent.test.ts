@@ -1,32 +1,20 @@
 /** A request over HTTP may lower an agent's limits; raising them needs the operator's consent in config.json. */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { z } from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTextOnlyPlugin } from '../../src/plugins/text-only-plugin.js';
 import type { RunLimits } from '../../src/runtime/run-service-types.js';
-import { RunService } from '../../src/runtime/run-service.js';
-import { startServer, type RunningServer } from '../../src/server/start-server.js';
-import { postJson } from './helpers.js';
+import { postJson, startRealServer, type RealTestServer } from './helpers.js';
 
-let service: RunService | null = null;
-let server: RunningServer | null = null;
-let dataDir = '';
+let server: RealTestServer | null = null;
 afterEach(async () => {
-  await server?.close();
-  await service?.close();
+  await server?.stop();
   server = null;
-  service = null;
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 async function start(config: { request_limits?: Partial<RunLimits> } = {}): Promise<string> {
-  dataDir = mkdtempSync(join(tmpdir(), 'runtrail-limits-'));
   const plain = createTextOnlyPlugin({ name: 'talk', description: 'no limits of its own', inputSchema: z.object({}).passthrough(), offlineAnswer: 'hi' });
   const long = { ...createTextOnlyPlugin({ name: 'long', description: 'a long worker', inputSchema: z.object({}).passthrough(), offlineAnswer: 'hi' }), limits: { max_tool_calls: 300, timeout_s: 3600 } };
-  service = new RunService({ dataDir, plugins: [plain, long], env: {}, defaults: () => config });
-  server = await startServer({ service, port: 0, dataDir, env: {} });
+  server = await startRealServer({ plugins: [plain, long], defaults: () => config });
   return server.url;
 }
 
@@ -41,7 +29,7 @@ describe('request limits', () => {
     const t = await postJson(`${url}/api/runs`, { plugin: 'talk', input: {}, limits: { timeout_s: 86_400 } });
     expect(t.status).toBe(400);
     expect(t.body.error.message).toContain('limits.timeout_s: 86400 is above the agent\'s own 600');
-    expect((await service!.list()).total).toBe(0);
+    expect((await server!.service.list()).total).toBe(0);
   });
 
   it('at or below the agent\'s own are fine, the agent\'s own being its definition\'s', async () => {
@@ -61,7 +49,7 @@ describe('request limits', () => {
 
   it('a local caller (the CLI) is the operator: its limits are not refused', async () => {
     await start();
-    const run = await service!.create({ plugin: 'talk', input: {}, limits: { max_tool_calls: 1000 } });
+    const run = await server!.service.create({ plugin: 'talk', input: {}, limits: { max_tool_calls: 1000 } });
     expect(run.status).toBe('queued');
   });
 });

@@ -1,30 +1,21 @@
 /** A request that fails leaves no run behind: bad input is refused before a run exists, and a failure
  *  while a run is being made takes every record of it away (no phantom `queued` run in /metrics). */
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTextOnlyPlugin } from '../../src/plugins/text-only-plugin.js';
-import { RunService } from '../../src/runtime/run-service.js';
-import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import { startRealServer, type RealTestServer } from './helpers.js';
 
-let service: RunService | null = null;
-let server: RunningServer | null = null;
-let dataDir = '';
+let server: RealTestServer | null = null;
 afterEach(async () => {
-  await server?.close();
-  await service?.close();
+  await server?.stop();
   server = null;
-  service = null;
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 async function start(): Promise<string> {
-  dataDir = mkdtempSync(join(tmpdir(), 'runtrail-phantom-'));
   const plugin = createTextOnlyPlugin({ name: 'talk', description: 'takes any input', inputSchema: z.object({}).passthrough(), offlineAnswer: 'hi' });
-  service = new RunService({ dataDir, plugins: [plugin], env: {} });
-  server = await startServer({ service, port: 0, dataDir, env: {} });
+  server = await startRealServer({ plugins: [plugin] });
   return server.url;
 }
 
@@ -35,7 +26,7 @@ function deep(levels: number): string {
 }
 
 const queued = async (url: string) => Number(/runtrail_runs\{state="queued"\} (\d+)/.exec(await (await fetch(`${url}/metrics`)).text())?.[1]);
-const runFolders = () => (existsSync(join(dataDir, 'runs')) ? readdirSync(join(dataDir, 'runs')) : []);
+const runFolders = () => (existsSync(join(server!.dataDir, 'runs')) ? readdirSync(join(server!.dataDir, 'runs')) : []);
 
 describe('no phantom runs', () => {
   it('input nested 2,500 deep gets a 400 naming where, 110 times over, and no run is made', async () => {
@@ -57,9 +48,9 @@ describe('no phantom runs', () => {
 
   it('a run whose request file cannot be written leaves no record: not in the list, not in the counts, no folder', async () => {
     await start();
-    await expect(service!.create({ plugin: 'talk', input: { big: 10n } })).rejects.toThrow(/BigInt/);
-    expect(service!.stats().byState.queued ?? 0).toBe(0);
-    expect((await service!.list()).total).toBe(0);
+    await expect(server!.service.create({ plugin: 'talk', input: { big: 10n } })).rejects.toThrow(/BigInt/);
+    expect(server!.service.stats().byState.queued ?? 0).toBe(0);
+    expect((await server!.service.list()).total).toBe(0);
     expect(runFolders()).toEqual([]);
   });
 });
