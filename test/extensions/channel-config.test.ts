@@ -48,7 +48,7 @@ describe('channels.json', () => {
   const bad: Array<[string, unknown, Record<string, string>, RegExp]> = [
     ['not an object', '[1, 2]', { TG: TOKEN }, /^error: \.runtrail\/channels\.json: must be an object of channels by name/],
     ['not JSON', '{ "telegram": ', { TG: TOKEN }, /^error: \.runtrail\/channels\.json: is not valid JSON/],
-    ['unknown type', { telegramm: { token: '${TG}', allow_from: [1] } }, { TG: TOKEN }, /^error: \.runtrail\/channels\.json: telegramm: unknown channel type "telegramm" \(known: telegram\)/],
+    ['unknown type', { telegramm: { token: '${TG}', allow_from: [1] } }, { TG: TOKEN }, /^error: \.runtrail\/channels\.json: telegramm: unknown channel type "telegramm" \(known: feishu, slack, telegram\)/],
     ['unknown type named by type', { bot: { type: 'whatsapp', allow_from: [1] } }, { TG: TOKEN }, /^error: \.runtrail\/channels\.json: bot\.type: unknown channel type "whatsapp"/],
     ['allow_from not a list', { telegram: { token: '${TG}', allow_from: '42' } }, { TG: TOKEN }, /^error: \.runtrail\/channels\.json: telegram\.allow_from: must be array/],
     ['no token', { telegram: { allow_from: [1] } }, { TG: TOKEN }, /^error: \.runtrail\/channels\.json: telegram\.token: is required$/],
