@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { TOKEN_KEY, token } from './api.js';
 import { ComparePage } from './components/ComparePage.js';
+import { ChannelsPanel } from './components/ChannelsPanel.js';
 import { NewRunForm } from './components/NewRunForm.js';
 import { RunPage } from './components/RunPage.js';
 import { RunsList } from './components/RunsList.js';
@@ -65,6 +66,7 @@ export function App() {
             />
             <SchedulesPanel key={`schedules:${tok}`} onOpen={open} />
             <RunsList key={`runs:${tok}`} onOpen={open} refreshKey={refresh} />
+            <ChannelsPanel key={`channels:${tok}`} />
           </div>
         )}
       </main>

@@ -5,6 +5,7 @@
  * layer; what that decides is posted back — a text answer, or a run's reply streamed into the chat.
  * A channel that cannot connect is retried with backoff and never stops the server or the others.
  */
+import { setMaxListeners } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { backoffDelay, sleep } from '../../channels/backoff.js';
@@ -119,6 +120,8 @@ export class ChannelHost {
         sentIds: new Set(),
         started: Promise.resolve(),
       };
+      // one listener per reply streamed, each removed when it ends: many at once is normal here
+      setMaxListeners(0, lc.abort.signal);
       this.live.set(cfg.name, lc);
       if (cfg.unusable) {
         this.fail(lc, `not started: ${cfg.unusable} (${cfg.file})`);

@@ -90,6 +90,9 @@ export class EditThrottle {
     if (r.ok) {
       this.shown = text;
       this.failures = 0;
+      // counted from the answer, not the request: the service sees two edits at least an interval apart
+      // however long this one took to reach it
+      this.notBefore = Math.max(this.notBefore, this.now() + this.opts.intervalMs);
       return;
     }
     const f = r.failure;
