@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FakeFeishu, type FsMessage } from './fakes/fake-feishu.js';
 import { project, scriptAgent, startHarness, type Harness } from './channel-harness.js';
 import { eventually } from '../tools/helpers.js';
+import { feishuChannel } from '../../src/channels/feishu/feishu-channel.js';
 
 const ALICE = 'ou_alice';
 const MALLORY = 'ou_mallory';
@@ -199,4 +200,14 @@ describe('Feishu channel', () => {
     expect(new Set(runs.map((r) => r.conversation_id))).toEqual(new Set([`feishu:${DM}`]));
     expect(h.host.status()[0].duplicates).toBe(1);
   });
+
+  it('check asks the open platform who the bot is; a wrong secret fails without being shown', async () => {
+    await start({});
+    const config = { app_id: fs.appId, app_secret: fs.appSecret, domain: fs.url };
+    expect(await feishuChannel.check!(config, AbortSignal.timeout(10_000))).toEqual({ ok: true, detail: `bot Runtrail (ou_bot000001) at ${fs.url}` });
+    const bad = await feishuChannel.check!({ ...config, app_secret: 'a-wrong-secret-value' }, AbortSignal.timeout(10_000));
+    expect(bad.ok).toBe(false);
+    expect(JSON.stringify(bad)).not.toContain('a-wrong-secret-value');
+  });
 });
+

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FakeSlack, type SlackMessage } from './fakes/fake-slack.js';
 import { project, scriptAgent, startHarness, type Harness } from './channel-harness.js';
 import { eventually } from '../tools/helpers.js';
+import { slackChannel } from '../../src/channels/slack/slack-channel.js';
 
 const ALICE = 'UALICE';
 const MALLORY = 'UMALLORY';
@@ -199,4 +200,13 @@ describe('Slack channel', () => {
     expect(runs).toHaveLength(2);
     expect(new Set(runs.map((r) => r.conversation_id)).size).toBe(1);
   });
+
+  it('check asks Slack who the bot is and opens Socket Mode with the app token; a wrong token fails without being shown', async () => {
+    await start({});
+    const config = { bot_token: slack.botToken, app_token: slack.appToken, api_url: slack.apiUrl };
+    expect(await slackChannel.check!(config, AbortSignal.timeout(10_000))).toEqual({ ok: true, detail: `bot runtrail (UBOT01) in Fake Team, Socket Mode open, at ${slack.apiUrl}` });
+    const bad = await slackChannel.check!({ ...config, app_token: 'xapp-1-A1-wrong-app-token' }, AbortSignal.timeout(10_000));
+    expect(bad).toEqual({ ok: false, error: `${slack.apiUrl}: invalid_auth` });
+  });
 });
+

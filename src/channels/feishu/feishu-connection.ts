@@ -34,8 +34,9 @@ const UPLOAD_LIMIT = 30 * 1024 * 1024;
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {}, trace() {} };
 
-function client(s: FeishuSettings): lark.Client {
-  return new lark.Client({ appId: s.appId, appSecret: s.appSecret, domain: s.domain, appType: lark.AppType.SelfBuild, loggerLevel: lark.LoggerLevel.error, logger: quiet });
+/** `fresh`: no token from the SDK's process-wide cache (a check must prove the secret, not reuse a token). */
+function client(s: FeishuSettings, fresh = false): lark.Client {
+  return new lark.Client({ appId: s.appId, appSecret: s.appSecret, domain: s.domain, appType: lark.AppType.SelfBuild, loggerLevel: lark.LoggerLevel.error, logger: quiet, ...(fresh ? { disableTokenCache: true } : {}) });
 }
 
 interface Answer {
@@ -101,8 +102,8 @@ export function feishuText(content: string, mentions: Array<{ key: string; id?: 
   return { text: text.replace(/[ \t]{2,}/g, ' ').trim(), mentioned };
 }
 
-async function botInfo(c: lark.Client): Promise<{ openId: string; name: string }> {
-  const a = (await c.request({ method: 'GET', url: '/open-apis/bot/v3/info' })) as Answer;
+async function botInfo(c: lark.Client, opts?: ReturnType<typeof lark.withTenantToken>): Promise<{ openId: string; name: string }> {
+  const a = (await c.request({ method: 'GET', url: '/open-apis/bot/v3/info' }, opts)) as Answer;
   if (a.code !== 0 || !a.bot?.open_id) throw new Error(`bot info: code ${a.code}: ${a.msg ?? ''}`);
   return { openId: a.bot.open_id, name: a.bot.app_name ?? 'bot' };
 }
@@ -110,7 +111,10 @@ async function botInfo(c: lark.Client): Promise<{ openId: string; name: string }
 export async function checkFeishu(config: Record<string, unknown>, signal: AbortSignal): Promise<ChannelCheck> {
   const s = settingsOf(config);
   try {
-    const bot = await botInfo(client(s));
+    const c = client(s, true);
+    const t = (await c.auth.tenantAccessToken.internal({ data: { app_id: s.appId, app_secret: s.appSecret } })) as { code?: number; msg?: string; tenant_access_token?: string };
+    if (t.code !== 0 || !t.tenant_access_token) return { ok: false, error: `${s.domain}: tenant_access_token: code ${t.code}: ${t.msg ?? ''}` };
+    const bot = await botInfo(c, lark.withTenantToken(t.tenant_access_token));
     if (signal.aborted) return { ok: false, error: 'timed out' };
     return { ok: true, detail: `bot ${bot.name} (${bot.openId}) at ${s.domain}` };
   } catch (e) {
