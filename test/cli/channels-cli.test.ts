@@ -129,4 +129,24 @@ describe.runIf(existsSync(MAIN))('chat channels through the CLI', () => {
     c.child.kill('SIGTERM');
     expect((await c.done).code).toBe(0);
   });
+
+  it('the process dies mid-reply (SIGKILL): started again, the chat is told the run was interrupted, in the same message', async () => {
+    const tg = await fake();
+    const p = project({ telegram: { token: '${TG}', api_root: tg.url, allow_from: [555], poll_timeout_s: 1 } });
+    p.write('.runtrail/agents/slow.md', agentFile('name: slow\ndescription: slow\nmodel: script:slow.turns.json'));
+    p.write('.runtrail/agents/slow.turns.json', JSON.stringify([{ text: 'never reached', delayMs: 120_000 }]));
+    const first = runtrail(['channels', 'run'], p.dir, { TG: tg.token });
+    await eventually(() => /channels running/.test(first.out()), 30_000);
+    tg.userMessage({ chatId: 555, from: 555, text: '/run slow -- take your time' });
+    expect(await eventually(() => tg.messagesIn(555).length === 1, 30_000), first.err()).toBe(true);
+    first.child.kill('SIGKILL');
+    await first.done;
+    const again = runtrail(['channels', 'run'], p.dir, { TG: tg.token });
+    expect(await eventually(() => /interrupted/i.test(tg.messagesIn(555)[0]?.text ?? ''), 30_000), again.err()).toBe(true);
+    expect(tg.calls('sendMessage')).toHaveLength(1);
+    expect(tg.messagesIn(555)[0].text).not.toMatch(/^⏳/);
+    again.child.kill('SIGTERM');
+    expect((await again.done).code).toBe(0);
+  });
 });
+
