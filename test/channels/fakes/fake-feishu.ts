@@ -7,10 +7,10 @@
  * that hands out a WebSocket URL, then protobuf frames (pbbp2.Frame) carrying event JSON, each
  * answered by the app with a frame of its own.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { WebSocket } from 'ws';
 import { multipartParts } from './fake-telegram.js';
+import { FaultQueue, LoopbackServer } from './loopback-server.js';
 
 export interface FsCall {
   method: string;
@@ -118,50 +118,36 @@ export class FakeFeishu {
   readonly messages: FsMessage[] = [];
   /** what the app answered to each pushed frame, by its message_id header */
   readonly answers = new Map<string, { code: number; data?: unknown }>();
-  url = '';
-  private server: Server | null = null;
-  private wss: WebSocketServer | null = null;
-  private sockets = new Set<WebSocket>();
+  private readonly http = new LoopbackServer();
   private seq = 0;
   private readonly token = 't-fake-tenant-token';
-  private faults = new Map<string, Array<{ status: number; reset?: number; code?: number }>>();
+  private readonly faults = new FaultQueue<{ status: number; reset?: number; code?: number }>();
   private readonly files = new Map<string, { name: string; bytes: Buffer }>();
   private readonly resources = new Map<string, Buffer>();
   private readonly userChats = new Map<string, string>();
 
-  async start(): Promise<string> {
-    this.server = createServer((req, res) => void this.route(req, res));
-    this.wss = new WebSocketServer({ noServer: true });
-    this.server.on('upgrade', (req, socket, head) => {
-      if (!req.url?.startsWith('/ws')) return socket.destroy();
-      this.wss!.handleUpgrade(req, socket, head, (ws) => this.onSocket(ws));
-    });
-    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-    return this.url;
+  start(): Promise<string> {
+    return this.http.start((req, res) => this.route(req, res), { path: '/ws', onSocket: (ws) => this.onSocket(ws) });
   }
 
-  async stop(): Promise<void> {
-    for (const ws of this.sockets) ws.terminate();
-    this.wss?.close();
-    this.server?.closeAllConnections();
-    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+  get url(): string {
+    return this.http.url;
+  }
+
+  stop(): Promise<void> {
+    return this.http.stop();
   }
 
   get connected(): number {
-    return [...this.sockets].filter((s) => s.readyState === s.OPEN).length;
+    return this.http.open.length;
   }
 
   /** The next call(s) of `METHOD /path-prefix` fail: 429 with code 99991400 and a reset, or a 5xx. */
   failNext(route: string, fault: { status: number; reset?: number; code?: number }, times = 1): void {
-    const q = this.faults.get(route) ?? [];
-    for (let i = 0; i < times; i++) q.push(fault);
-    this.faults.set(route, q);
+    this.faults.add(route, fault, times);
   }
 
   private onSocket(ws: WebSocket): void {
-    this.sockets.add(ws);
-    ws.on('close', () => this.sockets.delete(ws));
     ws.on('message', (data) => {
       const f = decodeFrame(Buffer.from(data as Buffer));
       const type = f.headers.find((h) => h.key === 'type')?.value;
@@ -179,7 +165,7 @@ export class FakeFeishu {
     const frameId = `frame_${++this.seq}`;
     const payload = Buffer.from(JSON.stringify({ schema: '2.0', header: { event_id: eventId, event_type: eventType, create_time: String(Date.now()), token: '', app_id: this.appId, tenant_key: 'tk' }, event }));
     const frame = encodeFrame({ SeqID: 0, LogID: 0, service: 33, method: 1, headers: [{ key: 'type', value: 'event' }, { key: 'message_id', value: frameId }, { key: 'sum', value: '1' }, { key: 'seq', value: '0' }, { key: 'trace_id', value: `tr_${this.seq}` }], payload });
-    for (const ws of this.sockets) if (ws.readyState === ws.OPEN) ws.send(frame);
+    for (const ws of this.http.open) ws.send(frame);
     return frameId;
   }
 
@@ -261,13 +247,11 @@ export class FakeFeishu {
     } else if (raw.length) body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
     const method = req.method ?? 'GET';
     this.calls.push({ method, path: url.pathname, body, at: Date.now() });
-    for (const [route, q] of this.faults) {
+    const f = this.faults.take((route) => {
       const [m, prefix] = route.split(' ');
-      if (m === method && url.pathname.startsWith(prefix) && q.length) {
-        const f = q.shift()!;
-        return this.send(res, f.status, { code: f.code ?? (f.status === 429 ? 99991400 : 1000), msg: f.status === 429 ? 'request trigger frequency limit' : 'internal error' }, f.reset !== undefined ? { 'x-ogw-ratelimit-limit': '5', 'x-ogw-ratelimit-reset': String(f.reset) } : {});
-      }
-    }
+      return m === method && url.pathname.startsWith(prefix);
+    });
+    if (f) return this.send(res, f.status, { code: f.code ?? (f.status === 429 ? 99991400 : 1000), msg: f.status === 429 ? 'request trigger frequency limit' : 'internal error' }, f.reset !== undefined ? { 'x-ogw-ratelimit-limit': '5', 'x-ogw-ratelimit-reset': String(f.reset) } : {});
     if (url.pathname === '/callback/ws/endpoint') {
       if (body.AppID !== this.appId || body.AppSecret !== this.appSecret) return this.send(res, 200, { code: 514, msg: 'auth failed' });
       return this.send(res, 200, { code: 0, msg: 'ok', data: { URL: `${this.url.replace('http', 'ws')}/ws?device_id=d1&service_id=33`, ClientConfig: { PingInterval: 120, ReconnectCount: -1, ReconnectInterval: 1, ReconnectNonce: 0 } } });

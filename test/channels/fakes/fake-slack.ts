@@ -5,10 +5,10 @@
  * (files.getUploadURLExternal, the upload URL, files.completeUploadExternal), and Socket Mode
  * (apps.connections.open → a WebSocket: `hello`, then envelopes the app must acknowledge).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { WebSocket } from 'ws';
 import { multipartParts } from './fake-telegram.js';
+import { FaultQueue, LoopbackServer } from './loopback-server.js';
 
 export interface SlackCall {
   method: string;
@@ -37,48 +37,36 @@ export class FakeSlack {
   readonly ephemeral: Array<{ channel: string; user: string; text: string }> = [];
   /** envelope ids the app acknowledged */
   readonly acks: string[] = [];
-  url = '';
-  private server: Server | null = null;
-  private wss: WebSocketServer | null = null;
-  private sockets = new Set<WebSocket>();
+  private readonly http = new LoopbackServer();
   private clock = 1_700_000_000;
   private seq = 0;
-  private faults = new Map<string, Array<{ status: number; retryAfter?: number; error?: string }>>();
+  private readonly faults = new FaultQueue<{ status: number; retryAfter?: number; error?: string }>();
   private uploads = new Map<string, { name: string; length: number; bytes?: Buffer }>();
   private readonly files = new Map<string, Buffer>();
 
-  async start(): Promise<string> {
-    this.server = createServer((req, res) => void this.route(req, res));
-    this.wss = new WebSocketServer({ noServer: true });
-    this.server.on('upgrade', (req, socket, head) => {
-      if (!req.url?.startsWith('/link')) return socket.destroy();
-      this.wss!.handleUpgrade(req, socket, head, (ws) => this.onSocket(ws));
-    });
-    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-    return this.url;
+  start(): Promise<string> {
+    return this.http.start((req, res) => this.route(req, res), { path: '/link', onSocket: (ws) => this.onSocket(ws) });
+  }
+
+  get url(): string {
+    return this.http.url;
   }
 
   get apiUrl(): string {
     return `${this.url}/api`;
   }
 
-  async stop(): Promise<void> {
-    for (const ws of this.sockets) ws.terminate();
-    this.wss?.close();
-    this.server?.closeAllConnections();
-    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+  stop(): Promise<void> {
+    return this.http.stop();
   }
 
   get connected(): number {
-    return [...this.sockets].filter((s) => s.readyState === s.OPEN).length;
+    return this.http.open.length;
   }
 
   /** The next call(s) of `method` answer this HTTP status (429 with Retry-After seconds, or a 5xx). */
   failNext(method: string, fault: { status: number; retryAfter?: number; error?: string }, times = 1): void {
-    const q = this.faults.get(method) ?? [];
-    for (let i = 0; i < times; i++) q.push(fault);
-    this.faults.set(method, q);
+    this.faults.add(method, fault, times);
   }
 
   private nextTs(): string {
@@ -86,8 +74,6 @@ export class FakeSlack {
   }
 
   private onSocket(ws: WebSocket): void {
-    this.sockets.add(ws);
-    ws.on('close', () => this.sockets.delete(ws));
     ws.on('message', (data) => {
       const m = JSON.parse(String(data)) as { envelope_id?: string };
       if (m.envelope_id) this.acks.push(m.envelope_id);
@@ -98,7 +84,7 @@ export class FakeSlack {
   private envelope(type: string, payload: unknown, envelopeId?: string): string {
     const id = envelopeId ?? `env-${++this.seq}`;
     const body = JSON.stringify({ envelope_id: id, type, payload, accepts_response_payload: false, ...(type === 'events_api' ? { retry_attempt: 0, retry_reason: '' } : {}) });
-    for (const ws of this.sockets) if (ws.readyState === ws.OPEN) ws.send(body);
+    for (const ws of this.http.open) ws.send(body);
     return id;
   }
 
@@ -188,7 +174,7 @@ export class FakeSlack {
     const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
     const args = this.args(raw, req.headers['content-type'] ?? '');
     this.calls.push({ method, args, token, at: Date.now() });
-    const fault = this.faults.get(method)?.shift();
+    const fault = this.faults.take((k) => k === method);
     if (fault) return this.send(res, fault.status, { ok: false, error: fault.error ?? (fault.status === 429 ? 'ratelimited' : 'internal_error') }, fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : {});
     const wanted = method === 'apps.connections.open' ? this.appToken : this.botToken;
     if (token !== wanted) return this.send(res, 200, { ok: false, error: 'invalid_auth' });

@@ -5,8 +5,8 @@
  * offset, the 4,096-character text limit, "message is not modified", 401 for a wrong token, and
  * file downloads under /file/bot<token>/. Tests queue updates and faults, and read every request made.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { FaultQueue, LoopbackServer } from './loopback-server.js';
 
 export interface TgRequest {
   method: string;
@@ -57,37 +57,34 @@ export class FakeTelegram {
   readonly requests: TgRequest[] = [];
   /** what the bot posted, by chat */
   readonly chats = new Map<number, TgMessage[]>();
-  url = '';
-  private server: Server | null = null;
+  private readonly http = new LoopbackServer();
   private updates: Array<Record<string, unknown> & { update_id: number }> = [];
   private nextUpdateId = 100;
   private nextMessageId = 1;
   private waiters: Array<() => void> = [];
-  private faults = new Map<string, Fault[]>();
+  private readonly faults = new FaultQueue<Fault>();
   private readonly files = new Map<string, { path: string; bytes: Buffer }>();
 
   constructor(token = '123456:TEST-fake-token_abc') {
     this.token = token;
   }
 
-  async start(): Promise<string> {
-    this.server = createServer((req, res) => void this.route(req, res));
-    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-    return this.url;
+  start(): Promise<string> {
+    return this.http.start((req, res) => this.route(req, res));
+  }
+
+  get url(): string {
+    return this.http.url;
   }
 
   async stop(): Promise<void> {
     for (const w of this.waiters.splice(0)) w();
-    this.server?.closeAllConnections();
-    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+    await this.http.stop();
   }
 
   /** The next call(s) of `method` fail with this Bot API error. */
   failNext(method: string, fault: Fault, times = 1): void {
-    const q = this.faults.get(method) ?? [];
-    for (let i = 0; i < times; i++) q.push(fault);
-    this.faults.set(method, q);
+    this.faults.add(method, fault, times);
   }
 
   private push(update: Record<string, unknown>, id?: number): number {
@@ -217,7 +214,7 @@ export class FakeTelegram {
     const method = m[2];
     this.requests.push({ method, params, ...(upload ? { file: upload } : {}), at: Date.now() });
     if (m[1] !== this.token) return this.error(res, { error_code: 401, description: 'Unauthorized' });
-    const fault = this.faults.get(method)?.shift();
+    const fault = this.faults.take((k) => k === method);
     if (fault) return this.error(res, fault);
     switch (method) {
       case 'getMe':
