@@ -60,7 +60,7 @@ function project(channels: unknown) {
   return p;
 }
 
-describe.runIf(existsSync(MAIN))('chat channels through the CLI', () => {
+describe.runIf(existsSync(MAIN))('chat channels through the CLI', { timeout: 120_000 }, () => {
   it('validate: a bad channels.json is exit 2 with one line per problem naming the file and the key', async () => {
     const p = project({ telegram: { token: '${NOT_SET_TG}', allow_from: '42', agents: ['nope'] } });
     const r = await runtrail(['validate'], p.dir).done;
