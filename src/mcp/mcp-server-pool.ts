@@ -49,13 +49,13 @@ interface Entry {
 }
 
 let ledgerSeq = 0;
+const LEDGER_FILE = /^servers-(\d+)-(\d+|x)\.json$/;
 
 /** A stdio server's command line as its definition writes it (`${VAR}`s not expanded). */
 function writtenCommand(cfg: McpServerConfig): string {
   const { command, args } = cfg.shown as { command?: unknown; args?: unknown };
   return [command, ...(Array.isArray(args) ? args : [])].map(String).join(' ');
 }
-const LEDGER_FILE = /^servers-(\d+)-(\d+|x)\.json$/;
 
 let clientModule: Promise<typeof import('./mcp-connection.js')> | null = null;
 
