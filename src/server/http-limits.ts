@@ -72,43 +72,61 @@ export function clientKey(address: string | undefined): string {
   return address.startsWith('::ffff:') ? address.slice(7) : address;
 }
 
-/** A plain HTTP answer written on a socket no request of which has been parsed (or whose request is stuck). */
-function rawAnswer(status: string, code: string, message: string, extra = ''): string {
+/** A plain HTTP answer written on the socket of a request stuck in its body (no route can answer it). */
+function rawAnswer(status: string, code: string, message: string): string {
   const body = JSON.stringify({ error: { code, message, details: {} } });
-  return `HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`;
+  return `HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 }
 
-/** Refuses a connection with a 503 that says why, then closes it. */
-function refuse(socket: Socket, message: string): void {
-  socket.on('error', () => undefined);
-  socket.end(rawAnswer('503 Service Unavailable', 'too_many_connections', message, 'Retry-After: 5\r\n'));
-  // a client that never reads does not keep the socket either
-  setTimeout(() => socket.destroy(), 2_000).unref();
-}
+/** A refused connection that sends no request is closed after this. */
+const REFUSED_LINGER_MS = 2_000;
 
 /**
  * Caps open connections in all and per client address. Node's `maxConnections` would drop the extra
- * ones without a word; these get a 503 that says which limit they met.
+ * ones without a word; these are kept just long enough to answer their first request with a 503 that
+ * says which limit they met (`refusal`, asked by the server's first hook, so no route runs and no body
+ * is read), and are closed after it, or after two seconds without one.
  */
-export function capConnections(server: Server, limits: Pick<HttpLimits, 'maxConnections' | 'maxConnectionsPerClient'>): void {
-  let open = 0;
-  const byClient = new Map<string, number>();
-  server.on('connection', (socket: Socket) => {
+export class ConnectionCaps {
+  private open = 0;
+  private readonly byClient = new Map<string, number>();
+  private readonly refused = new WeakMap<Socket, string>();
+
+  constructor(
+    server: Server,
+    private readonly limits: Pick<HttpLimits, 'maxConnections' | 'maxConnectionsPerClient'>,
+  ) {
+    server.on('connection', (socket: Socket) => this.admit(socket));
+  }
+
+  /** Why the connection a request came on was refused, or null. */
+  refusal(socket: Socket | undefined): string | null {
+    return (socket && this.refused.get(socket)) ?? null;
+  }
+
+  private admit(socket: Socket): void {
     const key = clientKey(socket.remoteAddress);
-    const mine = byClient.get(key) ?? 0;
-    if (open >= limits.maxConnections) return refuse(socket, `the server already holds ${limits.maxConnections} connections; retry later`);
-    if (mine >= limits.maxConnectionsPerClient) {
-      return refuse(socket, `${key} already holds ${limits.maxConnectionsPerClient} connections to this server; close some or retry later`);
+    const mine = this.byClient.get(key) ?? 0;
+    const why =
+      this.open >= this.limits.maxConnections
+        ? `the server already holds ${this.limits.maxConnections} connections; retry later`
+        : mine >= this.limits.maxConnectionsPerClient
+          ? `${key} already holds ${this.limits.maxConnectionsPerClient} connections to this server; close some or retry later`
+          : null;
+    if (why) {
+      this.refused.set(socket, why);
+      setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
+      return;
     }
-    open++;
-    byClient.set(key, mine + 1);
+    this.open++;
+    this.byClient.set(key, mine + 1);
     socket.once('close', () => {
-      open--;
-      const n = (byClient.get(key) ?? 1) - 1;
-      if (n > 0) byClient.set(key, n);
-      else byClient.delete(key);
+      this.open--;
+      const n = (this.byClient.get(key) ?? 1) - 1;
+      if (n > 0) this.byClient.set(key, n);
+      else this.byClient.delete(key);
     });
-  });
+  }
 }
 
 /** Whether a request announces a body (a length, or chunks). */

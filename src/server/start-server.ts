@@ -15,7 +15,7 @@ import type { BusinessPlugin } from '../runtime/business-plugin.js';
 import { presentedToken, redactUrl, tokenMatches, weakTokenReason } from './api-token.js';
 import { errorBody, sendError } from './http-error.js';
 import { ServerConfigError } from './server-config-error.js';
-import { capConnections, HTTP_LIMIT_DEFAULTS, SlowBodyGuard, type HttpLimits } from './http-limits.js';
+import { ConnectionCaps, HTTP_LIMIT_DEFAULTS, SlowBodyGuard, type HttpLimits } from './http-limits.js';
 import { isLoopbackHost, listenRefusal } from './listen-guard.js';
 import { packageRoot } from './package-root.js';
 import { pluginInfo } from './plugin-catalog.js';
@@ -188,7 +188,14 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   const app: FastifyInstance = (
     typeof logger === 'object' && 'info' in logger ? Fastify({ loggerInstance: logger, ...common }) : Fastify({ logger, ...common })
   ) as unknown as FastifyInstance;
-  capConnections(app.server, limits);
+  const caps = new ConnectionCaps(app.server, limits);
+  // a connection over the caps gets its answer before any route runs or any body is read, then closes
+  app.addHook('onRequest', async (req, reply) => {
+    const refused = caps.refusal(req.raw.socket);
+    if (!refused) return;
+    reply.code(503).header('connection', 'close').header('retry-after', '5').send(errorBody('too_many_connections', refused));
+    return reply;
+  });
   const slowBodies = new SlowBodyGuard(limits);
   app.addHook('onClose', async () => slowBodies.close());
   // every request with a body is watched from its first moment, the refused ones included

@@ -183,6 +183,19 @@ describe('HTTP limits against a slow or greedy client', () => {
     expect(again.status).toBe(200);
   });
 
+  it('a request on a refused connection runs no route: no run is made', async () => {
+    const service = new FakeRunService();
+    server = await startTestServer(service, { http: { maxConnectionsPerClient: 1 } });
+    const host = new URL(server.url).host;
+    await open(server.url, '127.0.0.2');
+    const body = '{"plugin":"echo","input":{}}';
+    const s = await open(server.url, '127.0.0.2', `POST /api/runs HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    await until(s.closed, 'the refused connection to close');
+    expect(s.data()).toMatch(/^HTTP\/1\.1 503/);
+    expect(s.data()).toContain('too_many_connections');
+    expect(service.runs.size).toBe(0);
+  });
+
   it('refuses connections past the server-wide cap', async () => {
     server = await startTestServer(new FakeRunService(), { http: { maxConnections: 8 } });
     for (let i = 0; i < 8; i++) await open(server.url, `127.0.0.${2 + (i % 4)}`);
