@@ -49,7 +49,9 @@ const creates = () => fs.calls.filter((c) => c.method === 'POST' && (c.path === 
 const patches = () => fs.callsOf('PATCH', '/open-apis/im/v1/messages/');
 const fences = (s: string) => (s.match(/^```/gm) ?? []).length;
 
-describe('Feishu channel', () => {
+// Each test starts a server, a fake service and a long connection; under a loaded CI the first one
+// also pays the SDK's import, so the waits inside (30 s) must fit within the test's own time.
+describe('Feishu channel', { timeout: 90_000 }, () => {
   it('a /run from an allowed user: one card posted at the start (a reply, with a uuid), updated in place as the answer streams, ending as the answer', async () => {
     const answer = 'The answer comes in many small words, so that the card is updated while it streams in.';
     await start(scriptAgent('writer', [{ text: answer, chunkDelayMs: 40 }]));

@@ -47,7 +47,9 @@ async function finished(n: number): Promise<void> {
 const posts = (channel: string) => slack.callsOf('chat.postMessage').filter((c) => c.args.channel === channel);
 const fences = (s: string) => (s.match(/^```/gm) ?? []).length;
 
-describe('Slack channel', () => {
+// Each test starts a server, a fake service and a long connection; under a loaded CI the first one
+// also pays the SDK's import, so the waits inside (30 s) must fit within the test's own time.
+describe('Slack channel', { timeout: 90_000 }, () => {
   it('a /run from an allowed user: one message posted at the start, updated in place as the answer streams, ending as the answer; events acknowledged', async () => {
     const answer = 'The answer comes in many small words, so that the preview is updated while it streams in.';
     await start(scriptAgent('writer', [{ text: answer, chunkDelayMs: 40 }]));

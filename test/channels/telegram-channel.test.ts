@@ -48,7 +48,9 @@ async function finished(runs: number): Promise<void> {
   await until(() => h!.host.status()[0].live_replies === 0 && h!.host.status()[0].messages_in >= runs, 'the replies to finish');
 }
 
-describe('Telegram channel', () => {
+// Each test starts a server, a fake service and a long connection; under a loaded CI the first one
+// also pays the SDK's import, so the waits inside (30 s) must fit within the test's own time.
+describe('Telegram channel', { timeout: 90_000 }, () => {
   it('a /run from an allowed user: one message posted at the start, edited in place as the answer streams, ending as the answer', async () => {
     const answer = 'The answer comes in many small words, so that the preview is edited while it streams in.';
     await start(scriptAgent('writer', [{ text: answer, chunkDelayMs: 40 }]));
