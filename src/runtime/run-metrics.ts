@@ -58,6 +58,9 @@ export interface RunMetricsFile {
   /** subagent runs this run started (their tokens and cost are in `tokens` and `cost_usd`) */
   subagent_runs: number;
   events: number;
+  /** times the run was resumed after its process died, and what the model turns redone then cost */
+  resumes: number;
+  lost_to_resumes?: { turns: number; tokens: TokenCounts; cost_usd: number | null };
 }
 
 export interface ModelTurnRecord {
@@ -86,12 +89,32 @@ export function tokenCounts(u: TokenUsage): TokenCounts {
 
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
+/** The counters of RunMetrics as a checkpoint keeps them (the model-call lines go separately, a few per record). */
+export interface MetricsSnapshot {
+  iterations: number;
+  providerRetries: number;
+  compactions: number;
+  compactionTokensSaved: number;
+  subagentRuns: number;
+  toolsByName: Record<string, number>;
+  toolMs: Record<string, number>;
+  toolFailed: number;
+  tokens: TokenCounts;
+  costUsd: number;
+  unpriced: boolean;
+  resumes?: number;
+  lost?: { turns: number; tokens: TokenCounts; costUsd: number; unpriced: boolean };
+}
+
 export class RunMetrics {
   iterations = 0;
   providerRetries = 0;
   compactions = 0;
   compactionTokensSaved = 0;
   subagentRuns = 0;
+  /** times the run was resumed, and the model turns it had to redo (their tokens were paid twice) */
+  resumes = 0;
+  lost = { turns: 0, tokens: { input: 0, output: 0, cached_input: 0, cache_write: 0, reasoning: 0 } as TokenCounts, costUsd: 0, unpriced: false };
   private toolsByName: Record<string, number> = {};
   private toolMs: Record<string, number> = {};
   private toolFailed = 0;
@@ -102,6 +125,8 @@ export class RunMetrics {
   private latencies: number[] = [];
   private firstTokens: number[] = [];
   private readonly lines: ModelTurnLine[] = [];
+  /** lines already handed to the checkpoint */
+  private linesTaken = 0;
 
   /** `totals`: the service-wide counters /metrics reads, fed turn by turn. */
   constructor(private readonly totals?: ModelUsageTotals) {}
@@ -145,6 +170,56 @@ export class RunMetrics {
     else this.costUsd += child.cost_usd ?? 0;
   }
 
+  snapshot(): MetricsSnapshot {
+    return {
+      iterations: this.iterations,
+      providerRetries: this.providerRetries,
+      compactions: this.compactions,
+      compactionTokensSaved: this.compactionTokensSaved,
+      subagentRuns: this.subagentRuns,
+      toolsByName: { ...this.toolsByName },
+      toolMs: { ...this.toolMs },
+      toolFailed: this.toolFailed,
+      tokens: { ...this.tokens },
+      costUsd: this.costUsd,
+      unpriced: this.unpriced,
+      resumes: this.resumes,
+      lost: { ...this.lost, tokens: { ...this.lost.tokens } },
+    };
+  }
+
+  /** The model-call lines recorded since the last call (a checkpoint record carries each once). */
+  takeNewLines(): ModelTurnLine[] {
+    const out = this.lines.slice(this.linesTaken);
+    this.linesTaken = this.lines.length;
+    return out;
+  }
+
+  /** A resumed run's counters and model-call lines, as its checkpoint kept them. */
+  restore(s: MetricsSnapshot, lines: ModelTurnLine[]): void {
+    Object.assign(this, {
+      iterations: s.iterations,
+      providerRetries: s.providerRetries,
+      compactions: s.compactions,
+      compactionTokensSaved: s.compactionTokensSaved,
+      subagentRuns: s.subagentRuns,
+      toolsByName: { ...s.toolsByName },
+      toolMs: { ...s.toolMs },
+      toolFailed: s.toolFailed,
+      tokens: { ...s.tokens },
+      costUsd: s.costUsd,
+      unpriced: s.unpriced,
+      resumes: s.resumes ?? 0,
+      lost: s.lost ? { ...s.lost, tokens: { ...s.lost.tokens } } : this.lost,
+    });
+    for (const l of lines) {
+      this.lines.push(l);
+      this.latencies.push(l.latency_ms);
+      if (l.first_token_ms !== null) this.firstTokens.push(l.first_token_ms);
+    }
+    this.linesTaken = this.lines.length;
+  }
+
   get toolCalls(): number {
     return Object.values(this.toolsByName).reduce((a, b) => a + b, 0);
   }
@@ -178,6 +253,10 @@ export class RunMetrics {
       compactions: { count: this.compactions, tokens_saved: this.compactionTokensSaved },
       subagent_runs: this.subagentRuns,
       events: opts.events,
+      resumes: this.resumes,
+      ...(this.resumes
+        ? { lost_to_resumes: { turns: this.lost.turns, tokens: { ...this.lost.tokens }, cost_usd: this.lost.unpriced ? null : Math.round(this.lost.costUsd * 1e6) / 1e6 } }
+        : {}),
     };
   }
 }

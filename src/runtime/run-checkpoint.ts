@@ -1,0 +1,300 @@
+/**
+ * A run's checkpoint, `runtime/checkpoint.jsonl`: what the run needs to go on after its process died.
+ * A `base` record holds the conversation as the model sees it (messages with their provider
+ * metadata, e.g. signed reasoning blocks) and the system prompt; each later `step` record, written
+ * after every model turn and every tool result, adds the messages since and the counters, plan and
+ * model position at that point. `call` records are the tool-call journal: started (with its
+ * arguments) before a handler runs, finished (with its result) after. Approvals and queued steering
+ * messages have records of their own. A compaction writes a new base.
+ *
+ * events.jsonl stays the source of replay; this file is only read to resume.
+ */
+import type { DecisionSource } from '../events/agent-event.js';
+import type { ChatMessage } from '../providers/model-provider.js';
+import type { ToolResult } from '../tools/tool.js';
+import { CheckpointLogWriter, readCheckpointFile } from './checkpoint-log.js';
+import type { MetricsSnapshot, ModelTurnLine } from './run-metrics.js';
+import type { TodoState } from './plan-progress.js';
+
+export const CHECKPOINT_FILE = 'runtime/checkpoint.jsonl';
+export const CHECKPOINT_VERSION = 1;
+
+/** The loop's own counters, restored with the conversation. */
+export interface LoopCounters {
+  toolCalls: number;
+  lastText: string;
+  answerPrefix: string;
+  continuations: number;
+  callCounter: number;
+}
+
+/** What every record carries: the last event seq published when it was written, wall time, and
+ *  the run time used so far over all attempts (the timeout counts it). */
+interface Stamp {
+  seq: number;
+  at: number;
+  usedMs: number;
+}
+
+/** What the run is at: written with the conversation (base) or the messages added since (step). */
+interface StateParts {
+  loop: LoopCounters;
+  metrics: MetricsSnapshot;
+  /** model-call lines recorded since the previous record */
+  turns: ModelTurnLine[];
+  /** a model that replays (script) or numbers its calls (offline): where it is */
+  provider?: unknown;
+  plan?: TodoState;
+}
+
+/** A tool result as the journal keeps it: what the model is given. */
+export interface RecordedResult {
+  ok: boolean;
+  content: string;
+  details?: unknown;
+  diagnosis?: ToolResult['diagnosis'];
+}
+
+export type CheckpointRecord =
+  | ({ k: 'base'; v: number; system: string; messages: ChatMessage[] } & StateParts & Stamp)
+  | ({ k: 'step'; add: ChatMessage[] } & StateParts & Stamp)
+  | ({ k: 'call'; phase: 'started'; id: string; name: string; args: unknown } & Stamp)
+  | ({ k: 'call'; phase: 'finished'; id: string; name: string; result: RecordedResult } & Stamp)
+  | ({ k: 'approval'; id: string; toolCallId: string; status: 'pending' | 'approved' | 'denied'; by?: DecisionSource; reason?: string; who?: string } & Stamp)
+  | ({ k: 'message'; id: string; mode: 'steer' | 'follow_up'; text: string; from: DecisionSource } & Stamp)
+  | ({ k: 'delivered'; ids: string[] } & Stamp)
+  /** an attempt that resumed the run: the events it continued after */
+  | ({ k: 'resumed'; attempt: number; fromSeq: number } & Stamp);
+
+export interface CallJournalEntry {
+  name: string;
+  args: unknown;
+  /** absent while the call had started and not finished */
+  result?: RecordedResult;
+}
+
+export interface RecordedApproval {
+  id: string;
+  status: 'pending' | 'approved' | 'denied';
+  by?: DecisionSource;
+  reason?: string;
+  who?: string;
+}
+
+/** Everything a resumed attempt starts from. */
+export interface ResumePoint {
+  system: string;
+  messages: ChatMessage[];
+  loop: LoopCounters;
+  metrics: MetricsSnapshot;
+  turns: ModelTurnLine[];
+  provider?: unknown;
+  plan?: TodoState;
+  /** the tool-call journal, by call id */
+  calls: Map<string, CallJournalEntry>;
+  /** approvals asked, by tool call id (the latest of each) */
+  approvals: Map<string, RecordedApproval>;
+  /** steering and follow-up messages that arrived and were not yet given to the model */
+  queued: Array<{ id: string; mode: 'steer' | 'follow_up'; text: string; from: DecisionSource }>;
+  /** seq of the last event the conversation reflects: events after it belong to lost work */
+  seq: number;
+  /** wall time of the last record and the run time used up to it */
+  at: number;
+  usedMs: number;
+  /** attempts that resumed the run before (0 for a run never resumed) */
+  resumes: number;
+  /** the last record was cut short by the crash and left out */
+  tornTail: boolean;
+}
+
+export type LoadedCheckpoint = { ok: true; point: ResumePoint } | { ok: false; code: 'checkpoint_missing' | 'checkpoint_corrupt'; summary: string; detail: string };
+
+/** Reads a run's checkpoint into the point a resumed attempt starts from. */
+export function loadCheckpoint(file: string): LoadedCheckpoint {
+  const read = readCheckpointFile<CheckpointRecord>(file);
+  if (!read.ok) {
+    return { ok: false, code: 'checkpoint_corrupt', summary: `the run's checkpoint is damaged at line ${read.line}`, detail: `${file}: line ${read.line}: ${read.reason}` };
+  }
+  let point: ResumePoint | null = null;
+  const calls = new Map<string, CallJournalEntry>();
+  const approvals = new Map<string, RecordedApproval>();
+  const queued: ResumePoint['queued'] = [];
+  let resumes = 0;
+  // the model-call lines of every record, a compaction's base included: they are the run's history
+  const turns: ModelTurnLine[] = [];
+  for (const [i, r] of read.records.entries()) {
+    switch (r.k) {
+      case 'base':
+        if (r.v !== CHECKPOINT_VERSION) {
+          return { ok: false, code: 'checkpoint_corrupt', summary: `the run's checkpoint has version ${r.v}, this Runtrail reads version ${CHECKPOINT_VERSION}`, detail: `${file}: line ${i + 1}` };
+        }
+        turns.push(...r.turns);
+        point = {
+          system: r.system,
+          messages: [...r.messages],
+          loop: r.loop,
+          metrics: r.metrics,
+          turns,
+          ...(r.provider !== undefined ? { provider: r.provider } : {}),
+          ...(r.plan ? { plan: r.plan } : {}),
+          calls,
+          approvals,
+          queued,
+          seq: r.seq,
+          at: r.at,
+          usedMs: r.usedMs,
+          resumes,
+          tornTail: read.tornTail,
+        };
+        break;
+      case 'step':
+        if (!point) return noBase(file, i);
+        point.messages.push(...r.add);
+        turns.push(...r.turns);
+        Object.assign(point, { loop: r.loop, metrics: r.metrics, seq: r.seq, at: r.at, usedMs: r.usedMs });
+        if (r.provider !== undefined) point.provider = r.provider;
+        if (r.plan) point.plan = r.plan;
+        break;
+      case 'call':
+        if (r.phase === 'started') calls.set(r.id, { name: r.name, args: r.args });
+        else calls.set(r.id, { name: r.name, args: calls.get(r.id)?.args ?? null, result: r.result });
+        break;
+      case 'approval':
+        approvals.set(r.toolCallId, { id: r.id, status: r.status, ...(r.by ? { by: r.by } : {}), ...(r.reason ? { reason: r.reason } : {}), ...(r.who ? { who: r.who } : {}) });
+        break;
+      case 'message':
+        queued.push({ id: r.id, mode: r.mode, text: r.text, from: r.from });
+        break;
+      case 'delivered':
+        for (const id of r.ids) {
+          const at = queued.findIndex((m) => m.id === id);
+          if (at >= 0) queued.splice(at, 1);
+        }
+        break;
+      case 'resumed':
+        resumes = r.attempt;
+        if (point) point.resumes = resumes;
+        break;
+    }
+  }
+  if (!point) {
+    return { ok: false, code: 'checkpoint_missing', summary: 'the run stopped before its first checkpoint (before its first model turn)', detail: `${file} has no base record` };
+  }
+  return { ok: true, point };
+}
+
+function noBase(file: string, i: number): LoadedCheckpoint {
+  return { ok: false, code: 'checkpoint_corrupt', summary: `the run's checkpoint has a step before its base record (line ${i + 1})`, detail: file };
+}
+
+/** The state the loop and the engine hand over at each step. */
+export interface CheckpointState {
+  messages: readonly ChatMessage[];
+  loop: LoopCounters;
+  metrics: MetricsSnapshot;
+  turns: ModelTurnLine[];
+  provider?: unknown;
+  plan?: TodoState;
+}
+
+/**
+ * Writes a run's checkpoint records. `lastSeq` is the run's bus; `usedBeforeMs` the run time of the
+ * attempts before this one. Write failures (a full disk) are kept, not thrown into the run: the run
+ * goes on, and `failure` says its checkpoint stopped (a resume then starts from the last good record).
+ */
+export class RunCheckpoint {
+  private readonly log: CheckpointLogWriter<CheckpointRecord>;
+  /** messages of the conversation already in the file */
+  private recorded = 0;
+  private recordedOf: readonly ChatMessage[] | null = null;
+  private readonly attemptStart = Date.now();
+  failure: Error | null = null;
+
+  constructor(
+    file: string,
+    private readonly o: { lastSeq: () => number; usedBeforeMs?: number; mask?: (json: string) => string },
+  ) {
+    this.log = new CheckpointLogWriter<CheckpointRecord>(file, o.mask);
+  }
+
+  /** Run time used over all attempts, now. */
+  usedMs(): number {
+    return (this.o.usedBeforeMs ?? 0) + (Date.now() - this.attemptStart);
+  }
+
+  private stamp(): Stamp {
+    return { seq: this.o.lastSeq(), at: Date.now(), usedMs: this.usedMs() };
+  }
+
+  private append(r: CheckpointRecord): void {
+    try {
+      this.log.append(r);
+    } catch (e) {
+      this.failure ??= e as Error;
+    }
+  }
+
+  /** The whole conversation: at the start, and after a compaction replaced its beginning. */
+  base(system: string, s: CheckpointState): void {
+    this.append({ k: 'base', v: CHECKPOINT_VERSION, system, messages: [...s.messages], ...parts(s), ...this.stamp() });
+    this.recorded = s.messages.length;
+    this.recordedOf = s.messages;
+  }
+
+  /** After a model turn or a tool result: the messages added since the last record, and the counters. */
+  step(system: string, s: CheckpointState): void {
+    // a conversation that shrank or was replaced (compaction) is written whole
+    if (s.messages !== this.recordedOf || s.messages.length < this.recorded) return this.base(system, s);
+    this.append({ k: 'step', add: s.messages.slice(this.recorded), ...parts(s), ...this.stamp() });
+    this.recorded = s.messages.length;
+  }
+
+  /** Before a handler runs. `durable`: the record is on the disk before this resolves (a call that
+   *  is not idempotent must never run without it, or a resume could run it twice). */
+  callStarted(id: string, name: string, args: unknown, durable: boolean): Promise<void> | void {
+    this.append({ k: 'call', phase: 'started', id, name, args, ...this.stamp() });
+    if (durable) return this.log.durable().catch((e: Error) => void (this.failure ??= e));
+  }
+
+  callFinished(id: string, name: string, result: ToolResult): void {
+    const kept: RecordedResult = { ok: result.ok, content: result.content };
+    if (result.details !== undefined) kept.details = result.details;
+    if (result.diagnosis) kept.diagnosis = result.diagnosis;
+    this.append({ k: 'call', phase: 'finished', id, name, result: kept, ...this.stamp() });
+  }
+
+  approval(toolCallId: string, a: RecordedApproval): void {
+    this.append({ k: 'approval', toolCallId, ...a, ...this.stamp() });
+  }
+
+  message(m: { id: string; mode: 'steer' | 'follow_up'; text: string; from: DecisionSource }): void {
+    this.append({ k: 'message', ...m, ...this.stamp() });
+  }
+
+  delivered(ids: string[]): void {
+    if (ids.length) this.append({ k: 'delivered', ids, ...this.stamp() });
+  }
+
+  resumed(attempt: number, fromSeq: number): void {
+    this.append({ k: 'resumed', attempt, fromSeq, ...this.stamp() });
+  }
+
+  /** Every record so far on the disk. */
+  durable(): Promise<void> {
+    return this.log.durable();
+  }
+
+  close(): Promise<void> {
+    return this.log.close();
+  }
+}
+
+function parts(s: CheckpointState): StateParts {
+  return {
+    loop: { ...s.loop },
+    metrics: s.metrics,
+    turns: s.turns,
+    ...(s.provider !== undefined ? { provider: s.provider } : {}),
+    ...(s.plan ? { plan: s.plan } : {}),
+  };
+}

@@ -1,0 +1,126 @@
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ChatMessage } from '../../src/providers/model-provider.js';
+import { loadCheckpoint, RunCheckpoint, type CheckpointState } from '../../src/runtime/run-checkpoint.js';
+import { RunMetrics } from '../../src/runtime/run-metrics.js';
+
+const dirs: string[] = [];
+function file(): string {
+  const d = mkdtempSync(join(tmpdir(), 'rt-runckpt-'));
+  dirs.push(d);
+  return join(d, 'checkpoint.jsonl');
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const loop = (toolCalls: number) => ({ toolCalls, lastText: '', answerPrefix: '', continuations: 0, callCounter: 0 });
+
+function state(messages: ChatMessage[], metrics: RunMetrics, toolCalls = 0, provider?: unknown): CheckpointState {
+  return { messages, loop: loop(toolCalls), metrics: metrics.snapshot(), turns: metrics.takeNewLines(), ...(provider !== undefined ? { provider } : {}) };
+}
+
+describe('run checkpoint', () => {
+  it('rebuilds the conversation with provider metadata, counters, model position and the call journal', async () => {
+    const f = file();
+    let seq = 3;
+    const cp = new RunCheckpoint(f, { lastSeq: () => seq, usedBeforeMs: 1000 });
+    const metrics = new RunMetrics();
+    const messages: ChatMessage[] = [{ role: 'user', content: 'goal' }];
+    cp.base('SYSTEM', state(messages, metrics, 0, { next: 0 }));
+    metrics.iterations = 1;
+    metrics.recordTurn({ latencyMs: 5, firstTokenMs: 1, usage: { inputTokens: 10, outputTokens: 4 }, costUsd: 0.01, model: 'script:x', turn: 1, attempt: 0, startedAt: new Date(0), finishReason: 'tool-calls' });
+    messages.push({ role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'send', args: { to: 'a' } }, { id: 'c2', name: 'send', args: { to: 'b' } }], reasoning: [{ text: 'think', signature: 'sig-1' }] as never });
+    seq = 9;
+    cp.step('SYSTEM', state(messages, metrics, 0, { next: 1 }));
+    await cp.callStarted('c1', 'send', { to: 'a' }, true);
+    cp.callFinished('c1', 'send', { ok: true, content: 'sent to a', details: { n: 1 } });
+    messages.push({ role: 'tool', toolCallId: 'c1', toolName: 'send', content: 'sent to a', isError: false });
+    metrics.recordTool('send', true, 3);
+    seq = 12;
+    cp.step('SYSTEM', state(messages, metrics, 1, { next: 1 }));
+    await cp.callStarted('c2', 'send', { to: 'b' }, true);
+    cp.approval('c3', { id: 'apr_1', status: 'pending' });
+    cp.message({ id: 'msg_1', mode: 'steer', text: 'hurry', from: 'api' });
+    cp.message({ id: 'msg_2', mode: 'steer', text: 'and tidy', from: 'web' });
+    cp.delivered(['msg_1']);
+    await cp.close();
+
+    const r = loadCheckpoint(f);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const p = r.point;
+    expect(p.system).toBe('SYSTEM');
+    expect(p.messages).toEqual(messages);
+    expect((p.messages[1] as { reasoning: unknown }).reasoning).toEqual([{ text: 'think', signature: 'sig-1' }]);
+    expect(p.loop.toolCalls).toBe(1);
+    expect(p.provider).toEqual({ next: 1 });
+    expect(p.seq).toBe(12);
+    expect(p.usedMs).toBeGreaterThanOrEqual(1000);
+    expect(p.calls.get('c1')).toEqual({ name: 'send', args: { to: 'a' }, result: { ok: true, content: 'sent to a', details: { n: 1 } } });
+    expect(p.calls.get('c2')).toEqual({ name: 'send', args: { to: 'b' } });
+    expect(p.approvals.get('c3')).toEqual({ id: 'apr_1', status: 'pending' });
+    expect(p.queued.map((m) => m.id)).toEqual(['msg_2']);
+    const back = new RunMetrics();
+    back.restore(p.metrics, p.turns);
+    const m = back.toFile({ runId: 'r', status: 'completed', durationMs: 1, stages: {}, events: 1 });
+    expect(m.iterations).toBe(1);
+    expect(m.tokens.input).toBe(10);
+    expect(m.tool_calls.total).toBe(1);
+    expect(back.turnLines().trim().split('\n')).toHaveLength(1);
+  });
+
+  it('a compaction writes the conversation whole again; the resume starts from it', async () => {
+    const f = file();
+    const cp = new RunCheckpoint(f, { lastSeq: () => 1 });
+    const metrics = new RunMetrics();
+    const messages: ChatMessage[] = [{ role: 'user', content: 'goal' }, { role: 'assistant', content: 'a' }, { role: 'user', content: 'more' }];
+    cp.base('S', state(messages, metrics));
+    const compacted: ChatMessage[] = [{ role: 'user', content: 'summary' }];
+    cp.step('S', state(compacted, metrics));
+    compacted.push({ role: 'assistant', content: 'b' });
+    cp.step('S', state(compacted, metrics));
+    await cp.close();
+    const r = loadCheckpoint(f);
+    expect(r.ok && r.point.messages).toEqual(compacted);
+  });
+
+  it('a run killed before its first checkpoint has none to resume from', () => {
+    const r = loadCheckpoint(file());
+    expect(r).toMatchObject({ ok: false, code: 'checkpoint_missing' });
+  });
+
+  it('a damaged record fails the load with the line and the reason, never a shorter conversation', async () => {
+    const f = file();
+    const cp = new RunCheckpoint(f, { lastSeq: () => 1 });
+    const metrics = new RunMetrics();
+    const messages: ChatMessage[] = [{ role: 'user', content: 'goal' }];
+    cp.base('S', state(messages, metrics));
+    messages.push({ role: 'assistant', content: 'first answer' });
+    cp.step('S', state(messages, metrics));
+    messages.push({ role: 'user', content: 'again' });
+    cp.step('S', state(messages, metrics));
+    await cp.close();
+    const lines = readFileSync(f, 'utf8').split('\n');
+    lines[1] = lines[1].replace('first answer', 'first answes');
+    writeFileSync(f, lines.join('\n'));
+    const r = loadCheckpoint(f);
+    expect(r).toMatchObject({ ok: false, code: 'checkpoint_corrupt', summary: "the run's checkpoint is damaged at line 2" });
+    expect(!r.ok && r.detail).toMatch(/checksum/);
+  });
+
+  it('a torn last record is left out: the resume starts from the record before it', async () => {
+    const f = file();
+    const cp = new RunCheckpoint(f, { lastSeq: () => 1 });
+    const metrics = new RunMetrics();
+    const messages: ChatMessage[] = [{ role: 'user', content: 'goal' }];
+    cp.base('S', state(messages, metrics));
+    await cp.close();
+    appendFileSync(f, '0badc0de {"k":"step","add":[{"role":"assis');
+    const r = loadCheckpoint(f);
+    expect(r.ok && r.point.messages).toEqual(messages);
+    expect(r.ok && r.point.tornTail).toBe(true);
+  });
+});
