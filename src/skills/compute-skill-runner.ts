@@ -7,7 +7,6 @@
 import { resolve } from 'node:path';
 import type { DiagnosisInit } from '../events/diagnosis.js';
 import type { OperationReporter } from '../events/operation-reporter-types.js';
-import { minimalBaseEnv } from '../tools/exec-config.js';
 import type { ProcessRegistry } from '../tools/process-registry.js';
 import type { ProcessSession } from '../tools/process-session.js';
 import { ByteTailBuffer } from '../tools/byte-tail-buffer.js';
@@ -136,9 +135,11 @@ export async function runComputeSkill(opts: RunComputeSkillOptions): Promise<Com
       command: [skill.entry.command, ...args].join(' '),
       argv: { file, args },
       cwd: opts.cwd,
-      env: { ...minimalBaseEnv(), ...opts.env, RUNTRAIL_SKILL_NAME: skill.name, RUNTRAIL_SKILL_DIR: skill.dir, RUNTRAIL_WORKSPACE: opts.cwd },
+      env: { ...opts.registry.baseEnv(opts.scopeKey), ...opts.env, RUNTRAIL_SKILL_NAME: skill.name, RUNTRAIL_SKILL_DIR: skill.dir, RUNTRAIL_WORKSPACE: opts.cwd },
       timeoutMs,
       notifyOnExit: false,
+      // in the sandbox: the run folder writable, the skill's own folder readable
+      sandbox: { writable: [opts.cwd], readable: [skill.dir] },
     });
   } catch (e) {
     return fail({ code: 'skill_spawn_failed', summary: `skill ${skill.name} could not start: ${(e as Error).message}` }, null);

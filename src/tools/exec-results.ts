@@ -40,6 +40,7 @@ export function sessionDetails(s: ProcessSession, tailChars: number): Record<str
     tail: s.tail(tailChars),
     name: s.name,
     pty: s.usesPty,
+    sandbox: s.sandbox,
     durationMs: (s.endedAt ?? Date.now()) - s.startedAt,
     ...(s.ptyWarning ? { warning: s.ptyWarning } : {}),
     ...(s.endCause ? { endedBy: s.endCause } : {}),

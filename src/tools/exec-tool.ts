@@ -3,7 +3,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import type { ToolDefinition, ToolExecutionContext, ToolResult } from './tool.js';
-import { checkEnvVars, clamp, MAX_COMMAND_CHARS, MAX_TIMER_MS, minimalBaseEnv, YIELD_MS_RANGE } from './exec-config.js';
+import { checkEnvVars, clamp, MAX_COMMAND_CHARS, MAX_TIMER_MS, YIELD_MS_RANGE } from './exec-config.js';
 import { badInput, cutNote, describeExit, exitDiagnosis, sessionDetails } from './exec-results.js';
 import type { ProcessRegistry } from './process-registry.js';
 import type { ProcessSession } from './process-session.js';
@@ -93,7 +93,8 @@ export function createExecTool(opts: ExecToolOptions): ToolDefinition<ExecArgs> 
       }
       if (!isDir) return badInput('exec', `workdir ${JSON.stringify(args.workdir ?? opts.cwd)} does not exist or is not a directory`);
 
-      const env = { ...minimalBaseEnv(), ...opts.env, ...args.env };
+      // inside the sandbox the base is its fixed small set; an elevated call gets the host's minimal one
+      const env = { ...registry.baseEnv(scopeKey, args.elevated === true), ...opts.env, ...args.env };
       const envError = checkEnvVars(env);
       if (envError) return badInput('exec', envError);
 
@@ -115,6 +116,7 @@ export function createExecTool(opts: ExecToolOptions): ToolDefinition<ExecArgs> 
           reporter,
           notifyOnExit: opts.notifyOnExit,
           notifyOnExitEmptySuccess: opts.notifyOnExitEmptySuccess,
+          sandbox: args.elevated ? 'host' : { writable: roots },
         });
       } catch (e) {
         reporter?.fail((e as Error).message);

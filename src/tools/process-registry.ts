@@ -9,6 +9,19 @@ import { type ExecLimits, readExecLimits, clamp, JOB_TTL_MS_RANGE } from './exec
 import { ProcessLedger } from './process-ledger.js';
 import { ProcessSession } from './process-session.js';
 import { spawnSupervised } from './supervised-child.js';
+import { minimalBaseEnv } from './exec-config.js';
+import { sandboxEnv } from '../sandbox/bwrap-command.js';
+import { launchSandboxed, type SandboxLaunch } from '../sandbox/sandbox-launch.js';
+import { sandboxSummary, type SandboxPolicy } from '../sandbox/sandbox-policy.js';
+
+/** How the processes of one scope (run) are sandboxed. */
+export interface ScopeSandbox {
+  policy: SandboxPolicy;
+  /** Paths inside the writable roots that stay read-only (the run's own record). */
+  readOnlyInside?: string[];
+  /** Relative `read`/`write` paths of the policy resolve against this (the project). */
+  baseDir?: string;
+}
 
 export interface ProcessRegistryOptions extends Partial<ExecLimits> {
   /** Queue `Exec completed …` notices when a background session ends (default true). */
@@ -17,6 +30,8 @@ export interface ProcessRegistryOptions extends Partial<ExecLimits> {
   notifyOnExitEmptySuccess?: boolean;
   /** Where RUNTRAIL_EXEC_* overrides are read from (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /** The sandbox of scopes that were given none with `sandboxScope` (default: off). */
+  sandbox?: SandboxPolicy;
 }
 
 export interface StartSessionOptions {
@@ -35,6 +50,11 @@ export interface StartSessionOptions {
   reporter?: OperationReporter;
   notifyOnExit?: boolean;
   notifyOnExitEmptySuccess?: boolean;
+  /**
+   * The places the process works in (read-write) and reads (a skill's folder) when the scope is
+   * sandboxed; `'host'` runs it outside the sandbox (an elevated call the caller has allowed).
+   */
+  sandbox?: { writable: string[]; readable?: string[] } | 'host';
 }
 
 interface PendingNotice {
@@ -48,6 +68,8 @@ export class ProcessRegistry {
   private readonly notices = new Map<string, PendingNotice[]>();
   /** Scopes whose live sessions are recorded on disk (a run's runtime/processes.json). */
   private readonly ledgers = new Map<string, ProcessLedger>();
+  private readonly sandboxes = new Map<string, ScopeSandbox>();
+  private readonly defaultSandbox: SandboxPolicy;
   private readonly notifyOnExit: boolean;
   private readonly notifyOnExitEmptySuccess: boolean;
   private readonly sweeper: NodeJS.Timeout;
@@ -55,7 +77,8 @@ export class ProcessRegistry {
 
   constructor(opts: ProcessRegistryOptions = {}) {
     const fromEnv = readExecLimits(opts.env ?? process.env);
-    const { notifyOnExit, notifyOnExitEmptySuccess, env: _env, ...overrides } = opts;
+    const { notifyOnExit, notifyOnExitEmptySuccess, env: _env, sandbox, ...overrides } = opts;
+    this.defaultSandbox = sandbox ?? { mode: 'off' };
     this.limits = { ...fromEnv, ...stripUndefined(overrides) };
     this.limits.jobTtlMs = clamp(this.limits.jobTtlMs, JOB_TTL_MS_RANGE);
     this.notifyOnExit = notifyOnExit ?? true;
@@ -71,7 +94,30 @@ export class ProcessRegistry {
     const id = this.newId();
     const session = new ProcessSession(id, opts.scopeKey, opts.command, opts.cwd, this.limits, opts.reporter);
     this.sessions.set(id, session);
-    const argv = opts.argv ?? { file: '/bin/sh', args: ['-c', opts.command] };
+    let argv = opts.argv ?? { file: '/bin/sh', args: ['-c', opts.command] };
+    const scope = this.sandboxOf(opts.scopeKey);
+    const policy = opts.sandbox === 'host' ? null : scope.policy;
+    session.sandbox = sandboxSummary(policy);
+    let launch: SandboxLaunch | null = null;
+    if (policy?.mode === 'on') {
+      const where = opts.sandbox && opts.sandbox !== 'host' ? opts.sandbox : { writable: [opts.cwd] };
+      try {
+        launch = launchSandboxed(policy, {
+          file: argv.file,
+          args: argv.args,
+          cwd: opts.cwd,
+          writable: where.writable,
+          readable: where.readable,
+          readOnlyInside: scope.readOnlyInside,
+          baseDir: scope.baseDir,
+          pty: opts.pty,
+        });
+      } catch (e) {
+        this.sessions.delete(id);
+        throw e;
+      }
+      argv = { file: launch.file, args: launch.args };
+    }
     const child = await spawnSupervised(
       { file: argv.file, args: argv.args, cwd: opts.cwd, env: opts.env, pty: opts.pty, killGraceMs: this.limits.killGraceMs },
       (stream, text) => session.ingest(stream, text),
@@ -81,6 +127,7 @@ export class ProcessRegistry {
     const ledger = this.ledgers.get(opts.scopeKey);
     if (ledger && child.pid !== undefined) ledger.add({ session_id: id, pid: child.pid, pgid: child.pid, command: opts.command });
     session.attach(child, opts.timeoutMs ?? 0, (s) => {
+      void launch?.cleanup();
       ledger?.remove(s.id);
       if (notify && s.backgrounded) this.queueNotice(s, emptyToo);
       this.sweep();
@@ -94,6 +141,21 @@ export class ProcessRegistry {
    */
   trackScope(scopeKey: string, file: string): void {
     this.ledgers.set(scopeKey, new ProcessLedger(file));
+  }
+
+  /** Every session this scope starts from now on runs in this sandbox (a run's policy). */
+  sandboxScope(scopeKey: string, sandbox: ScopeSandbox): void {
+    this.sandboxes.set(scopeKey, sandbox);
+  }
+
+  sandboxOf(scopeKey: string): ScopeSandbox {
+    return this.sandboxes.get(scopeKey) ?? { policy: this.defaultSandbox };
+  }
+
+  /** The environment a process of this scope starts from: the sandbox's fixed set, or the host's minimal one. */
+  baseEnv(scopeKey: string, host = false): Record<string, string> {
+    const { policy } = this.sandboxOf(scopeKey);
+    return !host && policy.mode === 'on' ? sandboxEnv(policy) : minimalBaseEnv();
   }
 
   /** A background session of this scope (foreground ones are private to their exec call). */
@@ -144,6 +206,7 @@ export class ProcessRegistry {
     for (const s of mine) this.forget(s);
     this.notices.delete(scopeKey);
     this.ledgers.delete(scopeKey);
+    this.sandboxes.delete(scopeKey);
   }
 
   /** Server shutdown: ends everything; the registry refuses new sessions afterwards. */

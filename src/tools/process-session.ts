@@ -30,6 +30,7 @@ export interface SessionInfo {
   endedAt: number | null;
   backgrounded: boolean;
   pty: boolean;
+  sandbox: { mode: 'on' | 'off' | 'elevated'; network: string };
 }
 
 const REPORT_EVERY_MS = 250;
@@ -53,6 +54,8 @@ export class ProcessSession {
   spawnError: string | undefined;
   endCause: EndCause | null = null;
   backgrounded = false;
+  /** How it was sandboxed: `{ mode, network }` in its events and results. */
+  sandbox: { mode: 'on' | 'off' | 'elevated'; network: string } = { mode: 'off', network: 'host' };
   /** Set once the model saw the exit (poll/log): no exit notice needed then. */
   exitObserved = false;
   readonly bytes = { stdout: 0, stderr: 0 };
@@ -113,7 +116,7 @@ export class ProcessSession {
   /** Called by the registry once: wires the child, the timeout and the reporter. */
   attach(child: SupervisedChild, timeoutMs: number, onEnd: (s: ProcessSession) => void): void {
     this.child = child;
-    this.reporter?.start(this.command, { sessionId: this.id, pid: child.pid, cwd: this.cwd, pty: child.usesPty });
+    this.reporter?.start(this.command, { sessionId: this.id, pid: child.pid, cwd: this.cwd, pty: child.usesPty, sandbox: this.sandbox });
     if (timeoutMs > 0) {
       this.timer = setTimeout(() => void this.end('timeout'), timeoutMs);
       this.timer.unref();
@@ -221,6 +224,7 @@ export class ProcessSession {
       endedAt: this.endedAt,
       backgrounded: this.backgrounded,
       pty: this.usesPty,
+      sandbox: this.sandbox,
     };
   }
 

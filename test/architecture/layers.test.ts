@@ -8,7 +8,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { readSource, sourceFiles, SRC } from './source-files.js';
 
-type Layer = 'events' | 'channels' | 'providers' | 'tools' | 'skills' | 'runtime' | 'plugins' | 'extensions' | 'mcp' | 'telemetry' | 'distributed' | 'triggers' | 'server' | 'cli';
+type Layer = 'events' | 'channels' | 'providers' | 'tools' | 'skills' | 'runtime' | 'plugins' | 'extensions' | 'mcp' | 'telemetry' | 'distributed' | 'triggers' | 'sandbox' | 'server' | 'cli';
 
 /**
  * layer → layers it may import at runtime; `typesOnly` → layers it may import for types only.
@@ -20,20 +20,22 @@ export const LAYERS: Record<Layer, { uses: Layer[]; typesOnly?: Layer[] }> = {
   events: { uses: [] },
   channels: { uses: ['events'] },
   providers: { uses: ['events'] },
-  tools: { uses: ['events'] },
+  // round 3: the sandbox (policy, bubblewrap command, proxy) is used by tools and mcp, never the other way
+  sandbox: { uses: ['events'] },
+  tools: { uses: ['events', 'sandbox'] },
   skills: { uses: ['tools', 'events'] },
-  runtime: { uses: ['events', 'providers', 'tools', 'skills'] },
+  runtime: { uses: ['events', 'providers', 'tools', 'skills', 'sandbox'] },
   plugins: { uses: ['tools', 'skills', 'events'], typesOnly: ['runtime', 'providers'] },
   // round 2 (DESIGN.md): the project folder, MCP, tracing, scale-out
-  extensions: { uses: ['tools', 'skills', 'mcp', 'channels', 'events'], typesOnly: ['runtime', 'providers'] },
-  mcp: { uses: ['tools', 'events'] },
+  extensions: { uses: ['tools', 'skills', 'mcp', 'channels', 'events', 'sandbox'], typesOnly: ['runtime', 'providers'] },
+  mcp: { uses: ['tools', 'events', 'sandbox'] },
   telemetry: { uses: ['events'], typesOnly: ['runtime'] },
   distributed: { uses: ['events'], typesOnly: ['runtime'] },
   // round 3: schedules and completion webhooks start and read runs through the run service's public
   // API (RunServiceApi, its observers, RunRequestError); the project's definitions are seen as types
   triggers: { uses: ['runtime', 'events'], typesOnly: ['extensions'] },
-  server: { uses: ['runtime', 'plugins', 'channels', 'events', 'extensions', 'mcp', 'telemetry', 'distributed', 'triggers', 'cli'] },
-  cli: { uses: ['runtime', 'plugins', 'channels', 'events', 'extensions', 'mcp', 'telemetry', 'distributed', 'triggers', 'server'] },
+  server: { uses: ['runtime', 'plugins', 'channels', 'events', 'extensions', 'mcp', 'telemetry', 'distributed', 'triggers', 'sandbox', 'cli'] },
+  cli: { uses: ['runtime', 'plugins', 'channels', 'events', 'extensions', 'mcp', 'telemetry', 'distributed', 'triggers', 'sandbox', 'server'] },
 };
 
 export interface ImportRef {
