@@ -431,8 +431,10 @@ export class RunService implements RunServiceApi {
     const { runId, workspace, store, bus, status, plugin } = rec;
     if (this.closed) {
       // close() came while this create was on its way: it cancelled the live runs it saw, so this one
-      // must not start after it (create() removes the folder)
+      // must not start after it (create() removes the folder); the refusal returns once its events
+      // file is closed, so no refused run holds a descriptor
       store.close();
+      await store.settled?.();
       this.fail('wrong_state', 'the run service is closed');
     }
     bus.publish('run', { type: 'run.created', runId, plugin: plugin.name, goal: rec.goal, conversationId: rec.conversationId, ...(status.trigger ? { trigger: status.trigger } : {}) });
@@ -447,8 +449,9 @@ export class RunService implements RunServiceApi {
       await Promise.all([workspace.writeRunJson('input/request.json', rec.request), writeOwner(workspace), statusWritten]);
     } catch (e) {
       store.close();
-      // the run never existed: its status (in memory, in a shared store) goes with its folder
-      await statusWritten;
+      // the run never existed: its status (in memory, in a shared store) goes with its folder, and its
+      // events file is closed (fsync and close run off the main thread) before the refusal returns
+      await Promise.all([statusWritten, store.settled?.()]);
       await this.store.forget(runId).catch(() => undefined);
       throw e;
     }
