@@ -46,6 +46,7 @@ export const AGENT_FRONTMATTER_SCHEMA: JsonSchema = {
     agents: stringList,
     mcpServers: { type: 'array', items: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'object' }] } },
     permissions: { type: 'object', additionalProperties: { enum: ['allow', 'ask', 'deny'] } },
+    durability: { enum: ['resume', 'interrupt'] },
     input: { type: 'object' },
     artifacts: {
       type: 'array',

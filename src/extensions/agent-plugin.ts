@@ -36,6 +36,7 @@ export function compileAgent(def: AgentDefinition, catalog: ToolCatalog, source:
     ...(def.limits ? { limits: def.limits } : {}),
     ...(def.capture ? { capture: def.capture } : {}),
     ...(def.permissions ? { permissions: def.permissions } : {}),
+    ...(def.durability ? { durability: def.durability } : {}),
     ...(def.agents.length ? { agents: def.agents } : {}),
     source,
     ...(mcp?.servers.length ? { createToolSources: (ctx) => agentMcpSources(tools, mcp, ctx.workspace) } : {}),

@@ -40,6 +40,9 @@ export interface PluginTool<Args = any> {
   timeoutMs?: number;
   /** True when the tool only reads: the loop may run it beside other read-only calls of a turn. */
   readOnly?: boolean;
+  /** True when running a call twice has the effect of running it once: after a crash mid-call the
+   *  resumed run runs it again (otherwise the model is told its effect is unknown). */
+  idempotent?: boolean;
 }
 
 export interface RuntrailPlugin {

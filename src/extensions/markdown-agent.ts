@@ -32,6 +32,7 @@ export interface AgentDefinition {
   /** MCP servers: names from mcp.json, or inline definitions keyed by name. */
   mcpServers: Array<string | Record<string, unknown>>;
   permissions?: Record<string, Permission>;
+  durability?: 'resume' | 'interrupt';
   input: JsonSchema;
   artifacts: ArtifactContract[];
   plan?: PlanStep[];
@@ -168,6 +169,7 @@ export function parseAgentFile(file: string, text: string, display: string): Par
       agents: (d.agents as string[] | undefined) ?? [],
       mcpServers: (d.mcpServers as AgentDefinition['mcpServers'] | undefined) ?? [],
       ...(d.permissions ? { permissions: d.permissions as Record<string, Permission> } : {}),
+      ...(d.durability ? { durability: d.durability as 'resume' | 'interrupt' } : {}),
       input,
       artifacts,
       ...(plan ? { plan } : {}),

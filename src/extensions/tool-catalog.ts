@@ -95,6 +95,7 @@ export function pluginToolFactory(t: PluginTool): ToolFactory {
     parameters: t.parameters,
     ...(t.timeoutMs ? { timeoutMs: t.timeoutMs } : {}),
     ...(t.readOnly ? { readOnly: true } : {}),
+    ...(t.idempotent ? { idempotent: true } : {}),
     async execute(args, ectx) {
       return normalise(await t.execute(args, new CodeToolContext(c, ectx)));
     },

@@ -135,6 +135,7 @@ export class McpToolSource implements ToolSource {
       mcp: { server: server.name, tool: tool.name },
       timeoutMs,
       ...(tool.annotations?.readOnlyHint === true ? { readOnly: true } : {}),
+      ...(tool.annotations?.idempotentHint === true ? { idempotent: true } : {}),
       execute: async (args: unknown, ctx?: ToolExecutionContext): Promise<ToolResult> => {
         let conn: McpConnection;
         try {

@@ -158,4 +158,8 @@ export interface ModelProvider {
   readonly provider: string;
   readonly model: string;
   stream(request: ModelRequest): AsyncIterable<ModelStreamPart>;
+  /** A model with state of its own (a script's next turn, the ids it numbers calls with): what a run's
+   *  checkpoint keeps, so a resumed run goes on where it was. Plain JSON. */
+  position?(): unknown;
+  restorePosition?(position: unknown): void;
 }

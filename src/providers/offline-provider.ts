@@ -22,6 +22,16 @@ export class OfflineProvider implements ModelProvider {
     this.model = model;
   }
 
+  /** The procedure answers from the conversation; only the call ids it numbered are its own state. */
+  position(): { callIds: number } {
+    return { callIds: this.callIds };
+  }
+
+  restorePosition(p: unknown): void {
+    const at = p as { callIds?: unknown } | null;
+    if (typeof at?.callIds === 'number') this.callIds = at.callIds;
+  }
+
   async *stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
     const label = `offline:${this.model}`;
     if (request.signal?.aborted) {

@@ -77,6 +77,17 @@ export class ScriptProvider implements ModelProvider {
     this.model = file ? basename(file) : 'inline';
   }
 
+  /** The next turn to play and the call ids used: a resumed run replays the turn that was in flight. */
+  position(): { next: number; callIds: number } {
+    return { next: this.next, callIds: this.callIds };
+  }
+
+  restorePosition(p: unknown): void {
+    const at = p as { next?: unknown; callIds?: unknown } | null;
+    if (typeof at?.next === 'number') this.next = at.next;
+    if (typeof at?.callIds === 'number') this.callIds = at.callIds;
+  }
+
   get turnsLeft(): number {
     return this.turns.length - this.next;
   }

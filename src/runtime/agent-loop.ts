@@ -10,6 +10,7 @@ import type { ExecutedToolCall, ToolExecutor } from './tool-executor.js';
 import type { ContextCompactor, UsageMark } from './compaction.js';
 import type { PublishFn } from './run-publisher.js';
 import { tokenCounts, type RunMetrics } from './run-metrics.js';
+import type { LoopCounters } from './run-checkpoint.js';
 
 export const DEFAULT_LIMITS: RunLimits = { max_iterations: 20, max_tool_calls: 60, timeout_s: 600, stop_repair_turns: 0 };
 export const PROVIDER_RETRIES = 3;
@@ -53,6 +54,12 @@ export interface AgentLoopOptions {
   /** Keeps the context within the model's window (publishes on the `compaction` stream). */
   compactor?: ContextCompactor;
   createTextFilter?: () => TextFilter;
+  /** Called when the conversation moved on (a model turn, a tool result, input before a turn) or
+   *  was compacted: the run's checkpoint is written then. */
+  onStep?: (why: 'turn' | 'tool' | 'input' | 'compacted') => void;
+  /** A resumed run: its counters, the run time already used (the timeout counts it), and the calls
+   *  of the last turn that have no result in the conversation yet (run first, as their batch). */
+  resume?: { counters: LoopCounters; usedMs: number; pendingCalls: ToolCallRequest[] };
   /** Injectable for tests: the backoff between provider retries. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   backoffMs?: (attempt: number) => number;
@@ -118,12 +125,18 @@ export class AgentLoop {
   constructor(private readonly o: AgentLoopOptions) {
     this.messages = [...o.messages];
     this.signal = AbortSignal.any([o.signal, this.deadline.signal]);
-    this.timer = setTimeout(() => this.deadline.abort(new Error('timeout')), o.limits.timeout_s * 1000);
+    if (o.resume) Object.assign(this, o.resume.counters);
+    this.timer = setTimeout(() => this.deadline.abort(new Error('timeout')), Math.max(0, o.limits.timeout_s * 1000 - (o.resume?.usedMs ?? 0)));
     this.timer.unref?.();
   }
 
   dispose(): void {
     clearTimeout(this.timer);
+  }
+
+  /** What a checkpoint keeps of the loop besides the conversation. */
+  counters(): LoopCounters {
+    return { toolCalls: this.toolCalls, lastText: this.lastText, answerPrefix: this.answerPrefix, continuations: this.continuations, callCounter: this.callCounter };
   }
 
   private stopOutcome(): LoopOutcome | null {
@@ -140,10 +153,18 @@ export class AgentLoop {
 
   addUserMessage(text: string): void {
     this.messages.push({ role: 'user', content: text });
+    this.o.onStep?.('input');
   }
 
   /** Runs until a final answer or a limit. Can be called again after addUserMessage (stop repair). */
   async run(): Promise<LoopOutcome> {
+    // a resumed run first settles the calls its last turn asked for
+    const pending = this.o.resume?.pendingCalls.splice(0) ?? [];
+    if (pending.length) {
+      this.o.setState('tool_executing');
+      const ended = await this.runToolBatch(pending);
+      if (ended) return ended;
+    }
     for (;;) {
       const stop = this.beforeTurn();
       if (stop) return stop;
@@ -169,6 +190,7 @@ export class AgentLoop {
         ...(turn.toolCalls.length ? { toolCalls: turn.toolCalls } : {}),
         ...(turn.reasoning.length ? { reasoning: turn.reasoning } : {}),
       });
+      this.o.onStep?.('turn');
       if (turn.toolCalls.length === 0) {
         if (this.continueAfter(turn)) continue;
         return { kind: 'final', text: this.answerPrefix + turn.text };
@@ -187,9 +209,11 @@ export class AgentLoop {
     if (metrics.iterations >= limits.max_iterations) {
       return { kind: 'failed', text: this.lastText, diagnosis: diag({ code: 'max_iterations', severity: 'error', summary: `stopped after max_iterations (${limits.max_iterations}) model turns without a final answer` }) };
     }
+    const before = this.messages.length;
     for (const n of this.o.drainNotices?.() ?? []) this.messages.push({ role: 'user', content: `[notice] ${n}` });
     // the tool boundary: after the last batch, before the next turn (or the first, for a run that was queued)
     for (const text of this.o.inbox?.take('steer') ?? []) this.messages.push({ role: 'user', content: text });
+    if (this.messages.length > before) this.o.onStep?.('input');
     return null;
   }
 
@@ -200,12 +224,14 @@ export class AgentLoop {
       this.answerPrefix += turn.text;
       this.o.publish('run', { type: 'notice', text: 'model reply hit the output token limit: asking it to continue' });
       this.messages.push({ role: 'user', content: 'Your reply was cut off by the output token limit. Continue exactly where it stopped, without repeating anything.' });
+      this.o.onStep?.('input');
       return true;
     }
     const followUps = this.o.inbox?.take('follow_up') ?? [];
     if (followUps.length === 0) return false;
     this.answerPrefix = '';
     for (const text of followUps) this.messages.push({ role: 'user', content: text });
+    this.o.onStep?.('input');
     return true;
   }
 
@@ -218,6 +244,7 @@ export class AgentLoop {
       if (r.messages) {
         this.messages.splice(0, this.messages.length, ...r.messages);
         this.lastUsage = undefined;
+        this.o.onStep?.('compacted');
       }
       return null;
     }
@@ -276,6 +303,7 @@ export class AgentLoop {
       isError: !done.result.ok,
       ...imagesOf(done.result.images),
     });
+    this.o.onStep?.('tool');
     if (done.result.ok) {
       this.sameFailStreak = 0;
       this.lastFailSig = '';

@@ -127,5 +127,8 @@ export interface BusinessPlugin<Input = Record<string, unknown>> {
   permissions?: Record<string, 'allow' | 'ask' | 'deny'>;
   /** Agents it may start as subagents with the `run_agent` tool. */
   agents?: string[];
+  /** After its process dies, a run resumes from its checkpoint (`resume`, the default) or ends
+   *  `interrupted` (`interrupt`: it keeps no checkpoint). */
+  durability?: 'resume' | 'interrupt';
   source?: DefinitionSource;
 }

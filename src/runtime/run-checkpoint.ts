@@ -60,7 +60,7 @@ export type CheckpointRecord =
   | ({ k: 'step'; add: ChatMessage[] } & StateParts & Stamp)
   | ({ k: 'call'; phase: 'started'; id: string; name: string; args: unknown } & Stamp)
   | ({ k: 'call'; phase: 'finished'; id: string; name: string; result: RecordedResult } & Stamp)
-  | ({ k: 'approval'; id: string; toolCallId: string; status: 'pending' | 'approved' | 'denied'; by?: DecisionSource; reason?: string; who?: string } & Stamp)
+  | ({ k: 'approval'; id: string; toolCallId: string; status: 'pending' | 'approved' | 'denied'; by?: string; reason?: string; who?: string } & Stamp)
   | ({ k: 'message'; id: string; mode: 'steer' | 'follow_up'; text: string; from: DecisionSource } & Stamp)
   | ({ k: 'delivered'; ids: string[] } & Stamp)
   /** an attempt that resumed the run: the events it continued after */
@@ -76,7 +76,8 @@ export interface CallJournalEntry {
 export interface RecordedApproval {
   id: string;
   status: 'pending' | 'approved' | 'denied';
-  by?: DecisionSource;
+  /** who decided, as the approval step names them */
+  by?: string;
   reason?: string;
   who?: string;
 }

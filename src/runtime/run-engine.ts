@@ -31,6 +31,7 @@ import { Compactor, providerSummarizer } from './compaction.js';
 import { isTerminalRunState } from './run-state-machine.js';
 import type { ModelProvider } from '../providers/model-provider.js';
 import { ModelCallRecorder } from './model-call-recorder.js';
+import { LiveCheckpoint } from './live-checkpoint.js';
 
 export const PROCESS_LEDGER_FILE = 'runtime/processes.json';
 export const COMPACTIONS_FILE = 'runtime/compactions.jsonl';
@@ -115,6 +116,9 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
     if (!used.includes(ev.data.server)) used.push(ev.data.server);
   });
   let executor: ToolExecutor | null = null;
+  // what the run needs to go on after its process dies, written as it goes (an agent that says
+  // `durability: interrupt` has none)
+  const checkpoint = rec.durability.checkpoint ? new LiveCheckpoint(workspace.root, bus, null) : null;
   // every model call of the run (loop turns, compaction summaries) in runtime/model_calls.jsonl, unless turned off
   const recorder = rec.capture.model_io
     ? new ModelCallRecorder({ root: workspace.root, traceId: rec.status.trace_id ?? '', subscribe: (fn) => bus.subscribe(fn), maxCallBytes: rec.capture.max_call_bytes, calls: rec.modelCalls })
@@ -216,6 +220,7 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
       reporterFor: (call) =>
         pipeline?.reporter({ operationId: safeOpId(call.toolCallId), parentOperationId: rec.runId, targetType: 'tool', source: 'tool' }),
       ...(rec.toolSources?.length ? { sources: rec.toolSources } : {}),
+      ...(checkpoint ? { journal: checkpoint.journal } : {}),
     });
     // MCP servers connect here (lazily, shared across runs); one that cannot fails the run before its first turn
     const unavailable = rec.toolSources?.length ? await executor.openSources() : null;
@@ -258,7 +263,16 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
       ...(deps.createTextFilter ? { createTextFilter: deps.createTextFilter } : {}),
       ...(deps.sleep ? { sleep: deps.sleep } : {}),
       ...(deps.backoffMs ? { backoffMs: deps.backoffMs } : {}),
+      ...(checkpoint ? { onStep: checkpoint.onStep } : {}),
     });
+    checkpoint?.begin(system, () => ({
+      messages: loop.messages,
+      loop: loop.counters(),
+      metrics: metrics.snapshot(),
+      turns: metrics.takeNewLines(),
+      ...(rec.provider.position ? { provider: rec.provider.position() } : {}),
+      plan: progress.state(),
+    }));
     try {
       let repairs = rec.limits.stop_repair_turns;
       for (;;) {
@@ -321,6 +335,7 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
   // a run that ended before its first turn: its start files land before it is finalised
   await startFiles.settled().catch(() => undefined);
   await executor?.closeSources();
+  await checkpoint?.close();
   const unrecorded = await recorder?.close();
   if (unrecorded) publish('run', { type: 'notice', text: `could not record every model call in runtime/model_calls.jsonl: ${unrecorded}` });
   await finalise(rec, deps, { ...outcome, metrics, startedMs, pipeline, runReporter });

@@ -71,4 +71,6 @@ export interface RunRecord {
   usedSkills: string[];
   /** MCP servers the run called, in order of first use (`done.used_mcp`). */
   usedMcp?: string[];
+  /** Whether the run writes a checkpoint (runtime/checkpoint.jsonl) to be resumed from after its process dies. */
+  durability: { checkpoint: boolean };
 }

@@ -406,6 +406,7 @@ export class RunService implements RunServiceApi {
       // a shared store's record is text that leaves this process too
       statusWrites: new LatestWrite((s: RunStatusFile) => this.store.save(maskSecretsDeep(s), workspace)),
       usedSkills: [],
+      durability: { checkpoint: plugin.durability !== 'interrupt' },
       inbox: new RunInbox((stream, data) => void bus.publish(stream, data)),
     };
     recRef = rec;

@@ -37,6 +37,17 @@ export interface ToolExecutorOptions {
   permissions?: Record<string, Permission>;
   /** Holds an `ask` call until a person decides (the run's ApprovalBroker). */
   requestApproval?: (call: ApprovalCall) => Promise<ApprovalDecision>;
+  /** The run's tool-call journal (its checkpoint): each call recorded as started before its handler
+   *  and as finished after; on a resumed run, what the dead process recorded of a call. */
+  journal?: ToolCallJournal;
+}
+
+export interface ToolCallJournal {
+  /** What an earlier attempt of the run recorded: a result (finished), or none (started, never finished). */
+  prior(toolCallId: string): { result?: ToolResult } | undefined;
+  /** `durable`: resolve only once the record is on the disk (the call is not safe to run twice). */
+  started(toolCallId: string, name: string, args: unknown, durable: boolean): Promise<void> | void;
+  finished(toolCallId: string, name: string, result: ToolResult): void;
 }
 
 export interface ExecutedToolCall {
@@ -141,6 +152,12 @@ export class ToolExecutor {
     const tool = this.tools.get(req.name);
     const call: ToolCallInfo = { name: req.name, toolCallId: req.id, args: req.args };
     const kind: ToolStepKind = tool?.kind ?? 'tool';
+    // a resumed run: a call the dead process finished is never run again (the model gets its recorded
+    // result; its events are in the log already); one it started and never finished runs again only
+    // when running it twice is safe
+    const prior = this.opts.journal?.prior(req.id);
+    if (prior?.result) return { call, result: prior.result, durationMs: 0 };
+    if (prior && !(tool?.readOnly || tool?.idempotent)) return this.interruptedCall(call, performance.now() - started);
     // a snapshot: a hook or tool that mutates its (nested) arguments must not change the event a slow
     // live reader serialises later, or live frames would differ from events.jsonl and its replay
     const mcp = tool?.mcp;
@@ -151,12 +168,30 @@ export class ToolExecutor {
         : { phase: 'start', name: req.name, toolCallId: req.id, args: snapshot(req.args), kind },
     );
     const result = await this.run(tool, call);
+    this.opts.journal?.finished(req.id, req.name, result);
     const durationMs = performance.now() - started;
     // built field by field (no empty objects spread in): the key order is events.jsonl's
     const data: Extract<ToolData, { phase: 'result' }> = { phase: 'result', name: req.name, toolCallId: req.id, isError: !result.ok, result: result.content };
     if (result.details !== undefined) data.details = result.details;
     if (result.diagnosis) data.diagnosis = { detail: '', hint: '', retryable: false, ...result.diagnosis };
     data.durationMs = Math.round(durationMs * 1000) / 1000;
+    this.publish('tool', data);
+    return { call, result, durationMs };
+  }
+
+  /** A call that was running when the run's process died, of a tool not safe to run twice: not run
+   *  again; the model is told its effect is unknown. */
+  private interruptedCall(call: ToolCallInfo, durationMs: number): ExecutedToolCall {
+    const result = fail(
+      'interrupted_during_call',
+      `${call.name} was running when the run's process stopped; it was not run again, and whether it took effect is unknown`,
+      `arguments: ${JSON.stringify(call.args ?? null).slice(0, 300)}`,
+      'check whether its effect happened (look at what it changes) before calling it again',
+    );
+    this.opts.journal?.finished(call.toolCallId, call.name, result);
+    const data: Extract<ToolData, { phase: 'result' }> = { phase: 'result', name: call.name, toolCallId: call.toolCallId, isError: true, result: result.content };
+    data.diagnosis = { detail: '', hint: '', retryable: false, ...result.diagnosis! };
+    data.durationMs = 0;
     this.publish('tool', data);
     return { call, result, durationMs };
   }
@@ -250,6 +285,14 @@ export class ToolExecutor {
   private invoke(tool: AnyToolDefinition, call: ToolCallInfo): Promise<ToolResult> {
     const runSignal = this.opts.signal;
     if (runSignal?.aborted) return Promise.resolve(fail('cancelled', `${tool.name} not started: the run was cancelled`));
+    // recorded before the handler runs: on the disk first when running the call twice would not be safe
+    const recorded = this.opts.journal?.started(call.toolCallId, tool.name, call.args, !(tool.readOnly || tool.idempotent));
+    if (recorded) return recorded.then(() => this.invokeNow(tool, call));
+    return this.invokeNow(tool, call);
+  }
+
+  private invokeNow(tool: AnyToolDefinition, call: ToolCallInfo): Promise<ToolResult> {
+    if (this.opts.signal?.aborted) return Promise.resolve(fail('cancelled', `${tool.name} not started: the run was cancelled`));
     const timeoutMs = tool.timeoutMs ?? this.opts.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     if (!this.opts.reporterFor) return new ToolCallFlight(tool, call.args, call.toolCallId, timeoutMs, this.deadlines, fail).result;
     return this.invokeReported(tool, call, timeoutMs);

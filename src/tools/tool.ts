@@ -58,6 +58,9 @@ export interface ToolDefinition<Args = unknown> {
   repeatable?: (args: Args) => boolean;
   /** True when a call only reads: the loop may run it beside the other read-only calls of a turn. */
   readOnly?: boolean;
+  /** True when running a call twice has the effect of running it once: a resumed run re-runs a call
+   *  its dead process started and never finished (read-only tools are re-run too; any other is not). */
+  idempotent?: boolean;
   execute(args: Args, ctx?: ToolExecutionContext): Promise<ToolResult>;
 }
 

@@ -21,6 +21,8 @@ export function createWriteArtifactTool(o: { workspace: Pick<FileAccess, 'writeA
     name: 'write_artifact',
     description: `Write a file under artifacts/.${contracted.length ? ` Contracted artifacts (${contracted.join(', ')}) are checked as they are written: a JSON one that does not match its schema is rejected with the failing fields.` : ''}`,
     parameters: writeArtifactArgs,
+    // the same bytes to the same path: a call cut short by a crash is written again, whole
+    idempotent: true,
     async execute(args) {
       const contract = findContract(o.contracts, args.path);
       const isJson = contract ? contract.type === 'json' : /\.json$/i.test(args.path);

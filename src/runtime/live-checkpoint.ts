@@ -1,0 +1,81 @@
+/**
+ * One live run's checkpoint: the glue between the run's parts and runtime/checkpoint.jsonl. The loop
+ * calls `onStep` after each model turn and tool result, the executor writes its tool-call journal
+ * through `journal`, and approvals and a person's queued messages are recorded from the run's bus.
+ * On a resumed attempt it also answers, from what the dead process recorded, what happened to a call.
+ */
+import { join } from 'node:path';
+import type { AgentEventBus } from '../events/agent-event-bus.js';
+import { maskSecrets } from '../events/secret-masker.js';
+import type { ToolResult } from '../tools/tool.js';
+import { repairCheckpointFile } from './checkpoint-log.js';
+import { CHECKPOINT_FILE, RunCheckpoint, type CheckpointState, type ResumePoint } from './run-checkpoint.js';
+import type { ToolCallJournal } from './tool-executor.js';
+
+export class LiveCheckpoint {
+  private readonly cp: RunCheckpoint;
+  private system = '';
+  private state: (() => CheckpointState) | null = null;
+  private readonly off: () => void;
+  readonly journal: ToolCallJournal;
+
+  /** `resume`: the point a resumed attempt starts from (its calls are answered from it). */
+  constructor(
+    root: string,
+    bus: AgentEventBus,
+    private readonly resume: ResumePoint | null,
+  ) {
+    const file = join(root, CHECKPOINT_FILE);
+    // what this attempt appends must not be glued to the record the crash tore
+    if (resume) repairCheckpointFile(file);
+    this.cp = new RunCheckpoint(file, { lastSeq: () => bus.lastSeq, usedBeforeMs: resume?.usedMs ?? 0, mask: maskSecrets });
+    this.journal = {
+      prior: (id) => {
+        const c = this.resume?.calls.get(id);
+        if (!c) return undefined;
+        return c.result ? { result: c.result as ToolResult } : {};
+      },
+      started: (id, name, args, durable) => this.cp.callStarted(id, name, args, durable),
+      finished: (id, name, result) => this.cp.callFinished(id, name, result),
+    };
+    this.off = bus.subscribe((ev) => {
+      if (ev.stream === 'tool' && ev.data.phase === 'approval') {
+        const a = ev.data.approval;
+        this.cp.approval(ev.data.toolCallId, { id: a.id, status: a.status, ...(a.by ? { by: a.by } : {}), ...(a.reason ? { reason: a.reason } : {}), ...(a.who ? { who: a.who } : {}) });
+      } else if (ev.stream === 'run' && ev.data.type === 'message.received') {
+        this.cp.message({ id: ev.data.id, mode: ev.data.mode, text: ev.data.text, from: ev.data.from });
+      } else if (ev.stream === 'run' && ev.data.type === 'message.delivered') {
+        this.cp.delivered(ev.data.ids);
+      }
+    });
+  }
+
+  /** Run time used over every attempt so far. */
+  usedMs(): number {
+    return this.cp.usedMs();
+  }
+
+  /** The loop exists: its whole conversation is written (the first record, or a resumed attempt's). */
+  begin(system: string, state: () => CheckpointState, resumed?: { attempt: number; fromSeq: number }): void {
+    this.system = system;
+    this.state = state;
+    if (resumed) this.cp.resumed(resumed.attempt, resumed.fromSeq);
+    this.cp.base(system, state());
+  }
+
+  readonly onStep = (why: 'turn' | 'tool' | 'input' | 'compacted'): void => {
+    if (!this.state) return;
+    if (why === 'compacted') this.cp.base(this.system, this.state());
+    else this.cp.step(this.system, this.state());
+  };
+
+  /** Why the checkpoint stopped being written (a full disk), or null. */
+  get failure(): Error | null {
+    return this.cp.failure;
+  }
+
+  async close(): Promise<void> {
+    this.off();
+    await this.cp.close().catch(() => undefined);
+  }
+}
