@@ -107,6 +107,8 @@ export class TerminalAdapter extends BaseClawAdapter {
   }
 
   private process(p: RuntimeProcessEvent): void {
+    // the run's own failure: its error frame says why, once (this line would repeat the message)
+    if (p.targetType === 'runtime' && p.parentOperationId === undefined && (p.status === 'failed' || p.status === 'cancelled')) return;
     const what = p.stage ? `${p.operationId} ${p.stage}` : p.operationId;
     const msg = p.message ? ` ${p.message}` : '';
     const terminal = p.status === 'completed' || p.status === 'failed' || p.status === 'cancelled' || p.status === 'skipped';

@@ -3,6 +3,7 @@
  * every command takes (--data-dir, --project, --strict, --help); a bad option is a UsageError (exit 2).
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { didYouMean } from '../events/did-you-mean.js';
 import { UsageError } from './cli-io.js';
 
 /** Parsed option values, by option name. */
@@ -24,11 +25,19 @@ const COMMON_OPTIONS: OptionSpec = {
 };
 
 export function parse(args: string[], options: OptionSpec): ParsedArgs {
+  const all = { ...COMMON_OPTIONS, ...options };
   try {
-    const r = parseArgs({ args, options: { ...COMMON_OPTIONS, ...options }, allowPositionals: true, strict: true });
+    const r = parseArgs({ args, options: all, allowPositionals: true, strict: true });
     return { values: r.values as Values, positionals: r.positionals };
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    const err = e as Error & { code?: string };
+    const unknown = err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'(-[^']*)'/.exec(err.message)?.[1] : undefined;
+    if (unknown !== undefined) {
+      // node's text suggests `--` for a positional; a flag typed wrong is the likelier slip
+      const flags = Object.keys(all).map((k) => `--${k}`);
+      throw new UsageError(`unknown option ${unknown}${didYouMean(unknown.replace(/=.*$/, ''), flags)}`);
+    }
+    throw new UsageError(err.message);
   }
 }
 

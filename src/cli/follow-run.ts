@@ -45,7 +45,7 @@ export async function executeAndFollow(req: CreateRunRequest, values: Values, de
       off?.();
     }
     const final = await service.wait(runId);
-    printSummary(final, service.runsDir, note);
+    printSummary(final, service.runsDir, note, writer.shownError?.() ?? null);
     return exitFor(final.status);
   } finally {
     await service.close();
@@ -53,10 +53,11 @@ export async function executeAndFollow(req: CreateRunRequest, values: Values, de
   }
 }
 
-export function printSummary(s: RunStatusFile, runsDir: string, out: { write(s: string): unknown }): void {
+/** `shownError`: the error the live output already printed; the summary does not say it twice. */
+export function printSummary(s: RunStatusFile, runsDir: string, out: { write(s: string): unknown }, shownError: string | null = null): void {
   const dir = join(runsDir, s.run_id);
   out.write(`\n${s.status === 'completed' ? '✓' : s.status === 'cancelled' ? '■' : '✗'} run ${s.run_id} ${s.status}\n`);
-  if (s.diagnosis && s.status !== 'completed') out.write(`  ${s.diagnosis.summary}\n`);
+  if (s.diagnosis && s.status !== 'completed' && s.diagnosis.summary !== shownError) out.write(`  ${s.diagnosis.summary}\n`);
   out.write(`  run folder: ${dir}\n`);
   if (s.public_documents.length) {
     out.write(`  artifacts:\n`);

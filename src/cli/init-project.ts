@@ -4,6 +4,7 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { shellWord } from './runtrail-command.js';
 
 export const INIT_AGENT = 'notes-report';
 
@@ -120,8 +121,9 @@ export interface InitResult {
   command: string;
 }
 
-/** Writes the example into `dir`; refuses (naming the file) to overwrite anything that exists. */
-export function initProject(dir: string, shownDir: string): InitResult {
+/** Writes the example into `dir`; refuses (naming the file) to overwrite anything that exists.
+ *  `runtrail` is how the printed command starts (runtrail-command.ts: as this shell runs it). */
+export function initProject(dir: string, shownDir: string, runtrail = 'runtrail'): InitResult {
   const files: Record<string, string> = {
     [`.runtrail/agents/${INIT_AGENT}.md`]: AGENT,
     [`.runtrail/agents/${INIT_AGENT}.turns.json`]: `${JSON.stringify(TURNS, null, 2)}\n`,
@@ -135,6 +137,5 @@ export function initProject(dir: string, shownDir: string): InitResult {
     mkdirSync(dirname(join(dir, rel)), { recursive: true });
     writeFileSync(join(dir, rel), text);
   }
-  const q = (s: string) => (/^[\w./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
-  return { files: Object.keys(files), command: `runtrail run ${INIT_AGENT} --project ${q(shownDir)} --input notes=${q(join(shownDir, 'notes.md'))}` };
+  return { files: Object.keys(files), command: `${runtrail} run ${INIT_AGENT} --project ${shellWord(shownDir)} --input ${shellWord(`notes=${join(shownDir, 'notes.md')}`)}` };
 }

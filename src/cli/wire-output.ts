@@ -13,6 +13,8 @@ export const WIRE_FORMATS: readonly WireFormat[] = ['ndjson', 'sse', 'text'];
 
 export interface WireWriter {
   write(ev: AgentEvent): void;
+  /** The run's error as the terminal showed it (text format), so the closing summary does not repeat it. */
+  shownError?(): string | null;
 }
 
 /** `traceId`: the run's trace id (run_status.json `trace_id`); runs from before traces use their run id. */
@@ -21,11 +23,15 @@ export function createWireWriter(format: WireFormat, runId: string, out: CliOut,
   const bridge = createEngineBridge({ traceId });
   if (format === 'text') {
     const term = new TerminalAdapter({ stream: out, traceId, showReasoning: opts.showReasoning ?? false, ...(opts.tty !== undefined ? { tty: opts.tty } : {}) });
+    let shown: string | null = null;
     return {
       write(ev) {
         const e = bridge.translate(ev);
-        if (e) term.emit(e);
+        if (!e) return;
+        if (e.type === 'error') shown = e.diagnosis?.summary || e.message || null;
+        term.emit(e);
       },
+      shownError: () => shown,
     };
   }
   return {

@@ -5,6 +5,7 @@
  * each `mcp__` entry must name one of the agent's servers. Whether a tool glob matches a tool the
  * server really has is known only once connected: `runtrail mcp probe <server>` shows the list.
  */
+import { didYouMean } from '../events/did-you-mean.js';
 import type { McpServerConfig } from '../mcp/mcp-config.js';
 import { clashingNames, parseServerDefinition, type McpConfigProblem } from '../mcp/mcp-config.js';
 import type { McpServerPool } from '../mcp/mcp-server-pool.js';
@@ -44,7 +45,7 @@ export function resolveAgentMcp(
       const s = known.get(entry);
       if (!s) {
         const names = [...known.keys()].sort();
-        problems.push({ file: ctx.file, field, message: `unknown MCP server "${entry}" (${names.length ? `configured: ${names.join(', ')}` : 'none is configured'}; define it in .runtrail/mcp.json or inline)`, level: 'error' });
+        problems.push({ file: ctx.file, field, message: `unknown MCP server "${entry}"${didYouMean(entry, names)} (${names.length ? `configured: ${names.join(', ')}` : 'none is configured'}; define it in .runtrail/mcp.json or inline)`, level: 'error' });
         return;
       }
       if (seen.has(entry)) return void problems.push({ file: ctx.file, field, message: `"${entry}" is listed twice`, level: 'warning' });

@@ -4,6 +4,7 @@
  * project's `<DIR>/.runtrail/`. A later layer wins; a clash is a warning naming both files. One broken
  * file is a problem in the list, never a reason the others do not load.
  */
+import { didYouMean } from '../events/did-you-mean.js';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import type { BusinessPlugin, DefinitionSource } from '../runtime/business-plugin.js';
@@ -106,6 +107,8 @@ export class ExtensionRegistry {
   /** The channels of channels.json (user, then project: a later layer wins), by name. */
   readonly channels = new Map<string, ConfiguredChannel>();
   private readonly agents = new Map<string, AgentEntry>();
+  /** Agents whose file is there but did not load, by name: why (`unavailable`). */
+  private readonly failedAgents = new Map<string, string>();
   private readonly layers: Layer[];
 
   private constructor(private readonly opts: ExtensionRegistryOptions) {
@@ -272,37 +275,60 @@ export class ExtensionRegistry {
         this.problem(shown, `cannot be read: ${(e as Error).message}`);
         continue;
       }
+      const before = this.problems.length;
+      const stem = f.replace(/\.md$/i, '');
       const parsed = parseAgentFile(file, text, shown);
       if (!parsed.ok) {
         this.problems.push(...parsed.problems);
+        // the names it uses are checked too, so one pass shows every problem of the file
+        if (parsed.references) await this.checkReferences(parsed.references, shown);
+        this.noteFailed([stem, parsed.references?.name ?? stem], shown, before);
         continue;
       }
       this.problems.push(...parsed.warnings);
       const mcp = resolveAgentMcp(parsed.agent, this.mcpServers, { file: shown, env: this.opts.env ?? process.env, baseDir: this.projectDir });
       this.problems.push(...mcp.problems);
-      if (!(await this.checkReferences(parsed.agent, shown)) || mcp.problems.some((p) => p.level === 'error')) continue;
+      if (!(await this.checkReferences(parsed.agent, shown)) || mcp.problems.some((p) => p.level === 'error')) {
+        this.noteFailed([stem, parsed.agent.name], shown, before);
+        continue;
+      }
       const source: DefinitionSource = { kind: layer.kind, file: shown };
       this.addAgent(compileAgent(parsed.agent, this.tools, source, { servers: mcp.servers, pool: this.mcpPool }), source, layer, parsed.agent);
     }
   }
 
+  /** An agent file that did not load: its name (and its file's stem) answer `unavailable` with its errors. */
+  private noteFailed(names: string[], shown: string, firstProblem: number): void {
+    const errors = this.problems.slice(firstProblem).filter((p) => p.level === 'error' && p.file === shown);
+    const why = `${shown} failed to load: ${errors.map((p) => `${p.field ? `${p.field}: ` : ''}${p.message}`).join('; ') || 'see runtrail validate'}`;
+    for (const n of names) if (!this.failedAgents.has(n)) this.failedAgents.set(n, why);
+  }
+
   /** Tools and skills an agent names must exist; returns false (with problems) when one does not. */
-  private async checkReferences(def: AgentDefinition, shown: string): Promise<boolean> {
+  private async checkReferences(def: Pick<AgentDefinition, 'tools' | 'skills'>, shown: string): Promise<boolean> {
     let ok = true;
     for (const t of agentToolNames(def)) {
       if (this.tools.has(t) || isMcpToolEntry(t)) continue; // mcp__ entries: resolveAgentMcp
       ok = false;
       const offer = this.tools.names().filter((n) => !GRANT_ONLY_TOOLS.includes(n) || def.tools.includes(n));
-      this.problem(shown, `unknown tool "${t}" (available: ${offer.join(', ')})`, 'tools');
+      this.problem(shown, `unknown tool "${t}"${didYouMean(t, offer)} (available: ${offer.join(', ')})`, 'tools');
     }
+    let skillNames: string[] | null = null;
     for (const s of def.skills) {
       const r = await loadSkill(this.skillDirs, s);
       if (!r.ok) {
         ok = false;
-        this.problem(shown, r.code === 'not_found' ? `unknown skill "${s}" (looked in ${this.skillDirs.join(', ')})` : `skill "${s}" cannot be loaded: ${r.message}`, 'skills');
+        skillNames ??= await this.skillNames();
+        this.problem(shown, r.code === 'not_found' ? `unknown skill "${s}"${didYouMean(s, skillNames)} (looked in ${this.skillDirs.join(', ')})` : `skill "${s}" cannot be loaded: ${r.message}`, 'skills');
       }
     }
     return ok;
+  }
+
+  /** Every skill name of the skill folders (for suggestions). */
+  private async skillNames(): Promise<string[]> {
+    const { skills, errors } = await listSkills(this.skillDirs);
+    return [...skills.map((s) => s.manifest.name), ...errors.map((e) => e.name)];
   }
 
   private addAgent(agent: AnyAgent, source: DefinitionSource, layer: Layer, definition?: AgentDefinition): void {
@@ -343,6 +369,11 @@ export class ExtensionRegistry {
 
   get(name: string): AnyAgent | undefined {
     return this.agents.get(name)?.agent;
+  }
+
+  /** Why an agent of this name did not load (`.runtrail/agents/x.md failed to load: …`); undefined when it did or is unknown. */
+  unavailable(name: string): string | undefined {
+    return this.agents.has(name) ? undefined : this.failedAgents.get(name);
   }
 
   names(): string[] {

@@ -3,6 +3,7 @@
  * body that is the agent's own instructions. Parsing checks the file alone; tools, skills and agents
  * it names are checked by the registry, which knows what exists.
  */
+import { didYouMean } from '../events/did-you-mean.js';
 import { basename, dirname, extname, isAbsolute } from 'node:path';
 import { parseFrontmatter } from '../skills/frontmatter.js';
 import { checkSchema, compileJsonSchema, formatSchemaPath, type JsonSchema } from '../tools/schema.js';
@@ -49,7 +50,23 @@ export interface AgentDefinition {
 
 export const DEFAULT_AGENT_TOOLS = ['read_file', 'write_artifact', 'list_artifacts'];
 
-export type ParsedAgent = { ok: true; agent: AgentDefinition; warnings: DefinitionProblem[] } | { ok: false; problems: DefinitionProblem[] };
+/** The tools and skills a file names, read even when the file has other errors: `validate` reports
+ *  every problem of a file in one pass, unknown names included. */
+export interface AgentReferences {
+  name: string | null;
+  tools: string[];
+  skills: string[];
+}
+
+export type ParsedAgent = { ok: true; agent: AgentDefinition; warnings: DefinitionProblem[] } | { ok: false; problems: DefinitionProblem[]; references?: AgentReferences };
+
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+function referencesOf(data: Record<string, unknown>): AgentReferences {
+  return { name: typeof data.name === 'string' ? data.name : null, tools: strings(data.tools), skills: strings(data.skills) };
+}
 
 interface RawArtifact {
   path: string;
@@ -95,8 +112,14 @@ export function parseAgentFile(file: string, text: string, display: string): Par
   if (!fm.hasFrontmatter) return { ok: false, problems: [{ file: display, message: 'an agent file starts with YAML frontmatter between two "---" lines (at least name and description)', level: 'error' }] };
   const checked = checkSchema<Record<string, unknown>>(AGENT_FRONTMATTER_SCHEMA, fm.data);
   if (!checked.ok) {
-    for (const i of checked.issues) err(i.path.length ? formatSchemaPath(i.path) : undefined, i.message);
-    return { ok: false, problems };
+    const known = Object.keys((AGENT_FRONTMATTER_SCHEMA.properties ?? {}) as Record<string, unknown>);
+    for (const i of checked.issues) {
+      // a misspelt top-level field gets the field it most likely meant
+      const hint = i.path.length === 1 && i.message === 'is not a known field' ? didYouMean(String(i.path[0]), known) : '';
+      err(i.path.length ? formatSchemaPath(i.path) : undefined, `${i.message}${hint}`);
+    }
+    const data = fm.data && typeof fm.data === 'object' ? (fm.data as Record<string, unknown>) : {};
+    return { ok: false, problems, references: referencesOf(data) };
   }
   const d = checked.value;
   const stem = basename(file).replace(/\.md$/i, '');
@@ -152,7 +175,7 @@ export function parseAgentFile(file: string, text: string, display: string): Par
   const ids = plan?.map((s) => s.id) ?? [];
   if (new Set(ids).size !== ids.length) err('plan', 'step ids must be unique');
   if (fm.body.trim() === '') warnings.push({ file: display, message: 'the body (the agent\'s instructions) is empty', level: 'warning' });
-  if (problems.length) return { ok: false, problems };
+  if (problems.length) return { ok: false, problems, references: { name: d.name as string, tools, skills: (d.skills as string[] | undefined) ?? [] } };
 
   return {
     ok: true,

@@ -127,6 +127,7 @@ export class ScriptProvider implements ModelProvider {
       label,
       inputTokens: inputTokens ?? estimateRequestTokens(request),
       nextToolCallId: () => `call_script_${index}_${this.callIds++}`,
+      failureDetail: `turn ${index} of ${label} fails on purpose`,
     });
   }
 }

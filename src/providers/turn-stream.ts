@@ -15,6 +15,8 @@ export interface TurnStreamOptions {
   nextToolCallId(): string;
   /** Input tokens charged for this turn. */
   inputTokens: number;
+  /** The detail of a turn's `error` (the script model: which script failed on purpose); none by default. */
+  failureDetail?: string;
 }
 
 const MAX_CHUNK = 24;
@@ -56,7 +58,7 @@ export async function* streamTurn(turn: ModelTurn, opts: TurnStreamOptions): Asy
         code: turn.error.code,
         severity: 'error',
         summary: turn.error.message,
-        detail: `scripted failure from ${opts.label}`,
+        ...(opts.failureDetail ? { detail: opts.failureDetail } : {}),
         retryable: turn.error.retryable ?? isRetryableCode(turn.error.code),
       },
     };

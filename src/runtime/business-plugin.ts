@@ -99,6 +99,9 @@ export interface BusinessPlugin<Input = Record<string, unknown>> {
   inputSchema: Schema<Input>;
   /** Input keys whose values are file paths; the runtime copies them into input/ at creation. */
   fileInputs: string[];
+  /** Checked before the run is created: why this file cannot serve as this input (an empty CSV), or null.
+   *  A problem is an input error (exit 2, HTTP 400) naming the file; no run starts. */
+  inputFileProblem?(key: string, file: string): Promise<string | null>;
   defaultSkill: string | null;
   defaultGoal: string;
   promptFragments: string[];

@@ -10,6 +10,8 @@ export interface PluginSource {
   get(name: string): AnyBusinessPlugin | undefined;
   names(): string[];
   list(): AnyBusinessPlugin[];
+  /** Why an agent of this name is defined but not loaded (`.runtrail/agents/x.md failed to load: …`). */
+  unavailable?(name: string): string | undefined;
 }
 
 /** A source whose plugins can be replaced while the service runs (`serve --watch`): the next run sees them. */
@@ -30,6 +32,10 @@ export class LivePluginSource implements PluginSource {
 
   list(): AnyBusinessPlugin[] {
     return this.current.list();
+  }
+
+  unavailable(name: string): string | undefined {
+    return this.current.unavailable?.(name);
   }
 }
 

@@ -10,13 +10,14 @@ import type { OfflineProcedure } from '../providers/model-turn.js';
 import { maskedProvider } from '../providers/masked-provider.js';
 import { parseModelSpec, type ModelSpec } from '../providers/resolve-model-provider.js';
 import { envValue } from '../providers/provider-env.js';
-import { loadSkill, type LoadedSkill } from '../skills/skill-loader.js';
+import { listSkills, loadSkill, type LoadedSkill } from '../skills/skill-loader.js';
 import type { BusinessPlugin } from './business-plugin.js';
 import { createRunRequestSchema, zodIssues, type ParsedCreateRunRequest } from './create-run-request.js';
 import { MAX_INPUT_DEPTH, tooDeepPath } from './input-depth.js';
 import { offlineUnsupportedProvider } from './offline-unsupported.js';
 import { checkPluginInput } from './plugin-input.js';
 import type { PluginSource } from './plugin-registry.js';
+import { didYouMean } from '../events/did-you-mean.js';
 import { RunRequestError } from './run-request-error.js';
 import type { RunLimits } from './run-service-types.js';
 import { DEFAULT_LIMITS } from './agent-loop.js';
@@ -49,8 +50,11 @@ export function parseRunRequest(raw: unknown, plugins: PluginSource): ParsedCrea
 export function pluginOf(req: ParsedCreateRunRequest, plugins: PluginSource): Plugin {
   const plugin = plugins.get(req.plugin) as Plugin | undefined;
   if (!plugin) {
-    fail('unknown_plugin', `unknown plugin "${req.plugin}"; valid plugins: ${plugins.names().join(', ')}`, {
-      issues: [{ path: 'plugin', message: 'unknown plugin' }],
+    // an agent whose file is there but failed to load is that, not an unknown name
+    const why = plugins.unavailable?.(req.plugin);
+    const message = why ? `agent "${req.plugin}" is not available: ${why}` : `unknown plugin "${req.plugin}"${didYouMean(req.plugin, plugins.names())}; valid plugins: ${plugins.names().join(', ')}`;
+    fail('unknown_plugin', message, {
+      issues: [{ path: 'plugin', message: why ? 'failed to load' : 'unknown plugin' }],
       validPlugins: plugins.names(),
     });
   }
@@ -136,6 +140,18 @@ export function fileInputSources(plugin: Plugin, input: Record<string, unknown>,
   return sources;
 }
 
+/** Step 4b: each file input the plugin can use (an empty CSV is refused here, before any run exists). */
+export async function checkInputFiles(plugin: Plugin, input: Record<string, unknown>, sources: Record<string, string>): Promise<void> {
+  if (!plugin.inputFileProblem) return;
+  for (const [key, abs] of Object.entries(sources)) {
+    const problem = await plugin.inputFileProblem(key, abs);
+    if (problem === null) continue;
+    const field = `input.${key}`;
+    const message = `${String(input[key])}: ${problem}`;
+    fail('invalid_request', `${field}: ${message}`, { issues: [{ path: field, message }], field });
+  }
+}
+
 /** Step 5: the run's active skill (the request's, else the plugin's default), whose method joins the prompt. */
 export async function activeSkill(plugin: Plugin, req: ParsedCreateRunRequest, skillDirs: readonly string[]): Promise<LoadedSkill | null> {
   const name = req.skill ?? plugin.defaultSkill;
@@ -143,7 +159,9 @@ export async function activeSkill(plugin: Plugin, req: ParsedCreateRunRequest, s
   const loaded = await loadSkill(skillDirs, name);
   if (!loaded.ok) {
     const code = req.skill && loaded.code === 'not_found' ? 'invalid_request' : 'incompatible';
-    fail(code, loaded.message, { issues: [{ path: 'skill', message: loaded.message }] });
+    const hint = loaded.code === 'not_found' ? didYouMean(name, (await listSkills(skillDirs)).skills.map((s) => s.manifest.name)) : '';
+    const message = `${loaded.message}${hint}`;
+    fail(code, message, { issues: [{ path: 'skill', message }] });
   }
   return loaded.skill;
 }

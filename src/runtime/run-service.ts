@@ -27,7 +27,7 @@ import { defaultDataDir } from './data-dir.js';
 import { ownerOnlyDataDir, ownerOnlyUmask } from './owner-only.js';
 import { defaultSkillsDir } from './package-root.js';
 import { PluginRegistry, type PluginSource } from './plugin-registry.js';
-import { activeSkill, checkedInput, checkRequestedLimits, chooseModel, fileInputSources, ownLimits, grantedSkills, parseRunRequest, pluginOf, providerFor, type ModelChoice, type ProviderResolver } from './run-admission.js';
+import { activeSkill, checkedInput, checkInputFiles, checkRequestedLimits, chooseModel, fileInputSources, ownLimits, grantedSkills, parseRunRequest, pluginOf, providerFor, type ModelChoice, type ProviderResolver } from './run-admission.js';
 import { confinePath, isInside, realpathLoose } from '../tools/confine-path.js';
 import { resolveCapabilities } from './run-capabilities.js';
 import { executeRun, finalise, RunInterrupted, type NoticeSource } from './run-engine.js';
@@ -227,6 +227,7 @@ export class RunService implements RunServiceApi {
     const input = checkedInput(plugin, req);
     const scope = parent ? { cwd: parent.rec.workspace.root, inputRoots: [parent.rec.workspace.root] } : { cwd: this.cwd, inputRoots: this.inputRoots };
     const sources = fileInputSources(plugin, input, scope);
+    await checkInputFiles(plugin, input, sources);
     const skill = await activeSkill(plugin, req, this.skillDirs);
     const skills = await grantedSkills(plugin, this.skillDirs);
     const defaults = this.opts.defaults?.() ?? {};

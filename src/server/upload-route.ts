@@ -56,6 +56,12 @@ export function registerUploadRoute(app: FastifyInstance, quota: UploadQuota): v
         await rm(target, { force: true });
         return tooLarge();
       }
+      if (file.file.bytesRead === 0) {
+        // nothing to run on: said now, not by a run that fails later
+        await rm(target, { force: true });
+        const name = file.filename || 'the upload';
+        return sendError(reply, new HttpError(400, 'invalid_request', `${name} is empty (0 bytes)`, { issues: [{ path: 'file', message: 'empty file' }] }));
+      }
       return reply.code(201).send({ path: target, name: file.filename, bytes: file.file.bytesRead });
     } finally {
       admitted.done();

@@ -62,7 +62,7 @@ describe('Markdown agent files', () => {
   });
 
   it('refuse unknown fields and a plan naming a tool the agent lacks', () => {
-    expect(lines(agentFile('name: notes\ndescription: d\ntool: [read_file]'))).toEqual(['.runtrail/agents/notes.md: tool: is not a known field']);
+    expect(lines(agentFile('name: notes\ndescription: d\ntool: [read_file]'))).toEqual(['.runtrail/agents/notes.md: tool: is not a known field (did you mean tools?)']);
     expect(lines(agentFile('name: notes\ndescription: d\nplan:\n  - { id: s, title: S, tools: [exec] }'))[0]).toMatch(/plan\[0\]\.tools: "exec" is not in the agent's tools/);
   });
 

@@ -114,7 +114,8 @@ describe('feedbacklens offline procedure on any CSV', () => {
     ws = createTempWorkspace();
     const r = await driveOffline(plugin, { csv_path: 'input/missing.csv' }, ws);
     expect(r.error?.code).toBe('input_unusable');
-    expect(r.error?.message).toMatch(/could not complete the analysis: reading the CSV failed 1 time\(s\)\. Last error: cannot read "input\/missing\.csv"/);
+    expect(r.error?.message).toMatch(/^The feedback file cannot be analysed: cannot read "input\/missing\.csv"/);
+    expect(r.error?.message).not.toMatch(/time\(s\)/);
     expect(r.finalText).toBe('');
     expect(r.toolCalls.map((c) => c.name)).toEqual(['read_feedback_csv']);
   });

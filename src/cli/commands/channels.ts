@@ -18,6 +18,7 @@ export const CHANNELS_USAGE = `Usage: runtrail channels <list|check|run> [option
 
 export const channelsCommand: CliCommand = {
   name: 'channels',
+  help: CHANNELS_USAGE,
   usage: `  channels            chat channels (Telegram, Slack, Feishu/Lark): list, check, run (without the
                       HTTP server; \`serve\` starts them too)
 `,

@@ -4,6 +4,7 @@ import { parse } from '../args.js';
 import { EXIT, UsageError } from '../cli-io.js';
 import type { CliCommand } from '../cli-command.js';
 import { initProject } from '../init-project.js';
+import { runtrailCommand } from '../runtrail-command.js';
 
 export const initCommand: CliCommand = {
   name: 'init',
@@ -16,7 +17,7 @@ export const initCommand: CliCommand = {
     const dir = resolve(deps.cwd, shown);
     let r;
     try {
-      r = initProject(dir, shown);
+      r = initProject(dir, shown, runtrailCommand(deps.cwd, deps.env));
     } catch (e) {
       deps.stderr.write(`runtrail: ${(e as Error).message}\n`);
       return EXIT.usage;

@@ -4,6 +4,7 @@
  * connects to one, lists its tools with the names agents call them by, and prints the timings.
  * `runtrail mcp serve`: Runtrail itself as an MCP server (../mcp-serve.ts, loaded only for it).
  */
+import { didYouMean } from '../../events/did-you-mean.js';
 import type { ExtensionRegistry } from '../../extensions/extension-registry.js';
 import { resolveAgentMcp } from '../../extensions/agent-mcp.js';
 import type { McpServerConfig } from '../../mcp/mcp-config.js';
@@ -118,6 +119,7 @@ function printProbe(r: ProbeResult, out: CliDeps['stdout'], full: boolean): void
 
 export const mcpCommand: CliCommand = {
   name: 'mcp',
+  help: MCP_USAGE,
   usage: `  mcp list            every MCP server of .runtrail/mcp.json and ~/.runtrail/mcp.json: status, tools
   mcp probe <server>  connect to one MCP server: its tools (as agents name them) and the timings
   mcp serve           Runtrail as an MCP server on stdio; --http PORT for Streamable HTTP on 127.0.0.1
@@ -143,7 +145,7 @@ async function mcp(args: string[], deps: CliDeps): Promise<number> {
       }
       if (positionals.length !== 1) throw new UsageError(`mcp probe needs one server (${[...known.keys()].sort().join(', ') || 'none is configured'})`);
       const k = known.get(positionals[0]);
-      if (!k) throw new UsageError(`unknown MCP server "${positionals[0]}" (configured: ${[...known.keys()].sort().join(', ') || 'none'})`);
+      if (!k) throw new UsageError(`unknown MCP server "${positionals[0]}"${didYouMean(positionals[0], known.keys())} (configured: ${[...known.keys()].sort().join(', ') || 'none'})`);
       const r = await probe(ctx.registry, k);
       if (values.json) deps.stdout.write(`${JSON.stringify(r)}\n`);
       else printProbe(r, deps.stdout, true);

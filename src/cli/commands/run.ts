@@ -8,6 +8,7 @@ import { EXIT, UsageError } from '../cli-io.js';
 import type { CliCommand } from '../cli-command.js';
 import { executeAndFollow } from '../follow-run.js';
 import { projectContext } from '../project-context.js';
+import { shellWord } from '../runtrail-command.js';
 
 const RUN_OPTIONS = {
   goal: { type: 'string' },
@@ -46,9 +47,10 @@ export const runCommand: CliCommand = {
     }
     const ctx = await projectContext(values, deps);
     const names = ctx.registry.names();
-    if (positionals.length !== 1) throw new UsageError(`run needs exactly one agent (valid: ${names.join(', ')})`);
-    const pluginName = positionals[0];
+    if (positionals.length === 0) throw new UsageError(`run needs an agent: run <agent> [--input key=value …] (agents: ${names.join(', ')})`);
+    const [pluginName, stray] = positionals;
     const plugin = ctx.registry.get(pluginName);
+    if (stray !== undefined) throw new UsageError(unexpectedArgument(stray, plugin?.fileInputs ?? []));
     let input: Record<string, unknown> = typeof values['input-json'] === 'string' ? parseInputJson(values['input-json'], deps.cwd) : {};
     const pairs = parseInputPairs((values.input as string[] | undefined) ?? []);
     input = { ...input, ...pairs };
@@ -84,3 +86,13 @@ export const runCommand: CliCommand = {
     return executeAndFollow(req, values, deps, values.json === true ? 'ndjson' : 'text', ctx);
   },
 };
+
+/** A word after the agent's name: what it most likely was meant to be (a file input, a key=value, the goal). */
+export function unexpectedArgument(arg: string, fileInputs: readonly string[]): string {
+  const shown = shellWord(arg);
+  let meant: string | null = null;
+  if (/^[A-Za-z_][\w-]*=/.test(arg)) meant = `--input ${shown}`;
+  else if (/\s/.test(arg)) meant = `--goal ${shown}`;
+  else if (fileInputs.length > 0) meant = `--input ${shellWord(`${fileInputs[0]}=${arg}`)}`;
+  return `unexpected argument ${shown}${meant ? `; did you mean ${meant}?` : ' (run takes one agent; inputs go in --input key=value)'}`;
+}

@@ -4,6 +4,7 @@ import type { AnyToolDefinition } from '../../tools/tool.js';
 import { createListArtifactsTool } from '../../tools/list-artifacts-tool.js';
 import { createWriteJsonArtifactTool } from '../shared/write-json-artifact-tool.js';
 import { createWriteMarkdownArtifactTool } from '../shared/write-markdown-artifact-tool.js';
+import { csvRowsProblem } from './analysis/csv-rows-problem.js';
 import { feedbackLensArtifacts } from './artifact-contract.js';
 import { checkEvidence, citedIds } from './evidence-checks.js';
 import { lookupEvidence } from './evidence-index.js';
@@ -36,6 +37,7 @@ export function createFeedbackLensPlugin(opts: FeedbackLensOptions = {}): Busine
     description: 'Analyse a feedback CSV: sentiment, themes, prioritised backlog and an insight report, every claim backed by a real quote.',
     inputSchema: feedbackLensInputSchema,
     fileInputs: ['csv_path'],
+    inputFileProblem: (_key, file) => csvRowsProblem(file),
     defaultSkill: 'feedback_analysis',
     defaultGoal: 'Find the most important product problems in the feedback and prioritise them.',
     promptFragments: feedbackLensPromptFragments,

@@ -29,9 +29,10 @@ function giveUp(what: string, r: SeenToolResult[], code = 'analysis_failed'): Mo
   const last = r[r.length - 1];
   const why = last ? ((last.data?.error as string | undefined) ?? last.content).slice(0, 1500) : 'unknown error';
   const hint = typeof last?.data?.hint === 'string' ? ` (${last.data.hint})` : '';
-  return {
-    error: { code, message: `I could not complete the analysis: ${what} failed ${r.length} time(s). Last error: ${why}${hint}`, retryable: false },
-  };
+  // said once, in the user's terms: the file is unusable, or which step stopped the analysis and why
+  const tries = r.length > 1 ? ` (${r.length} tries)` : '';
+  const message = code === 'input_unusable' ? `The feedback file cannot be analysed: ${why}${hint}` : `The analysis stopped while ${what}${tries}: ${why}${hint}`;
+  return { error: { code, message, retryable: false } };
 }
 
 /** "(12000 rows, 5 columns; artifacts/csv_profile.json)" from execute_skill's content, which ends in the skill's JSON result. */

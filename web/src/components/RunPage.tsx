@@ -186,7 +186,7 @@ export function RunPage({ runId }: { runId: string }) {
 
       <section className="card answer">
         <h3>Answer</h3>
-        {view.text ? <Markdown text={view.text} /> : <p className="muted">{finished ? 'No text.' : 'Waiting for the model…'}</p>}
+        {view.text ? <Markdown text={view.text} /> : <p className="muted">{noAnswerText(finished, shown)}</p>}
         {view.reasoning.length > 0 && (
           <details className="reasoning">
             <summary>reasoning ({view.reasoning.length} turn{view.reasoning.length > 1 ? 's' : ''})</summary>
@@ -243,4 +243,12 @@ export function RunPage({ runId }: { runId: string }) {
       </div>
     </div>
   );
+}
+
+/** Where the answer would be: why there is none, in the user's words (a failed run's reason is in the box below). */
+function noAnswerText(finished: boolean, status: string): string {
+  if (!finished) return 'Waiting for the model…';
+  if (status === 'failed') return 'No answer: the run failed (why is below).';
+  if (status === 'cancelled') return 'No answer: the run was cancelled.';
+  return 'The run ended without a written answer.';
 }

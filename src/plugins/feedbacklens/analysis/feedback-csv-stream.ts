@@ -81,7 +81,7 @@ interface ReadResult {
  * One read of the file: every record to `visit` (false stops the read). Throws NotUtf8Error,
  * csv-parse's CsvError, or the file's read error.
  */
-async function readRecords(
+export async function readRecords(
   file: string,
   fallback: boolean,
   onEncoding: (e: DetectedEncoding) => void,
