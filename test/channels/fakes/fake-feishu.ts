@@ -125,6 +125,9 @@ export class FakeFeishu {
   private readonly files = new Map<string, { name: string; bytes: Buffer }>();
   private readonly resources = new Map<string, Buffer>();
   private readonly userChats = new Map<string, string>();
+  /** sockets whose client has pinged: the SDK listens for events only after its socket opened, so
+   * a frame pushed the moment the server side opens can arrive before anyone listens */
+  private readonly pinged = new WeakSet<WebSocket>();
 
   start(): Promise<string> {
     return this.http.start((req, res) => this.route(req, res), { path: '/ws', onSocket: (ws) => this.onSocket(ws) });
@@ -138,8 +141,9 @@ export class FakeFeishu {
     return this.http.stop();
   }
 
+  /** Long connections ready for events (their client has sent its first ping). */
   get connected(): number {
-    return this.http.open.length;
+    return this.http.open.filter((ws) => this.pinged.has(ws)).length;
   }
 
   /** The next call(s) of `METHOD /path-prefix` fail: 429 with code 99991400 and a reset, or a 5xx. */
@@ -152,6 +156,7 @@ export class FakeFeishu {
       const f = decodeFrame(Buffer.from(data as Buffer));
       const type = f.headers.find((h) => h.key === 'type')?.value;
       if (f.method === 0 && type === 'ping') {
+        this.pinged.add(ws);
         ws.send(encodeFrame({ SeqID: 0, LogID: 0, service: f.service, method: 0, headers: [{ key: 'type', value: 'pong' }], payload: Buffer.from(JSON.stringify({ PingInterval: 120, ReconnectCount: -1, ReconnectInterval: 1, ReconnectNonce: 0 })) }));
         return;
       }
