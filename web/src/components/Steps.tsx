@@ -1,10 +1,17 @@
-import { memo, useEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useState } from 'react';
 import type { StepView } from '../run-state.js';
 import { durationOf, timeline } from '../timeline.js';
 import { formatMs, tokensText, type RunTraceView, type TraceBar, type TraceMessage } from '../trace-view.js';
 import { useRunView } from '../use-run-view.js';
 import { ApprovalControls } from './ApprovalControls.js';
 import { DiagnosisBox } from './DiagnosisBox.js';
+import { LongList } from './LongList.js';
+
+/** Where a row sits in its list, and how the list measures it (see LongList). */
+interface Row {
+  row: number;
+  measure?: (el: HTMLLIElement | null) => void;
+}
 import { ProcessTimeline } from './ProcessTimeline.js';
 
 // Plain glyphs (coloured by CSS): emoji fonts are not a given on a self-hosted box.
@@ -38,10 +45,10 @@ function Duration({ bar, nowMs }: { bar: TraceBar | null; nowMs: number }) {
 }
 
 /** A model turn in the timeline: a click opens the call (what the model was sent and answered). */
-const ModelTurn = memo(function ModelTurn({ bar, nowMs, selected, onOpen }: { bar: TraceBar; nowMs: number; selected: boolean; onOpen(spanId: string): void }) {
+const ModelTurn = memo(function ModelTurn({ bar, nowMs, selected, onOpen, row, measure }: { bar: TraceBar; nowMs: number; selected: boolean; onOpen(spanId: string): void } & Row) {
   const tokens = bar.tokens ? `${(bar.tokens.input + bar.tokens.output).toLocaleString('en-US')} tok` : '';
   return (
-    <li className={`step turn wf-${bar.status}${selected ? ' focused' : ''}`} data-turn={bar.id}>
+    <li className={`step turn wf-${bar.status}${selected ? ' focused' : ''}`} data-turn={bar.id} data-index={row} ref={measure}>
       <button className="step-head" onClick={() => onOpen(bar.id)} aria-pressed={selected} title={tokensText(bar.tokens)}>
         <span className="icon" role="img" aria-label={bar.status === 'running' ? 'start' : bar.status === 'error' ? 'fail' : 'ok'}>
           {bar.status === 'running' ? ICON.start : bar.status === 'error' ? ICON.fail : '◆'}
@@ -59,9 +66,9 @@ const ModelTurn = memo(function ModelTurn({ bar, nowMs, selected, onOpen }: { ba
   );
 });
 
-function MessageLine({ m }: { m: TraceMessage }) {
+function MessageLine({ m, row, measure }: { m: TraceMessage } & Row) {
   return (
-    <li className="step message" data-message={m.id}>
+    <li className="step message" data-message={m.id} data-index={row} ref={measure}>
       <div className="step-head">
         <span className="icon" role="img" aria-label="message">✉</span>
         <span className="kind">{m.mode === 'steer' ? 'steer' : 'follow-up'}</span>
@@ -73,26 +80,18 @@ function MessageLine({ m }: { m: TraceMessage }) {
 }
 
 // memo: a long run's old steps do not re-render when a new one arrives
-const Step = memo(function Step({ s, focus, runId, bar, nowMs }: { s: StepView; focus?: StepFocus | null; runId: string; bar?: TraceBar | null; nowMs?: number }) {
+const Step = memo(function Step({ s, focused, open, setOpen, runId, bar, nowMs, row, measure }: { s: StepView; focused: boolean; open: boolean; setOpen(index: number, open: boolean): void; runId: string; bar?: TraceBar | null; nowMs?: number } & Row) {
   const waiting = s.approval?.status === 'pending';
-  const [open, setOpen] = useState(waiting);
-  const ref = useRef<HTMLLIElement>(null);
-  const focused = focus?.index === s.index;
-  useEffect(() => {
-    if (!focused) return;
-    setOpen(true);
-    ref.current?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
-  }, [focused, focus?.n]);
   // a call that starts waiting for a person opens itself: the buttons must be seen
   useEffect(() => {
-    if (waiting) setOpen(true);
-  }, [waiting]);
+    if (waiting) setOpen(s.index, true);
+  }, [waiting, s.index, setOpen]);
   const title = s.name || s.type;
   const child = s.node?.type === 'run' ? s.node.id : null;
   const hasMore = Boolean(s.diagnosis || s.result || s.args || s.text || s.approval || child);
   return (
-    <li ref={ref} className={`step phase-${s.phase || 'none'}${focused ? ' focused' : ''}`} data-step-index={s.index}>
-      <button className="step-head" onClick={() => setOpen(!open)} disabled={!hasMore} aria-expanded={open}>
+    <li className={`step phase-${s.phase || 'none'}${focused ? ' focused' : ''}`} data-step-index={s.index} data-index={row} ref={measure}>
+      <button className="step-head" onClick={() => setOpen(s.index, !open)} disabled={!hasMore} aria-expanded={open}>
         <span className="icon" role="img" aria-label={s.phase || 'step'}>{ICON[s.phase] ?? '•'}</span>
         <span className="kind">{s.type}</span>
         <span className="name">{child ? `${s.node!.label || title}` : title}</span>
@@ -130,19 +129,41 @@ const Step = memo(function Step({ s, focus, runId, bar, nowMs }: { s: StepView; 
  */
 // memo: a run's frames re-render its page many times a second; a long run's steps only when they change
 export const Steps = memo(function Steps({ steps, focus, runId, trace, nowMs = 0, selectedCall, onOpenCall }: { steps: StepView[]; focus?: StepFocus | null; runId: string; trace?: RunTraceView | null; nowMs?: number; selectedCall?: string | null; onOpenCall?(spanId: string): void }) {
-  const entries = useMemo(() => timeline(steps, trace ?? null), [steps, trace]);
+  // model turns are rows only where they open something
+  const entries = useMemo(() => timeline(steps, trace ?? null).filter((e) => e.kind !== 'model' || onOpenCall), [steps, trace, onOpenCall]);
+  // which steps are open is kept here, not in each step: a long list draws only the rows in view, and a
+  // step scrolled away and back is still as it was left
+  const [opened, setOpened] = useState<ReadonlySet<number>>(() => new Set());
+  const setOpen = useCallback((index: number, open: boolean): void => {
+    setOpened((o) => {
+      if (o.has(index) === open) return o;
+      const next = new Set(o);
+      if (open) next.add(index);
+      else next.delete(index);
+      return next;
+    });
+  }, []);
+  // a step asked for from the waterfall opens, and the list brings it into view
+  useEffect(() => {
+    if (focus) setOpen(focus.index, true);
+  }, [focus, setOpen]);
+  const reveal = useMemo(() => {
+    const at = focus ? entries.findIndex((e) => e.kind === 'step' && e.step.index === focus.index) : -1;
+    return focus && at >= 0 ? { index: at, n: focus.n } : null;
+  }, [focus, entries]);
   if (!entries.length) return <p className="muted">No steps yet.</p>;
   return (
-    <ol className="steps">
-      {entries.map((e) =>
-        e.kind === 'step' ? (
-          <Step key={`s${e.step.index}`} s={e.step} focus={focus} runId={runId} bar={e.bar} nowMs={nowMs} />
+    <LongList count={entries.length} rowHeight={31} className="steps" label="steps" reveal={reveal}>
+      {(i, measure) => {
+        const e = entries[i];
+        return e.kind === 'step' ? (
+          <Step key={`s${e.step.index}`} s={e.step} focused={focus?.index === e.step.index} open={opened.has(e.step.index)} setOpen={setOpen} runId={runId} bar={e.bar} nowMs={nowMs} row={i} measure={measure} />
         ) : e.kind === 'model' ? (
-          onOpenCall ? <ModelTurn key={e.bar.id} bar={e.bar} nowMs={nowMs} selected={selectedCall === e.bar.id} onOpen={onOpenCall} /> : null
+          onOpenCall ? <ModelTurn key={e.bar.id} bar={e.bar} nowMs={nowMs} selected={selectedCall === e.bar.id} onOpen={onOpenCall} row={i} measure={measure} /> : null
         ) : (
-          <MessageLine key={e.message.id} m={e.message} />
-        ),
-      )}
-    </ol>
+          <MessageLine key={e.message.id} m={e.message} row={i} measure={measure} />
+        );
+      }}
+    </LongList>
   );
 });

@@ -1,6 +1,7 @@
 import { memo, useEffect, useState } from 'react';
 import { axisTicks, barSummary, formatMs, KIND_LABEL, placeBars, tokensText, type PlacedBar, type RunTraceView, type TraceBar } from '../trace-view.js';
 import { formatUsd } from '../usage-summary.js';
+import { LongList } from './LongList.js';
 
 /**
  * The run as a waterfall: the run, each model call, tool call, MCP call, subagent and compaction as a
@@ -45,12 +46,13 @@ export const Waterfall = memo(function Waterfall({ trace, fetchedAt, selected, o
         </span>
         <span className="wf-figs" />
       </div>
-      <ol className="wf-rows">
-        {bars.map((p) => {
+      <LongList count={bars.length} rowHeight={23} className="wf-rows" label="spans">
+        {(i, measure) => {
+          const p = bars[i];
           const b = p.bar;
           const tokens = tokensText(b.tokens);
           return (
-            <li key={b.id}>
+            <li key={b.id} data-index={i} ref={measure}>
               <button
                 className={`wf-row kind-${b.kind} wf-${b.status}${b.id === selected ? ' selected' : ''}`}
                 onClick={() => pick(p)}
@@ -72,8 +74,8 @@ export const Waterfall = memo(function Waterfall({ trace, fetchedAt, selected, o
               </button>
             </li>
           );
-        })}
-      </ol>
+        }}
+      </LongList>
       {chosen && <BarDetail p={chosen} onOpenStep={onOpenStep} />}
     </div>
   );
