@@ -1,8 +1,8 @@
 /**
- * The run page on a long run, in Debian's chromium: its waterfall and steps scroll in boxes of their own
- * and draw only the rows in view, the axis lines up with the bars, the last call is reached by scrolling
- * and opens, a bar's step is brought into view and opened, and an opened step stays open when it is
- * scrolled away and back.
+ * The run page on a long run, in Debian's chromium: its waterfall, its steps and a long call's messages
+ * scroll in boxes of their own and draw only the rows in view, the axis lines up with the bars, the last
+ * call is reached by scrolling and opens, a bar's step is brought into view and opened, and an opened
+ * step stays open when it is scrolled away and back.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -101,6 +101,11 @@ describe('a run of 400 model calls', () => {
     await page.locator(`[data-bar="model:${TURNS}.0"]`).click();
     await page.getByTestId('call-messages').waitFor();
     expect(await page.locator('.call-view h4').first().textContent()).toBe(`Request: ${2 * TURNS - 1} message(s)`);
+    // its 799 messages scroll in a box of their own too; at the end, the last lookup's result
+    const messages = page.getByTestId('call-view').getByTestId('long-list');
+    expect(await messages.locator('.call-msg').count()).toBeLessThan(80);
+    await messages.evaluate((box) => box.scrollTo(0, box.scrollHeight));
+    await expect.poll(() => messages.locator('.call-msg').last().textContent()).toContain(`page ${TURNS - 2}: notes`);
     expect(await waterfall.locator('[data-bar="model:1.0"]').count()).toBe(0);
     await page.close();
   });

@@ -25,7 +25,7 @@ export interface Reveal {
   n: number;
 }
 
-export function LongList({ count, rowHeight, className, label, reveal, children }: { count: number; rowHeight: number; className: string; label: string; reveal?: Reveal | null; children: RenderRow }) {
+export function LongList({ count, rowHeight, className, label, testId, reveal, children }: { count: number; rowHeight: number; className: string; label: string; testId?: string; reveal?: Reveal | null; children: RenderRow }) {
   const long = count > LONG_LIST;
   const box = useRef<HTMLDivElement>(null);
   const list = useRef<HTMLOListElement>(null);
@@ -45,7 +45,7 @@ export function LongList({ count, rowHeight, className, label, reveal, children 
 
   if (!long) {
     return (
-      <ol className={className} ref={list}>
+      <ol className={className} ref={list} data-testid={testId}>
         {Array.from({ length: count }, (_, i) => children(i, undefined))}
       </ol>
     );
@@ -56,7 +56,7 @@ export function LongList({ count, rowHeight, className, label, reveal, children 
   const after = rows.getTotalSize() - (shown.length ? shown[shown.length - 1].end : 0);
   return (
     <div className="long-list" ref={box} role="region" aria-label={`${label} (${count.toLocaleString('en-US')}, scrolls)`} tabIndex={0} data-testid="long-list">
-      <ol className={className} ref={list} style={{ paddingTop: before, paddingBottom: after }}>
+      <ol className={className} ref={list} data-testid={testId} style={{ paddingTop: before, paddingBottom: after }}>
         {shown.map((v) => children(v.index, rows.measureElement))}
       </ol>
     </div>

@@ -3,6 +3,7 @@ import { api, withToken } from '../api.js';
 import { partText, requestDiff, turnOfSpan, type Message, type ModelCall, type ModelCallsPage, type Part } from '../model-call.js';
 import { formatMs, tokensText } from '../trace-view.js';
 import { formatUsd } from '../usage-summary.js';
+import { LongList } from './LongList.js';
 
 /**
  * One model call as the model saw it: the figures, the settings, the system prompt (folded), every
@@ -121,11 +122,9 @@ export function ModelCallView({ runId, spanId, onClose }: { runId: string; spanI
         </details>
       )}
       <h4>Request: {c.request.messages.length} message(s)</h4>
-      <ol className="call-messages" data-testid="call-messages">
-        {c.request.messages.map((m, i) => (
-          <MessageItem key={i} runId={runId} m={m} mark={diff && i >= diff.added.from && i < diff.added.to ? 'added' : diff ? 'kept' : 'none'} />
-        ))}
-      </ol>
+      <LongList count={c.request.messages.length} rowHeight={48} className="call-messages" label="messages" testId="call-messages">
+        {(i, measure) => <MessageItem key={i} runId={runId} m={c.request.messages[i]} mark={diff && i >= diff.added.from && i < diff.added.to ? 'added' : diff ? 'kept' : 'none'} row={i} measure={measure} />}
+      </LongList>
       <h4>Response</h4>
       <div className="call-response" data-testid="call-response">
         {c.response.error && (
@@ -194,9 +193,9 @@ function PartView({ runId, p }: { runId: string; p: Part }) {
   }
 }
 
-function MessageItem({ runId, m, mark }: { runId: string; m: Message; mark: 'added' | 'kept' | 'removed' | 'none' }) {
+function MessageItem({ runId, m, mark, row, measure }: { runId: string; m: Message; mark: 'added' | 'kept' | 'removed' | 'none'; row?: number; measure?: (el: HTMLLIElement | null) => void }) {
   return (
-    <li className={`call-msg role-${m.role} mark-${mark}`}>
+    <li className={`call-msg role-${m.role} mark-${mark}`} data-index={row} ref={measure}>
       <span className="call-role">
         {m.role}
         {mark === 'added' && <span className="badge added">new</span>}
