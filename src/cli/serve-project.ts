@@ -9,7 +9,8 @@ import { watchProject } from '../extensions/project-watcher.js';
 import { defaultSkillsDir } from '../runtime/package-root.js';
 import { LivePluginSource } from '../runtime/plugin-registry.js';
 import { RunService, type RunServiceOptions } from '../runtime/run-service.js';
-import { EVENTS_FILE, EventStore } from '../runtime/event-store.js';
+import { EventStore } from '../runtime/event-store.js';
+import { RunFolder } from '../runtime/run-folder.js';
 import { endLeftovers } from '../runtime/interrupted-runs.js';
 import { isRunId } from '../runtime/run-id.js';
 import { clusterSettings, type ClusterSettings } from '../distributed/cluster-settings.js';
@@ -38,7 +39,7 @@ async function joinCluster(
   s: ClusterSettings,
   opts: ServeOptions,
   io: { stderr: CliOut },
-): Promise<{ cluster: Cluster; presence: WorkerPresence | null; runOwnerGone: (dataDir: string, runId: string) => boolean }> {
+): Promise<{ cluster: Cluster; presence: WorkerPresence | null; runOwnerGone: (dataDir: string, ownerFile: string) => boolean }> {
   const [{ connectCluster }, { WorkerPresence, runOwnerGone }] = await Promise.all([import('../distributed/cluster.js'), import('../distributed/worker-presence.js')]);
   const role = opts.role ?? 'all';
   let presence: WorkerPresence | null = null;
@@ -46,7 +47,7 @@ async function joinCluster(
     role,
     concurrency: opts.concurrency ?? 4,
     maxQueue: 100,
-    fileLog: (_runId, root) => new EventStore(join(root, EVENTS_FILE)),
+    fileLog: (_runId, root) => new EventStore(RunFolder.at(root).path('events')),
     onRunning: (ids) => presence?.setRunning(ids),
   });
   if (role !== 'api') {
@@ -93,7 +94,7 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
         fanout: joined.cluster.fanout,
         reconcileMs: joined.cluster.settings.reconcileMs,
         drainsOnSignal: role !== 'api',
-        workerGone: async (runId: string) => joined.runOwnerGone(opts.dataDir, runId),
+        workerGone: async (runId: string) => joined.runOwnerGone(opts.dataDir, new RunFolder(join(opts.dataDir, 'runs'), runId).path('owner')),
       }
     : { ...(opts.concurrency ? { concurrency: opts.concurrency } : {}) };
   let serverUrl: string | null = null;

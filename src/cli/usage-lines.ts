@@ -1,15 +1,10 @@
 /** The tokens and cost lines of `runtrail show`, from a run's runtime/metrics.json. */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { RunFolder } from '../runtime/run-folder.js';
 import type { RunMetricsFile } from '../runtime/run-metrics.js';
 
 /** metrics.json of a run, or null while it runs (or when it is unreadable). */
-export async function readRunMetrics(runsDir: string, runId: string): Promise<RunMetricsFile | null> {
-  try {
-    return JSON.parse(await readFile(join(runsDir, runId, 'runtime', 'metrics.json'), 'utf8')) as RunMetricsFile;
-  } catch {
-    return null;
-  }
+export function readRunMetrics(runsDir: string, runId: string): Promise<RunMetricsFile | null> {
+  return new RunFolder(runsDir, runId).readMetrics();
 }
 
 /** `$0.0123`: enough digits for a cheap turn, never a float tail. */

@@ -195,7 +195,7 @@ export class PgRunStore implements RunStore {
         await new Promise((r) => setTimeout(r, Math.min(5_000, 50 * 2 ** Math.min(attempt, 7))));
       }
     }
-    await workspace.writeRunJson('runtime/run_status.json', status);
+    await workspace.folder.writeStatus(status);
   }
 
   async forget(runId: string): Promise<void> {

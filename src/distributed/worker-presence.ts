@@ -157,11 +157,10 @@ export async function workersSeen(dataDir: string, redis: Redis, prefix: string)
 }
 
 /**
- * Whether the worker that owns a run (its runtime/owner.json) is gone: dead on this host, or its
- * presence file silent for `staleMs` (missing, or its last beat that old). Works with Redis away.
+ * Whether the worker that owns a run (`ownerFile`, its run folder's owner record) is gone: dead on
+ * this host, or its presence file silent for `staleMs` (missing, or its last beat that old). Works with Redis away.
  */
-export function runOwnerGone(dataDir: string, runId: string, staleMs = 60_000): boolean {
-  const ownerFile = join(dataDir, 'runs', runId, 'runtime', 'owner.json');
+export function runOwnerGone(dataDir: string, ownerFile: string, staleMs = 60_000): boolean {
   let owner: { pid?: unknown; host?: unknown };
   let ownerAge: number;
   try {

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import type { AgentEvent } from '../events/agent-event.js';
 import type { AgentEventBus } from '../events/agent-event-bus.js';
-import { EVENTS_FILE } from './event-store.js';
+import { RunFolder } from './run-folder.js';
 import { tailRunEvents } from './event-tail.js';
 import type { RunEventLog } from './run-store.js';
 
@@ -39,7 +39,7 @@ export class LocalEventFanout implements EventFanout {
 
   follow(runId: string, after: number, signal?: AbortSignal): AsyncIterable<AgentEvent> {
     const rec = this.liveRun(runId);
-    const file = join(this.runsDir, runId, EVENTS_FILE);
+    const file = new RunFolder(this.runsDir, runId).path('events');
     return tailRunEvents({
       file,
       after,

@@ -1,31 +1,24 @@
 /** Runs a crash left live (RunService.init): who owns a run, and how an interrupted one is closed. */
-import { open, readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import type { AgentEvent, RunStatus } from '../events/agent-event.js';
 import { AgentEventBus } from '../events/agent-event-bus.js';
 import { Diagnosis } from '../events/diagnosis.js';
 import type { ArtifactContract } from './business-plugin.js';
-import { EVENTS_FILE, EventStore, readEvents, repairEventsFile } from './event-store.js';
+import { EventStore, readEvents, repairEventsFile } from './event-store.js';
 import { isTerminalRunEvent } from './event-tail.js';
-import { PROCESS_LEDGER_FILE } from './run-engine.js';
-import { writeTrace } from './trace-file.js';
 import { endLeftoverProcesses } from '../tools/process-ledger.js';
-import { publicDocuments, type RunManifest } from './run-manifest.js';
-import type { RunStatusFile } from './run-service-types.js';
+import { publicDocuments } from './run-manifest.js';
+import { endRun, type EndingLog } from './run-ending.js';
+import { RunFolder } from './run-folder.js';
 import { RunWorkspace } from './run-workspace.js';
-import type { RunEventLog } from './run-store.js';
-
-/** Marks the run as this process's, so another process's init() does not take it for a crash. */
-export async function writeOwner(ws: RunWorkspace): Promise<void> {
-  await ws.writeRunJson('runtime/owner.json', { pid: process.pid, host: hostname() });
-}
+import type { RunStatusFile } from './run-service-types.js';
 
 /** Another live process (e.g. a server next to this CLI) still runs it: not a crash. */
 export async function ownedByLiveProcess(runsDir: string, runId: string): Promise<boolean> {
+  const owner = await new RunFolder(runsDir, runId).readOwner();
   try {
-    const owner = JSON.parse(await readFile(join(runsDir, runId, 'runtime', 'owner.json'), 'utf8')) as { pid?: unknown; host?: unknown };
-    if (typeof owner.pid !== 'number' || owner.pid === process.pid || owner.host !== hostname()) return false;
+    if (!owner || typeof owner.pid !== 'number' || owner.pid === process.pid || owner.host !== hostname()) return false;
     process.kill(owner.pid, 0);
     return true;
   } catch {
@@ -33,11 +26,11 @@ export async function ownedByLiveProcess(runsDir: string, runId: string): Promis
   }
 }
 
-/** Ends a run a crash left live: failed with an `interrupted` diagnosis, a terminal event, status, manifest, trace. */
+/** Ends a run a crash left live: failed with an `interrupted` diagnosis, through endRun. */
 export async function markInterrupted(runsDir: string, status: RunStatusFile, contract: ArtifactContract[]): Promise<void> {
-  const ws = new RunWorkspace(runsDir, status.run_id);
-  const leftovers = await endLeftovers(ws.root);
-  const file = join(ws.root, EVENTS_FILE);
+  const folder = new RunFolder(runsDir, status.run_id);
+  const leftovers = await endLeftovers(folder.root);
+  const file = folder.path('events');
   const { lastSeq } = repairEventsFile(file);
   // the run did end (its terminal event is on disk) but its final status write was lost: take the
   // outcome from that event rather than appending a second, contradicting terminal event
@@ -51,55 +44,50 @@ export async function markInterrupted(runsDir: string, status: RunStatusFile, co
       diagnosis: d.diagnosis ?? null,
       last_seq: last.seq,
     });
-    if (!status.public_documents?.length) status.public_documents = publicDocuments(await ws.listArtifacts(), contract);
-    await ws.writeRunJson('runtime/run_status.json', status);
+    if (!status.public_documents?.length) status.public_documents = publicDocuments(await folder.listArtifacts(), contract);
+    await folder.writeStatus(status);
     return;
   }
-  const bus = new AgentEventBus({ runId: status.run_id, startSeq: lastSeq });
-  const store = new EventStore(file);
-  bus.subscribe((e) => store.append(e));
-  const diagnosis = new Diagnosis({
-    code: 'interrupted',
-    severity: 'error',
-    summary: `run was interrupted while ${status.status} (the runtime stopped before it finished)`,
-    ...(leftovers ? { detail: leftovers } : {}),
-    hint: 'start the run again',
-  }).toDict();
-  const now = Date.now();
-  publishInterruption(bus, status, diagnosis, now);
-  Object.assign(status, { status: 'failed' as RunStatus, finished_at: new Date(now).toISOString(), diagnosis, last_seq: bus.lastSeq });
-  store.close();
-  // the rest of a failed run's files, from what the crashed run left
-  status.public_documents = publicDocuments(await ws.listArtifacts(), contract);
-  const manifest: RunManifest = {
-    run_id: status.run_id,
-    status: 'failed',
-    plugin: { name: status.plugin, version: status.plugin_version },
-    skill: status.skill ? { name: status.skill, version: '' } : null,
-    provider: status.provider,
-    model: status.model,
-    created_at: status.created_at,
-    finished_at: status.finished_at,
-    documents: status.public_documents,
-  };
-  await ws.writeRunJson('manifest.json', manifest).catch(() => undefined);
-  await writeTrace(ws.root, status.run_id).catch(() => undefined);
-  await ws.writeRunJson('runtime/run_status.json', status);
+  const diagnosis = interruption(status, 'the runtime stopped before it finished', leftovers);
+  await endInterrupted(folder, status, contract, new EventStore(file), lastSeq, diagnosis, (s) => folder.writeStatus(s));
 }
 
-/** The three events that end an interrupted run: its state, the lifecycle error, the terminal run.failed. */
-function publishInterruption(bus: AgentEventBus, status: RunStatusFile, diagnosis: RunStatusFile['diagnosis'] & object, now: number): void {
-  bus.publish('run', { type: 'run.state', from: status.status, to: 'failed' });
-  bus.publish('lifecycle', { phase: 'error', endedAt: now, diagnosis });
-  bus.publish('run', {
-    type: 'run.failed',
-    status: 'failed',
-    messageId: status.run_id,
-    conversationId: status.conversation_id,
-    content: status.final_answer ?? '',
+/** The diagnosis of a run that was interrupted while it was live. */
+function interruption(status: RunStatusFile, why: string, detail = ''): NonNullable<RunStatusFile['diagnosis']> {
+  return new Diagnosis({
+    code: 'interrupted',
+    severity: 'error',
+    summary: `run was interrupted while ${status.status} (${why})`,
+    ...(detail ? { detail } : {}),
+    hint: 'start the run again',
+  }).toDict();
+}
+
+/** An interrupted run's ending: its state, the lifecycle error, run.failed, its files. */
+async function endInterrupted(
+  folder: RunFolder,
+  status: RunStatusFile,
+  contract: ArtifactContract[],
+  log: EndingLog & { append(e: AgentEvent): void },
+  lastSeq: number,
+  diagnosis: NonNullable<RunStatusFile['diagnosis']>,
+  saveStatus: (s: RunStatusFile) => Promise<void>,
+): Promise<number> {
+  const bus = new AgentEventBus({ runId: status.run_id, startSeq: lastSeq });
+  bus.subscribe((e) => log.append(e));
+  return endRun({
+    folder,
+    bus,
+    log,
+    status,
+    saveStatus,
+    outcome: { status: 'failed', text: status.final_answer ?? '', diagnosis },
+    endedMs: Date.now(),
+    contract,
+    skill: status.skill ? { name: status.skill, version: '' } : null,
     usedSkills: status.skill ? [status.skill] : [],
     usedMcp: [],
-    diagnosis,
+    stateFrom: status.status,
   });
 }
 
@@ -108,10 +96,10 @@ export interface SharedRunIo {
   readEvents(runId: string, after: number): Promise<AgentEvent[]>;
   /** Adds events the dead worker wrote to the run's file but never committed. */
   insertEvents(runId: string, events: AgentEvent[]): Promise<void>;
-  openLog(runId: string, root: string): RunEventLog;
+  openLog(runId: string, root: string): EndingLog & { append(event: AgentEvent): void };
   /** Takes the run to its terminal status exactly once across the nodes; false when another did. */
   claimTerminal(status: RunStatusFile): Promise<boolean>;
-  save(status: RunStatusFile, ws: RunWorkspace): Promise<void>;
+  save(status: RunStatusFile, workspace: RunWorkspace): Promise<void>;
 }
 
 /**
@@ -119,8 +107,8 @@ export interface SharedRunIo {
  * first: failed as `interrupted`, with exactly one terminal event. Returns whether this node did it.
  */
 export async function interruptInSharedStore(runsDir: string, status: RunStatusFile, contract: ArtifactContract[], io: SharedRunIo, why: string): Promise<boolean> {
-  const ws = new RunWorkspace(runsDir, status.run_id);
-  const file = join(ws.root, EVENTS_FILE);
+  const folder = new RunFolder(runsDir, status.run_id);
+  const file = folder.path('events');
   let committed = await io.readEvents(status.run_id, 0);
   // what the worker wrote to its file but did not commit belongs to the run too
   const { lastSeq: fileLast } = repairEventsFile(file);
@@ -132,21 +120,12 @@ export async function interruptInSharedStore(runsDir: string, status: RunStatusF
   }
   const last = committed.at(-1);
   if (last && isTerminalRunEvent(last)) return false; // it did finish: nothing to end
-  const diagnosis = new Diagnosis({ code: 'interrupted', severity: 'error', summary: `run was interrupted while ${status.status} (${why})`, hint: 'start the run again' }).toDict();
+  const diagnosis = interruption(status, why);
   const lastSeq = last?.seq ?? 0;
-  const now = Date.now();
-  const failed: RunStatusFile = { ...status, status: 'failed', finished_at: new Date(now).toISOString(), diagnosis, last_seq: lastSeq + 3 };
-  if (!(await io.claimTerminal(failed))) return false;
-  const bus = new AgentEventBus({ runId: status.run_id, startSeq: lastSeq });
-  const log = io.openLog(status.run_id, ws.root);
-  bus.subscribe((e) => log.append(e));
-  publishInterruption(bus, status, diagnosis, now);
-  log.close();
-  await log.settled?.();
-  failed.public_documents = publicDocuments(await ws.listArtifacts(), contract);
-  await ws.writeRunJson('manifest.json', { run_id: failed.run_id, status: 'failed', plugin: { name: failed.plugin, version: failed.plugin_version }, skill: failed.skill ? { name: failed.skill, version: '' } : null, provider: failed.provider, model: failed.model, created_at: failed.created_at, finished_at: failed.finished_at, documents: failed.public_documents } satisfies RunManifest).catch(() => undefined);
-  await writeTrace(ws.root, failed.run_id).catch(() => undefined);
-  await io.save(failed, ws);
+  // the claim takes the run to failed before any event is written; endRun then writes its final record
+  const claimed: RunStatusFile = { ...status, status: 'failed', finished_at: new Date().toISOString(), diagnosis, last_seq: lastSeq };
+  if (!(await io.claimTerminal(claimed))) return false;
+  await endInterrupted(folder, { ...status }, contract, io.openLog(status.run_id, folder.root), lastSeq, diagnosis, (s) => io.save(s, new RunWorkspace(runsDir, status.run_id)));
   return true;
 }
 
@@ -155,7 +134,7 @@ export async function interruptInSharedStore(runsDir: string, status: RunStatusF
  * returns the sentence the run's diagnosis carries, or '' when there were none.
  */
 export async function endLeftovers(runRoot: string): Promise<string> {
-  const { ended, commands } = await endLeftoverProcesses(join(runRoot, PROCESS_LEDGER_FILE)).catch(() => ({ ended: 0, commands: [] as string[] }));
+  const { ended, commands } = await endLeftoverProcesses(RunFolder.at(runRoot).path('processes')).catch(() => ({ ended: 0, commands: [] as string[] }));
   if (ended === 0) return '';
   const what = commands.map((c) => (c.length > 80 ? `${c.slice(0, 79)}…` : c)).join('; ');
   return `ended ${ended} leftover process${ended === 1 ? '' : 'es'} (${what})`;
@@ -185,34 +164,35 @@ async function lastEventOf(file: string): Promise<AgentEvent | null> {
   }
 }
 
-const TERMINAL_TYPE = { completed: 'run.completed', failed: 'run.failed', cancelled: 'run.cancelled' } as const;
-
 /**
  * A run whose status says it ended but whose terminal event never reached events.jsonl (the disk was
  * full when the store closed, or a crash fell between the two writes) gets that event, built from its
  * status, so every stream and replay of it ends with its done/error frame. Returns whether it wrote one.
  */
-export async function completeTerminalEvent(runsDir: string, status: RunStatusFile): Promise<boolean> {
-  if (status.status !== 'completed' && status.status !== 'failed' && status.status !== 'cancelled') return false;
-  const file = join(runsDir, status.run_id, EVENTS_FILE);
+export async function completeTerminalEvent(runsDir: string, status: RunStatusFile, contract: ArtifactContract[]): Promise<boolean> {
+  const ended = status.status;
+  if (ended !== 'completed' && ended !== 'failed' && ended !== 'cancelled') return false;
+  const folder = new RunFolder(runsDir, status.run_id);
+  const file = folder.path('events');
   const last = await lastEventOf(file);
   if (last && isTerminalRunEvent(last)) return false;
   const { lastSeq } = repairEventsFile(file);
   const bus = new AgentEventBus({ runId: status.run_id, startSeq: lastSeq });
   const store = new EventStore(file);
   bus.subscribe((e) => store.append(e));
-  bus.publish('run', {
-    type: TERMINAL_TYPE[status.status],
-    status: status.status,
-    messageId: status.run_id,
-    conversationId: status.conversation_id,
-    content: status.final_answer ?? '',
+  await endRun({
+    folder,
+    bus,
+    log: store,
+    status,
+    saveStatus: (s) => folder.writeStatus(s),
+    outcome: { status: ended, text: status.final_answer ?? '', diagnosis: status.diagnosis ?? null },
+    endedMs: status.finished_at ? Date.parse(status.finished_at) : Date.now(),
+    contract,
+    skill: status.skill ? { name: status.skill, version: '' } : null,
     usedSkills: status.skill ? [status.skill] : [],
     usedMcp: [],
-    ...(status.diagnosis ? { diagnosis: status.diagnosis } : {}),
+    lifecycle: false,
   });
-  store.close();
-  status.last_seq = bus.lastSeq;
-  await new RunWorkspace(runsDir, status.run_id).writeRunJson('runtime/run_status.json', status);
   return true;
 }

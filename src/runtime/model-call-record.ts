@@ -7,13 +7,14 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SentMessage, SentSettings, ToolSpec } from '../providers/model-provider.js';
+import { RUN_FILES } from './run-files.js';
 import type { TokenCounts } from './run-metrics.js';
 
-export const MODEL_CALLS_FILE = 'runtime/model_calls.jsonl';
+export const MODEL_CALLS_FILE = RUN_FILES.modelCalls;
 /** The tool lists the calls were sent, by set id (a call names its set instead of repeating it). */
-export const MODEL_TOOLS_FILE = 'runtime/model_tools.json';
+export const MODEL_TOOLS_FILE = RUN_FILES.modelTools;
 /** Images and files the calls carried, by content hash (`file` parts point here). */
-export const MODEL_CALL_FILES_DIR = 'runtime/model_call_files';
+export const MODEL_CALL_FILES_DIR = RUN_FILES.modelCallFiles;
 
 /** What a call was made for: a loop turn (its `chat` span), a compaction's summary, or neither. */
 export type ModelCallKind = 'turn' | 'compaction' | 'other';
@@ -181,7 +182,7 @@ function previousOfKind(lines: readonly ModelCallLine[]): Map<number, number> {
 /** The capture setting the run was started with, from its resolved_config.json. */
 export async function captureStateOf(runRoot: string): Promise<CaptureState> {
   try {
-    const cfg = JSON.parse(await readFile(join(runRoot, 'runtime', 'resolved_config.json'), 'utf8')) as { capture?: { model_io?: unknown } };
+    const cfg = JSON.parse(await readFile(join(runRoot, RUN_FILES.resolvedConfig), 'utf8')) as { capture?: { model_io?: unknown } };
     if (typeof cfg.capture?.model_io === 'boolean') return cfg.capture.model_io ? 'on' : 'off';
   } catch {
     // a run that has not started (or predates the setting)

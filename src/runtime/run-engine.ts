@@ -14,12 +14,13 @@ import { describeProvider } from '../providers/resolve-model-provider.js';
 import { modelInfo } from '../providers/model-catalog.js';
 import { AgentLoop, type LoopOutcome, type TextFilter } from './agent-loop.js';
 import { inputImages } from './input-images.js';
-import { writeTrace } from './trace-file.js';
 import { PendingWrites } from './pending-writes.js';
 import { PlanProgress } from './plan-progress.js';
 import type { RunHooks } from './run-hooks.js';
 import { publicDocuments, type RunManifest } from './run-manifest.js';
-import { MODEL_TURNS_FILE, RunMetrics } from './run-metrics.js';
+import { RunMetrics } from './run-metrics.js';
+import { endRun } from './run-ending.js';
+import { RUN_FILES } from './run-folder.js';
 import type { ModelUsageTotals } from './model-usage-totals.js';
 import type { PublishFn } from './run-publisher.js';
 import type { RunRecord } from './run-record.js';
@@ -33,8 +34,6 @@ import type { ModelProvider } from '../providers/model-provider.js';
 import { ModelCallRecorder } from './model-call-recorder.js';
 import { LiveCheckpoint } from './live-checkpoint.js';
 
-export const PROCESS_LEDGER_FILE = 'runtime/processes.json';
-export const COMPACTIONS_FILE = 'runtime/compactions.jsonl';
 
 /** What the exec engineer's ProcessRegistry offers the loop (duck-typed to keep runtime → tools light). */
 export interface NoticeSource {
@@ -142,13 +141,13 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
     runReporter.start(`run ${rec.runId} (${plugin.name})`);
     rec.status.started_at = new Date(startedMs).toISOString();
     // before any tool can spawn: what this run starts is on disk while it lives (a SIGKILL runs no handler)
-    deps.processRegistry?.trackScope?.(rec.runId, join(workspace.root, PROCESS_LEDGER_FILE));
+    deps.processRegistry?.trackScope?.(rec.runId, workspace.folder.path('processes'));
     toState('created');
     publish('lifecycle', { phase: 'start', startedAt: startedMs });
 
     // step 4: skill activation
     const skill = rec.skill;
-    startFiles.add(workspace.writeRunJson('runtime/skill_activation.json', {
+    startFiles.add(workspace.folder.writeJson('skillActivation', {
       run_id: rec.runId,
       skill: skill ? skill.manifest.name : null,
       version: skill ? skill.manifest.version : null,
@@ -163,7 +162,7 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
       activated_at: new Date().toISOString(),
     }));
     // step 5: capability snapshot + provider (never a key)
-    startFiles.add(workspace.writeRunJson('runtime/resolved_config.json', {
+    startFiles.add(workspace.folder.writeJson('resolvedConfig', {
       run_id: rec.runId,
       capabilities: rec.capabilities,
       model: describeProvider(rec.provider),
@@ -180,13 +179,13 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
 
     // step 6: plan, hooks, prompt, tool specs
     toState('planning');
-    startFiles.add(workspace.writeRunJson('runtime/agent_plan.json', {
+    startFiles.add(workspace.folder.writeJson('agentPlan', {
       run_id: rec.runId,
       plugin: plugin.name,
       goal: rec.goal,
       steps: plugin.plan.map((s, i) => ({ n: i + 1, ...s })),
     }));
-    const progress = new PlanProgress(rec.runId, plugin.plan, workspace.artifactsDir, (st) => workspace.writeRunJson('runtime/todo_state.json', st), publish);
+    const progress = new PlanProgress(rec.runId, plugin.plan, workspace.artifactsDir, (st) => workspace.folder.writeJson('todoState', st), publish);
     startFiles.add(progress.init());
     const planHooks = progress.hooks();
     const hooks: RunHooks = {
@@ -236,7 +235,7 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
       skill: skill ? { name: skill.manifest.name, version: skill.manifest.version, instructions: skill.instructions } : null,
       grantedSkills: rec.grantedSkills.map((g) => ({ name: g.manifest.name, description: g.manifest.description ?? '' })),
     });
-    startFiles.add(workspace.writeRunFile('runtime/system_prompt.md', system));
+    startFiles.add(workspace.folder.writeText(RUN_FILES.systemPrompt, system));
     await startFiles.settled();
     checkCancel();
 
@@ -348,7 +347,7 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
 function compactorFor(rec: RunRecord, o: { provider: ModelProvider; system: string; metrics: RunMetrics; publish: PublishFn; planState: () => string; runReporter: OperationReporter | null }): Compactor | undefined {
   const window = rec.limits.context_tokens ?? modelInfo(rec.provider.provider, rec.provider.model)?.contextWindow ?? null;
   if (!window) return undefined;
-  const log = join(rec.workspace.root, COMPACTIONS_FILE);
+  const log = rec.workspace.folder.path('compactions');
   return new Compactor({
     system: o.system,
     window,
@@ -411,116 +410,53 @@ export async function finalise(rec: RunRecord, deps: EngineDeps, f: FinaliseInpu
 }
 
 async function finaliseRun(rec: RunRecord, deps: EngineDeps, f: FinaliseInput): Promise<void> {
-  const { bus, workspace, plugin, machine } = rec;
-  const publish: PublishFn = (stream, data) => void bus.publish(stream, data);
-  const endedMs = Date.now();
-  const guard = async (what: string, fn: () => Promise<void>) => {
-    try {
-      await fn();
-    } catch (e) {
-      publish('run', { type: 'notice', text: `could not finish ${what}: ${(e as Error).message}` });
-    }
-  };
+  const { machine } = rec;
   if (!machine.isTerminal) machine.transition(f.status);
-
-  // the final files go to disk side by side; all of them are there before the terminal event, so a
-  // client reacting to it reads final files (a failure becomes a notice before it)
-  const late: string[] = [];
-  const finalFiles = (what: string, write: Promise<void>): Promise<void> => write.catch((e: Error) => void late.push(`could not finish ${what}: ${e.message}`));
-  // the public documents the manifest and the status list; a listing that fails keeps the last ones
-  const listed = await workspace
-    .listArtifacts()
-    .then((all) => publicDocuments(all, plugin.artifacts))
-    .catch((e: Error) => void late.push(`could not finish manifest.json: ${e.message}`));
-  const docs = listed ?? rec.status.public_documents;
-  const manifest: RunManifest = {
-    run_id: rec.runId,
-    status: f.status,
-    plugin: { name: plugin.name, version: plugin.version },
+  const endedMs = Date.now();
+  await endRun({
+    folder: rec.workspace.folder,
+    bus: rec.bus,
+    log: rec.store,
+    status: rec.status,
+    saveStatus: () => deps.persistStatus(rec),
+    outcome: { status: f.status, text: f.text, diagnosis: f.diagnosis },
+    endedMs,
+    contract: rec.plugin.artifacts,
     skill: rec.capabilities.skill,
-    provider: rec.provider.provider,
-    model: rec.provider.model,
-    created_at: rec.status.created_at,
-    finished_at: new Date(endedMs).toISOString(),
-    documents: docs,
-  };
-  const manifestWrite = listed ? finalFiles('manifest.json', workspace.writeRunJson('manifest.json', manifest)) : undefined;
-
-  if (deps.processRegistry?.killScope) {
-    // a process that will not die must not keep the run from ending
-    const ms = deps.killScopeTimeoutMs ?? DEFAULT_KILL_SCOPE_TIMEOUT_MS;
-    await guard('background processes', async () => {
-      let timer: NodeJS.Timeout | undefined;
-      const tooLate = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`they did not end within ${ms} ms`)), ms);
-      });
-      try {
-        await Promise.race([deps.processRegistry!.killScope!(rec.runId), tooLate]);
-      } finally {
-        clearTimeout(timer);
-      }
-    });
-  }
-
-  if (f.runReporter) {
-    if (f.status === 'completed') f.runReporter.complete(`run completed`);
-    else if (f.status === 'cancelled') f.runReporter.cancel('run cancelled');
-    else f.runReporter.fail(f.diagnosis?.summary ?? 'run failed');
-  }
-  const pipelineDone = f.pipeline ? f.pipeline.dispose().catch(() => undefined) : Promise.resolve();
-
-  if (f.status === 'completed') publish('lifecycle', { phase: 'end', endedAt: endedMs });
-  else publish('lifecycle', { phase: 'error', endedAt: endedMs, diagnosis: f.diagnosis ?? diag('failed', 'run failed') });
-
-  const settle = () =>
-    Object.assign(rec.status, {
-      status: f.status,
-      finished_at: new Date(endedMs).toISOString(),
-      final_answer: f.text,
-      diagnosis: f.diagnosis,
-      public_documents: docs,
-      last_seq: bus.lastSeq + 1,
-    });
-  settle();
-  await Promise.all([
-    manifestWrite,
-    pipelineDone,
-    finalFiles(
-      'metrics.json',
-      workspace.writeRunJson(
-        'runtime/metrics.json',
-        f.metrics.toFile({ runId: rec.runId, status: f.status, durationMs: endedMs - f.startedMs, stages: machine.durations, events: rec.status.last_seq }),
-      ),
-    ),
-    finalFiles('model_turns.jsonl', workspace.writeRunFile(MODEL_TURNS_FILE, f.metrics.turnLines())),
-    finalFiles('run_status.json', deps.persistStatus(rec)),
-  ]);
-  if (late.length) {
-    for (const text of late) publish('run', { type: 'notice', text });
-    settle();
-    await deps.persistStatus(rec).catch(() => undefined);
-  }
-  const type = f.status === 'completed' ? 'run.completed' : f.status === 'failed' ? 'run.failed' : 'run.cancelled';
-  publish('run', {
-    type,
-    status: f.status,
-    messageId: rec.runId,
-    conversationId: rec.conversationId,
-    content: f.text,
     usedSkills: [...(rec.skill ? [rec.skill.manifest.name] : []), ...rec.usedSkills.filter((n) => n !== rec.skill?.manifest.name)],
     usedMcp: rec.usedMcp ?? [],
-    ...(f.diagnosis ? { diagnosis: f.diagnosis } : {}),
+    metrics: (lastSeq) => ({
+      file: f.metrics.toFile({ runId: rec.runId, status: f.status, durationMs: endedMs - f.startedMs, stages: machine.durations, events: lastSeq }),
+      turnLines: f.metrics.turnLines(),
+    }),
+    beforeLifecycle: async (notice) => {
+      await endBackgroundProcesses(rec, deps, notice);
+      if (f.runReporter) {
+        if (f.status === 'completed') f.runReporter.complete(`run completed`);
+        else if (f.status === 'cancelled') f.runReporter.cancel('run cancelled');
+        else f.runReporter.fail(f.diagnosis?.summary ?? 'run failed');
+      }
+    },
+    alongside: f.pipeline?.dispose(),
   });
-  try {
-    rec.store.close();
-  } catch {
-    // the events are written (writeSync); a failing fsync/close does not undo the run
-  }
-  // a shared store commits in batches: wait() callers must find the terminal event committed
-  await rec.store.settled?.().catch(() => undefined);
-  // after the terminal event nothing more is published: a failed projection is simply absent
-  await writeTrace(workspace.root, rec.runId).catch(() => undefined);
   deps.onFinished?.(rec);
   rec.resolveDone(rec.status);
 }
 
+/** Ends what the run left running in the background; a process that will not die must not keep the run from ending. */
+async function endBackgroundProcesses(rec: RunRecord, deps: EngineDeps, notice: (text: string) => void): Promise<void> {
+  const registry = deps.processRegistry;
+  if (!registry?.killScope) return;
+  const ms = deps.killScopeTimeoutMs ?? DEFAULT_KILL_SCOPE_TIMEOUT_MS;
+  let timer: NodeJS.Timeout | undefined;
+  const tooLate = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`they did not end within ${ms} ms`)), ms);
+  });
+  try {
+    await Promise.race([registry.killScope(rec.runId), tooLate]);
+  } catch (e) {
+    notice(`could not finish background processes: ${(e as Error).message}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}

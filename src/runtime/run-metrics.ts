@@ -3,7 +3,6 @@ import type { RunStatus } from '../events/agent-event.js';
 import type { TokenUsage } from '../providers/model-provider.js';
 import type { ModelUsageTotals } from './model-usage-totals.js';
 
-export const MODEL_TURNS_FILE = 'runtime/model_turns.jsonl';
 
 export interface TokenCounts {
   /** All input tokens, cached ones included. */

@@ -13,6 +13,7 @@ import type { ResolvedRunCapabilities } from './run-capabilities.js';
 import type { RunLimits, RunStatusFile } from './run-service-types.js';
 import type { RunStateMachine } from './run-state-machine.js';
 import type { RunWorkspace } from './run-workspace.js';
+import type { RequestFile } from './run-folder.js';
 import type { LatestWrite } from './latest-write.js';
 import type { ResolvedCapture } from './capture-settings.js';
 import type { ModelCallFeed } from './model-call-feed.js';
@@ -47,7 +48,7 @@ export interface RunRecord {
   toolSources?: ToolSource[];
   capabilities: ResolvedRunCapabilities;
   /** input/request.json as written */
-  request: Record<string, unknown>;
+  request: RequestFile;
   abort: AbortController;
   createdAtMs: number;
   /** resolves when the run reached a terminal state and every file is written */

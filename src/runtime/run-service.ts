@@ -31,7 +31,8 @@ import { activeSkill, checkedInput, checkInputFiles, checkRequestedLimits, choos
 import { confinePath, isInside, realpathLoose } from '../tools/confine-path.js';
 import { resolveCapabilities } from './run-capabilities.js';
 import { executeRun, finalise, RunInterrupted, type NoticeSource } from './run-engine.js';
-import { interruptInSharedStore, ownedByLiveProcess, writeOwner } from './interrupted-runs.js';
+import { interruptInSharedStore, ownedByLiveProcess } from './interrupted-runs.js';
+import { RunFolder, type RequestFile } from './run-folder.js';
 import type { RunHooks } from './run-hooks.js';
 import { createRunId, isRunId } from './run-id.js';
 import { RunMetrics } from './run-metrics.js';
@@ -448,7 +449,7 @@ export class RunService implements RunServiceApi {
     // be written is refused (create removes its folder), a status write that fails is retried by the next
     const statusWritten = this.persistStatus(rec).catch(() => undefined);
     try {
-      await Promise.all([workspace.writeRunJson('input/request.json', rec.request), writeOwner(workspace), statusWritten]);
+      await Promise.all([workspace.folder.writeRequest(rec.request), workspace.folder.writeOwner(), statusWritten]);
     } catch (e) {
       store.close();
       // the run never existed: its status (in memory, in a shared store) goes with its folder, and its
@@ -485,7 +486,8 @@ export class RunService implements RunServiceApi {
   private async hydrate(runId: string): Promise<RunRecord | null> {
     const status = await this.store.get(runId);
     if (!status || isTerminalRunState(status.status)) return null;
-    const file = JSON.parse(await readFile(join(this.runsDir, runId, 'input', 'request.json'), 'utf8')) as RequestFile;
+    const file = await new RunFolder(this.runsDir, runId).readRequest();
+    if (!file) throw new Error(`run ${runId} has no readable input/request.json`);
     const plugin = this.registry.get(file.plugin) as BusinessPlugin<Record<string, unknown>> | undefined;
     const r = file.resolved;
     if (!plugin || !r) throw new Error(plugin ? `run ${runId} has no resolved section in input/request.json` : `plugin "${file.plugin}" is not available on this worker`);
@@ -517,7 +519,7 @@ export class RunService implements RunServiceApi {
       sourcesRecorded: file.input_sources,
     };
     const rec = await this.prepare(runId, spec, null, { status, lastSeq: events.at(-1)?.seq ?? 0 });
-    await writeOwner(rec.workspace);
+    await rec.workspace.folder.writeOwner();
     this.live.set(runId, rec);
     return rec;
   }
@@ -532,13 +534,7 @@ export class RunService implements RunServiceApi {
       events: (id) => this.events(id),
       wait: (id) => this.wait(id),
       cancel: (id) => this.cancel(id),
-      metrics: async (id) => {
-        try {
-          return JSON.parse(await readFile(join(this.runsDir, id, 'runtime', 'metrics.json'), 'utf8')) as Pick<RunMetricsFile, 'tokens' | 'cost_usd'>;
-        } catch {
-          return null;
-        }
-      },
+      metrics: (id) => new RunFolder(this.runsDir, id).readMetrics(),
       linked: (childRunId, agent, toolCallId) => {
         const bus = parentOf().bus;
         bus.publish('tool', { phase: 'update', name: 'run_agent', toolCallId, partialResult: { run_id: childRunId }, node: { id: childRunId, type: 'run', label: agent } });
@@ -689,11 +685,7 @@ export class RunService implements RunServiceApi {
 
   async manifest(runId: string): Promise<unknown | null> {
     if (!isRunId(runId)) return null;
-    try {
-      return JSON.parse(await readFile(join(this.runsDir, runId, 'manifest.json'), 'utf8'));
-    } catch {
-      return null;
-    }
+    return new RunFolder(this.runsDir, runId).readManifest();
   }
 
   async documentPath(runId: string, relPath: string): Promise<string | null> {
@@ -840,25 +832,6 @@ interface RunSpec {
   sourcesRecorded?: Record<string, string>;
   trigger?: RunTrigger;
   webhook?: RunWebhook;
-}
-
-/** input/request.json: the request as sent, and what the runtime resolved from it (a worker rebuilds the run from this). */
-interface RequestFile {
-  run_id: string;
-  plugin: string;
-  goal: string;
-  input: Record<string, unknown>;
-  input_sources: Record<string, string>;
-  model: unknown;
-  limits: Partial<RunLimits>;
-  reasoning: ReasoningEffort;
-  skill: string | null;
-  conversation_id: string;
-  tenant_id: string | null;
-  trace: { trace_id: string; parent_span_id: string | null };
-  created_at: string;
-  skill_active?: string | null;
-  resolved?: { model_spec: unknown; model_cwd: string; limits: RunLimits; claw: string; capture?: ResolvedCapture };
 }
 
 function requestFile(runId: string, spec: RunSpec, createdAt: string): RequestFile & Record<string, unknown> {

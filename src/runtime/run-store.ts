@@ -4,17 +4,18 @@
  * (`runtime/run_status.json`, `runtime/events.jsonl`) and an index in memory; a shared store
  * (PostgreSQL) keeps the same records and events for every node.
  */
-import { mkdir, readFile, readdir } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AgentEvent, RunStatus } from '../events/agent-event.js';
 import { Diagnosis } from '../events/diagnosis.js';
 import type { ArtifactContract } from './business-plugin.js';
-import { EVENTS_FILE, EventStore, readEvents } from './event-store.js';
+import { EventStore, readEvents } from './event-store.js';
 import { completeTerminalEvent, endLeftovers, markInterrupted, ownedByLiveProcess } from './interrupted-runs.js';
 import { isRunId } from './run-id.js';
 import type { RunListQuery, RunStatusFile } from './run-service-types.js';
 import { isTerminalRunState } from './run-state-machine.js';
-import { RunWorkspace } from './run-workspace.js';
+import { RunFolder } from './run-folder.js';
+import type { RunWorkspace } from './run-workspace.js';
 
 /** Where a run's events go, in seq order, as the bus publishes them. */
 export interface RunEventLog {
@@ -103,11 +104,11 @@ export class LocalRunStore implements RunStore {
               hint: 'start the run again',
             }).toDict(),
           });
-          await new RunWorkspace(this.runsDir, id).writeRunJson('runtime/run_status.json', status).catch(() => undefined);
+          await new RunFolder(this.runsDir, id).writeStatus(status).catch(() => undefined);
         }
       } else if (isTerminalRunState(status.status) && !(await ownedByLiveProcess(this.runsDir, id))) {
         // a live owner writes its status just before its terminal event: only a dead owner's run is repaired
-        await completeTerminalEvent(this.runsDir, status).catch(() => false);
+        await completeTerminalEvent(this.runsDir, status, this.artifactsOf(status.plugin)).catch(() => false);
         // killed while it finished: what it still ran is ended too
         await endLeftovers(join(this.runsDir, id));
       }
@@ -116,11 +117,7 @@ export class LocalRunStore implements RunStore {
   }
 
   async readStatusFile(runId: string): Promise<RunStatusFile | null> {
-    try {
-      return JSON.parse(await readFile(join(this.runsDir, runId, 'runtime', 'run_status.json'), 'utf8')) as RunStatusFile;
-    } catch {
-      return null;
-    }
+    return new RunFolder(this.runsDir, runId).readStatus();
   }
 
   async get(runId: string): Promise<RunStatusFile | null> {
@@ -177,7 +174,7 @@ export class LocalRunStore implements RunStore {
   }
 
   save(status: RunStatusFile, workspace: RunWorkspace): Promise<void> {
-    return workspace.writeRunJson('runtime/run_status.json', status);
+    return workspace.folder.writeStatus(status);
   }
 
   async forget(runId: string): Promise<void> {
@@ -185,11 +182,11 @@ export class LocalRunStore implements RunStore {
   }
 
   openLog(_runId: string, root: string): RunEventLog {
-    return new EventStore(join(root, EVENTS_FILE));
+    return new EventStore(RunFolder.at(root).path('events'));
   }
 
   readEvents(runId: string, after: number): Promise<AgentEvent[]> {
-    return readEvents(join(this.runsDir, runId, EVENTS_FILE), after);
+    return readEvents(new RunFolder(this.runsDir, runId).path('events'), after);
   }
 
   countByState(): Partial<Record<RunStatus, number>> {

@@ -7,7 +7,7 @@ import { chmod, copyFile, mkdir, readFile, readdir, stat, writeFile } from 'node
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { maskSecrets } from '../events/secret-masker.js';
 import { isInside, realpathLoose, WorkspacePathError } from '../tools/confine-path.js';
-import { replaceFile } from './replace-file.js';
+import { RUN_DIRS, RunFolder } from './run-folder.js';
 import type { WorkspaceAccess } from './business-plugin.js';
 
 export { WorkspacePathError };
@@ -26,26 +26,22 @@ export interface RunWorkspaceOptions {
   syncWrites?: () => boolean;
 }
 
-export const WORKSPACE_DIRS = ['input', 'runtime', 'artifacts'] as const;
-
-// unique temp names: two writers of one file in one process must not share a temp file
-let tmpCounter = 0;
+export const WORKSPACE_DIRS = RUN_DIRS;
 
 export class RunWorkspace implements WorkspaceAccess {
   readonly runId: string;
   readonly root: string;
   private readRoots: string[];
   private writeRoots: string[];
-  /** Folders this workspace made (createDirs): writes into them skip their mkdir. */
-  private readonly madeDirs = new Set<string>();
-  private readonly syncWrites: () => boolean;
+  /** The runtime's own files of this run. */
+  readonly folder: RunFolder;
 
   constructor(runsDir: string, runId: string, opts: RunWorkspaceOptions = {}) {
     this.runId = runId;
     this.root = resolve(runsDir, runId);
     this.readRoots = [];
     this.writeRoots = [];
-    this.syncWrites = opts.syncWrites ?? (() => false);
+    this.folder = new RunFolder(runsDir, runId, { syncWrites: opts.syncWrites, writeJson: (relPath, value) => this.writeRunJson(relPath, value) });
     this.setScopes(opts);
   }
 
@@ -89,12 +85,8 @@ export class RunWorkspace implements WorkspaceAccess {
   }
 
   /** input/, runtime/, artifacts/ inside a folder that exists (e.g. one made by reserveRunFolder). */
-  async createDirs(): Promise<void> {
-    // synchronous when allowed: three mkdirs take ~0.4 ms where three thread-pool round trips took ~0.85
-    if (this.syncWrites()) for (const d of WORKSPACE_DIRS) mkdirSync(join(this.root, d), { recursive: true });
-    else await Promise.all(WORKSPACE_DIRS.map((d) => mkdir(join(this.root, d), { recursive: true })));
-    // the run folder too: manifest.json is written into it
-    for (const d of ['', ...WORKSPACE_DIRS]) this.madeDirs.add(join(this.root, d));
+  createDirs(): Promise<void> {
+    return this.folder.createDirs();
   }
 
   private confine(p: string, roots: readonly string[], what: string): string {
@@ -141,15 +133,8 @@ export class RunWorkspace implements WorkspaceAccess {
 
   /** Write a file the runtime (not a tool) owns anywhere in the run folder; atomic via rename. The
    *  server's secrets are masked in it (request.json, system_prompt.md, run_status.json, …). */
-  async writeRunFile(relPath: string, text: string): Promise<void> {
-    const content = maskSecrets(text);
-    const target = resolve(this.root, relPath);
-    if (!isInside(target, this.root)) throw new WorkspacePathError(relPath, 'outside the run folder');
-    // the folders createDirs made need no mkdir per write (a file write is then two file-system calls fewer)
-    const dir = dirname(target);
-    if (!this.madeDirs.has(dir)) await mkdir(dir, { recursive: true });
-    const tmp = `${target}.tmp-${process.pid}-${++tmpCounter}`;
-    await replaceFile(tmp, target, content, { sync: this.syncWrites() });
+  writeRunFile(relPath: string, text: string): Promise<void> {
+    return this.folder.writeText(relPath, text);
   }
 
   async writeRunJson(relPath: string, value: unknown): Promise<void> {
@@ -164,23 +149,8 @@ export class RunWorkspace implements WorkspaceAccess {
     await this.writeRunJson(join('runtime', name), value);
   }
 
-  async listArtifacts(): Promise<Array<{ path: string; bytes: number }>> {
-    const out: Array<{ path: string; bytes: number }> = [];
-    const walk = async (dir: string): Promise<void> => {
-      let entries;
-      try {
-        entries = await readdir(dir, { withFileTypes: true });
-      } catch {
-        return;
-      }
-      for (const e of entries) {
-        const full = join(dir, e.name);
-        if (e.isDirectory()) await walk(full);
-        else if (e.isFile()) out.push({ path: relative(this.artifactsDir, full).split(sep).join('/'), bytes: (await stat(full)).size });
-      }
-    };
-    await walk(this.artifactsDir);
-    return out.sort((a, b) => a.path.localeCompare(b.path));
+  listArtifacts(): Promise<Array<{ path: string; bytes: number }>> {
+    return this.folder.listArtifacts();
   }
 
   /** Copies an outside file into input/ under a safe unique name; returns the workspace-relative path. */

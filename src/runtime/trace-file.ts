@@ -15,8 +15,9 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { AgentEvent } from '../events/agent-event.js';
 import { parseEventLines } from './event-store.js';
+import { RUN_FILES } from './run-files.js';
 
-export const TRACE_FILE = 'runtime/trace.jsonl';
+export const TRACE_FILE = RUN_FILES.trace;
 
 const PREFIX_RE = /^\{"runId":"[^"\\]*","seq":(\d+),"ts":(\d+),"stream":"([a-z_]+)","data":\{"(type|phase)":"([^"\\]*)"/;
 const DATA_KEY = ',"data":';
@@ -76,7 +77,7 @@ const CHUNK_BYTES = 64 * 1024;
 
 /** Writes runtime/trace.jsonl from runtime/events.jsonl; no events file, no trace. */
 export async function writeTrace(runRoot: string, runId: string): Promise<void> {
-  const events = join(runRoot, 'runtime', 'events.jsonl');
+  const events = join(runRoot, RUN_FILES.events);
   let size: number;
   try {
     size = (await stat(events)).size;

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { RUN_STATUSES, type RunStatus } from '../events/agent-event.js';
 import type { CreateRunOptions, RunServiceApi, RunStatusFile, RunWebhook } from '../runtime/run-service-types.js';
 import type { BusinessPlugin } from '../runtime/business-plugin.js';
+import { RunFolder, type RunFile } from '../runtime/run-folder.js';
 import { HttpError, invalidBody } from './http-error.js';
 import { fileInputIssues } from './input-roots.js';
 import { isRunId } from './run-id-param.js';
@@ -59,12 +60,8 @@ async function requireRun(service: RunServiceApi, id: string): Promise<RunStatus
   return run;
 }
 
-async function readRuntimeJson(dataDir: string, runId: string, name: string): Promise<unknown | null> {
-  try {
-    return JSON.parse(await readFile(join(dataDir, 'runs', runId, 'runtime', name), 'utf8'));
-  } catch {
-    return null;
-  }
+function readRuntimeJson(dataDir: string, runId: string, file: RunFile): Promise<unknown | null> {
+  return new RunFolder(join(dataDir, 'runs'), runId).readJson(file);
 }
 
 /**
@@ -162,18 +159,18 @@ export function registerRunRoutes(app: FastifyInstance, service: RunServiceApi, 
   // The todo checklist and metrics: the wire carries neither, the web page polls these.
   app.get<{ Params: { id: string } }>('/api/runs/:id/plan', async (req) => {
     const run = await requireRun(service, req.params.id);
-    const todo = await readRuntimeJson(opts.dataDir, run.run_id, 'todo_state.json');
-    const plan = await readRuntimeJson(opts.dataDir, run.run_id, 'agent_plan.json');
+    const todo = await readRuntimeJson(opts.dataDir, run.run_id, 'todoState');
+    const plan = await readRuntimeJson(opts.dataDir, run.run_id, 'agentPlan');
     return { run_id: run.run_id, todo, plan };
   });
   // the run's resolved settings (capabilities, model and its catalog facts, reasoning, limits, capture): never a key
   app.get<{ Params: { id: string } }>('/api/runs/:id/config', async (req) => {
     const run = await requireRun(service, req.params.id);
-    return { run_id: run.run_id, config: await readRuntimeJson(opts.dataDir, run.run_id, 'resolved_config.json') };
+    return { run_id: run.run_id, config: await readRuntimeJson(opts.dataDir, run.run_id, 'resolvedConfig') };
   });
   app.get<{ Params: { id: string } }>('/api/runs/:id/metrics', async (req) => {
     const run = await requireRun(service, req.params.id);
-    return { run_id: run.run_id, metrics: await readRuntimeJson(opts.dataDir, run.run_id, 'metrics.json') };
+    return { run_id: run.run_id, metrics: await readRuntimeJson(opts.dataDir, run.run_id, 'metrics') };
   });
 
   app.get<{ Params: { id: string; '*': string }; Querystring: { download?: string } }>('/api/runs/:id/artifacts/*', async (req, reply) => {

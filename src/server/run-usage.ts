@@ -3,10 +3,10 @@
  * from the run's metrics.json (written when it ends). A finished run's figures never change: they are
  * kept in memory (a bounded number), so the list's polling reads each file once.
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isTerminalRunState } from '../runtime/run-state-machine.js';
 import type { RunStatusFile } from '../runtime/run-service-types.js';
+import { RunFolder } from '../runtime/run-folder.js';
 
 export interface RunUsage {
   duration_ms: number | null;
@@ -31,20 +31,12 @@ export class RunUsageReader {
     const ended = run.finished_at ? Date.parse(run.finished_at) : Date.now();
     const usage: RunUsage = { duration_ms: Number.isFinite(started) ? Math.max(0, ended - started) : null, tokens: null, cost_usd: null, model_calls: null };
     if (!isTerminalRunState(run.status)) return usage;
-    try {
-      const m = JSON.parse(await readFile(join(this.dataDir, 'runs', run.run_id, 'runtime', 'metrics.json'), 'utf8')) as {
-        duration_ms?: number;
-        tokens?: { input?: number; output?: number };
-        cost_usd?: number | null;
-        model_latency_ms?: { turns?: number };
-      };
-      usage.duration_ms = typeof m.duration_ms === 'number' ? m.duration_ms : usage.duration_ms;
-      usage.tokens = (m.tokens?.input ?? 0) + (m.tokens?.output ?? 0);
-      usage.cost_usd = typeof m.cost_usd === 'number' ? m.cost_usd : null;
-      usage.model_calls = m.model_latency_ms?.turns ?? null;
-    } catch {
-      return usage; // no metrics (a run cancelled while queued): nothing more to tell, and it may still come
-    }
+    const m = await new RunFolder(join(this.dataDir, 'runs'), run.run_id).readMetrics();
+    if (!m) return usage; // no metrics (a run cancelled while queued): nothing more to tell, and it may still come
+    usage.duration_ms = typeof m.duration_ms === 'number' ? m.duration_ms : usage.duration_ms;
+    usage.tokens = (m.tokens?.input ?? 0) + (m.tokens?.output ?? 0);
+    usage.cost_usd = typeof m.cost_usd === 'number' ? m.cost_usd : null;
+    usage.model_calls = m.model_latency_ms?.turns ?? null;
     if (this.finished.size >= KEPT) this.finished.delete(this.finished.keys().next().value as string);
     this.finished.set(run.run_id, usage);
     return usage;

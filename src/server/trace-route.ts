@@ -2,7 +2,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { EVENTS_FILE, parseEventLines } from '../runtime/event-store.js';
+import { parseEventLines } from '../runtime/event-store.js';
+import { RunFolder } from '../runtime/run-folder.js';
 import type { RunServiceApi } from '../runtime/run-service-types.js';
 import { runTraceView } from '../telemetry/run-trace-view.js';
 import { HttpError } from './http-error.js';
@@ -14,7 +15,7 @@ export function registerTraceRoute(app: FastifyInstance, service: RunServiceApi,
     const run = isRunId(id) ? await service.get(id) : null;
     if (!run) throw new HttpError(404, 'not_found', `no run ${JSON.stringify(id)}`);
     // events.jsonl is written as each event is published, so a live run reads up to its latest event
-    const text = await readFile(join(opts.dataDir, 'runs', run.run_id, EVENTS_FILE), 'utf8').catch(() => '');
+    const text = await readFile(new RunFolder(join(opts.dataDir, 'runs'), run.run_id).path('events'), 'utf8').catch(() => '');
     return runTraceView(parseEventLines(text), { runId: run.run_id, traceId: run.trace_id || run.run_id });
   });
 }

@@ -11,6 +11,7 @@ import { appendFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isTerminalRunEvent, type RunStatus } from '../events/agent-event.js';
 import { maskSecretValues } from '../events/secret-values.js';
+import { RunFolder } from '../runtime/run-folder.js';
 import type { StepApproval } from '../events/engine-event.js';
 import type { ObservedRun, RunObserver, RunStatusFile } from '../runtime/run-service-types.js';
 import type { Clock } from './clock.js';
@@ -21,7 +22,6 @@ import { sendWebhook, type SendRequest, type SendResult } from './webhook-sender
 import type { WebhookStore } from './webhook-store.js';
 import type { StoredTarget, WebhookAttemptLine, WebhookMessage } from './types.js';
 
-export const WEBHOOKS_FILE = 'webhooks.jsonl';
 
 /** What deliveries need of the run service. */
 export interface WebhookRuns {
@@ -234,7 +234,7 @@ export class WebhookDispatcher {
       ...(next.next_attempt_at ? { next_attempt_at: new Date(next.next_attempt_at).toISOString() } : {}),
       ...(m.redelivery ? { redelivery: true } : {}),
     };
-    await appendFile(join(this.o.runsDir, m.run_id, 'runtime', WEBHOOKS_FILE), `${JSON.stringify(line)}\n`, { mode: 0o600 }).catch(() => undefined);
+    await appendFile(new RunFolder(this.o.runsDir, m.run_id).path('webhooks'), `${JSON.stringify(line)}\n`, { mode: 0o600 }).catch(() => undefined);
     await this.o.store.save(next);
     if (outcome === 'failed') this.o.log?.(`webhooks: run ${m.run_id}: ${m.type} to ${line.url} gave up after ${attempt} attempt(s): ${line.error ?? ''}`);
     if (outcome === 'retry') {
@@ -271,7 +271,7 @@ export class WebhookDispatcher {
   /** What the run's page shows: destinations (no secrets), messages, and every attempt. */
   async view(runId: string): Promise<{ targets: Array<{ url: string; source: string; signed: boolean }>; messages: Array<Omit<WebhookMessage, 'body' | 'lease_owner' | 'lease_until'>>; attempts: WebhookAttemptLine[] }> {
     const doc = await this.o.store.get(runId);
-    const text = await readFile(join(this.o.runsDir, runId, 'runtime', WEBHOOKS_FILE), 'utf8').catch(() => '');
+    const text = await readFile(new RunFolder(this.o.runsDir, runId).path('webhooks'), 'utf8').catch(() => '');
     const attempts = text
       .split('\n')
       .filter(Boolean)
