@@ -13,10 +13,11 @@ import type { DecisionSource } from '../events/agent-event.js';
 import type { ChatMessage } from '../providers/model-provider.js';
 import type { ToolResult } from '../tools/tool.js';
 import { CheckpointLogWriter, readCheckpointFile } from './checkpoint-log.js';
+import { RUN_FILES } from './run-files.js';
 import type { MetricsSnapshot, ModelTurnLine } from './run-metrics.js';
 import type { TodoState } from './plan-progress.js';
 
-export const CHECKPOINT_FILE = 'runtime/checkpoint.jsonl';
+export const CHECKPOINT_FILE = RUN_FILES.checkpoint;
 export const CHECKPOINT_VERSION = 1;
 
 /** The loop's own counters, restored with the conversation. */

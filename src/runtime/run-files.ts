@@ -34,6 +34,8 @@ export const RUN_FILES = {
   /** the process groups the run's sessions lead, while they run */
   processes: 'runtime/processes.json',
   compactions: 'runtime/compactions.jsonl',
+  /** what a resumed run continues from: its conversation, counters and tool-call journal (checksummed records) */
+  checkpoint: 'runtime/checkpoint.jsonl',
   /** a flat projection of events.jsonl, written when the run ends */
   trace: 'runtime/trace.jsonl',
   /** completion webhook attempts */
