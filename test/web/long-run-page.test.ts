@@ -123,11 +123,14 @@ describe('a run of 400 model calls', () => {
     expect(await focused.getAttribute('data-step-index')).toBe(String(TURNS - 2));
     await focused.locator('.step-body').waitFor();
     expect(await focused.locator('.step-body').textContent()).toContain(`page ${TURNS - 2}: notes`);
-    await expect.poll(() => focused.evaluate((el) => {
-      const r = el.getBoundingClientRect();
-      const box = el.closest('.long-list')!.getBoundingClientRect();
-      return r.top >= box.top - 1 && r.top < box.bottom && r.top >= 0 && r.top < window.innerHeight;
-    })).toBe(true);
+    // in view: inside its box, and the box's part of it inside the window
+    await expect
+      .poll(async () => {
+        const row = (await focused.boundingBox())!;
+        const box = (await steps.boundingBox())!;
+        return row.y >= box.y - 1 && row.y < box.y + box.height && row.y >= 0 && row.y < page.viewportSize()!.height;
+      })
+      .toBe(true);
 
     // scrolled away, the step is no longer drawn; back, it is drawn open as it was left
     await steps.evaluate((box) => box.scrollTo(0, 0));
