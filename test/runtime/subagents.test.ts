@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { AgentEvent } from '../../src/events/agent-event.js';
 import { createEngineBridge } from '../../src/events/engine-bridge.js';
 import type { BusinessPlugin } from '../../src/runtime/business-plugin.js';
+import { readModelCalls } from '../../src/runtime/model-call-record.js';
 import { RunService } from '../../src/runtime/run-service.js';
 import type { ModelTurn } from '../../src/providers/model-turn.js';
 import { toolResults } from '../../src/plugins/shared/conversation.js';
@@ -98,6 +99,25 @@ describe('subagents', () => {
     expect(subOps.at(-1)!.status).toBe('completed');
     const metrics = JSON.parse(readFileSync(join(dir, 'runs', status.run_id, 'runtime', 'metrics.json'), 'utf8')) as { subagent_runs: number };
     expect(metrics.subagent_runs).toBe(1);
+  });
+
+  it("records a child's model calls in the child's own run, and only the parent's in the parent's", async () => {
+    const s = make([lead, helper]);
+    const { status } = await run(s, 'lead');
+    expect(status.status).toBe('completed');
+    const childId = status.children![0];
+    const parent = await readModelCalls(status.run_id, join(dir, 'runs', status.run_id), { limit: 100 });
+    const child = await readModelCalls(childId, join(dir, 'runs', childId), { limit: 100 });
+    // the lead: run_agent, read_file, the answer; the helper: write_artifact, the answer
+    expect(parent.calls.map((c) => c.response.tool_calls.map((t) => t.name))).toEqual([['run_agent'], ['read_file'], []]);
+    expect(child.calls.map((c) => c.response.tool_calls.map((t) => t.name))).toEqual([['write_artifact'], []]);
+    expect(child.calls.map((c) => c.span_id)).toEqual(['model:1.0', 'model:2.0']);
+    // what the helper was sent is its own goal, not the lead's conversation
+    const childSent = JSON.stringify(child.calls[0].request.messages);
+    expect(childSent).toContain('write the part');
+    expect(childSent).not.toContain("lead's goal");
+    // and the helper's own tool call is not in the lead's record: the lead saw only run_agent's result
+    expect(JSON.stringify(parent.calls.map((c) => c.request.messages))).not.toContain('write_artifact');
   });
 
   it('starts the child although the parent holds the only queue slot', async () => {
