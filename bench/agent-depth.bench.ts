@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { builtinPlugins } from '../src/plugins/builtin-plugins.js';
 import { toolResults } from '../src/plugins/shared/conversation.js';
-import type { BusinessPlugin } from '../src/runtime/business-plugin.js';
+import type { Agent } from '../src/runtime/agent.js';
 import type { ModelTurn, ProcedureState } from '../src/providers/model-turn.js';
 import { runtrailPackageRoot } from '../src/runtime/package-root.js';
 import { RunService } from '../src/runtime/run-service.js';
@@ -23,7 +23,7 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
-function agent(name: string, tools: () => AnyToolDefinition[], turn: (s: ProcedureState) => ModelTurn, agents?: string[]): BusinessPlugin {
+function agent(name: string, tools: () => AnyToolDefinition[], turn: (s: ProcedureState) => ModelTurn, agents?: string[]): Agent {
   return {
     name,
     version: '1.0.0',

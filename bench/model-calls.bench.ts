@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { chromium } from 'playwright-core';
 import { createTextOnlyPlugin } from '../src/plugins/text-only-plugin.js';
 import { createScriptProvider } from '../src/providers/script-provider.js';
-import type { BusinessPlugin } from '../src/runtime/business-plugin.js';
+import type { Agent } from '../src/runtime/agent.js';
 import { MODEL_CALLS_FILE } from '../src/runtime/model-call-record.js';
 import { RunService } from '../src/runtime/run-service.js';
 import { startServer } from '../src/server/start-server.js';
@@ -37,7 +37,7 @@ function scripted(turns: number) {
   return createScriptProvider([...Array.from({ length: turns - 1 }, (_, i) => ({ text: `Looking at page ${i}.`, toolCalls: [{ name: 'lookup', args: { page: i } }] })), { text: 'All pages read.' }]);
 }
 
-function agent(name: string, modelIo: boolean, turns: number): BusinessPlugin {
+function agent(name: string, modelIo: boolean, turns: number): Agent {
   return {
     ...createTextOnlyPlugin({ name, description: name, offlineAnswer: 'x' }),
     createTools: () => [lookup],

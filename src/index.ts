@@ -5,7 +5,7 @@ export * from './events/agent-event.js';
 export type * from './events/operation-reporter-types.js';
 export type * from './tools/tool.js';
 export type * from './providers/model-provider.js';
-export type * from './runtime/business-plugin.js';
+export type * from './runtime/agent.js';
 export type * from './runtime/run-service-types.js';
 // events: bus and process events
 export * from './events/agent-event-factory.js';
@@ -41,7 +41,7 @@ export * from './tools/process-tool.js';
 export { liveGroupMembers, isGroupAlive, terminateGroup } from './tools/process-group.js';
 export { spawnSupervised } from './tools/supervised-child.js';
 export type { SpawnSpec, SupervisedChild, ChildExit, OutputStream } from './tools/supervised-child.js';
-// providers: AI SDK, script and offline models. ModelTurn/OfflineProcedure are exported by runtime/business-plugin.
+// providers: AI SDK, script and offline models. ModelTurn/OfflineProcedure are exported by runtime/agent.
 export { modelTurnSchema, parseModelTurns } from './providers/model-turn.js';
 export type { ParseTurnsResult } from './providers/model-turn.js';
 export * from './providers/provider-errors.js';
@@ -75,7 +75,7 @@ export * from './runtime/run-workspace.js';
 export * from './runtime/run-state-machine.js';
 export * from './runtime/event-store.js';
 export * from './runtime/event-tail.js';
-export * from './runtime/plugin-registry.js';
+export * from './runtime/agent-registry.js';
 export * from './runtime/compute-skills.js';
 export * from './runtime/package-root.js';
 export * from './runtime/run-capabilities.js';
@@ -160,7 +160,7 @@ export { ExtensionRegistry, type AgentEntry, type ExtensionRegistryOptions, type
 export { parseAgentFile, type AgentDefinition } from './extensions/markdown-agent.js';
 export { problemLine, type DefinitionProblem } from './extensions/definition-problem.js';
 export { checkSchema, jsonSchemaOf, type JsonSchema, type Schema, type SchemaIssue } from './tools/schema.js';
-export { LivePluginSource, type PluginSource } from './runtime/plugin-registry.js';
+export { LiveAgentSource, type AgentSource } from './runtime/agent-registry.js';
 // MCP servers as tools and Runtrail as an MCP server
 export { ToolSourceError, type ToolSource } from './tools/tool-source.js';
 export { parseMcpConfig, parseServerDefinition, expandVars, MCP_DEFAULTS, type McpServerConfig, type McpServerOptions, type McpTransportConfig, type McpConfigProblem } from './mcp/mcp-config.js';

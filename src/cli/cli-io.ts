@@ -1,5 +1,5 @@
 /** What the CLI needs from its process, injectable so tests run it in-process. */
-import type { BusinessPlugin } from '../runtime/business-plugin.js';
+import type { Agent } from '../runtime/agent.js';
 import type { ProviderResolver } from '../runtime/run-service.js';
 import type { TerminalStream } from '../channels/terminal-adapter.js';
 
@@ -10,7 +10,7 @@ export interface CliOut extends TerminalStream {
 export interface CliDeps {
   // builtin plugins of many input types
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  plugins: BusinessPlugin<any>[]; // any: each plugin validates its own input
+  plugins: Agent<any>[]; // any: each plugin validates its own input
   stdout: CliOut;
   stderr: CliOut;
   env: Record<string, string | undefined>;

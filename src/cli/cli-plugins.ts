@@ -3,11 +3,11 @@
  *  because it hands whoever can reach the API a shell). */
 import { builtinPlugins } from '../plugins/builtin-plugins.js';
 import { createShellTaskPlugin } from '../plugins/shell-task/shell-task-plugin.js';
-import type { BusinessPlugin } from '../runtime/business-plugin.js';
+import type { Agent } from '../runtime/agent.js';
 import { EXECUTE_SKILL_TOOL } from '../plugins/feedbacklens/offline-procedure.js';
 import { executeSkillToolFor, loadComputeSkills } from '../runtime/compute-skills.js';
 
-export async function cliPlugins(skillsDir: string, opts: { shellTask?: boolean } = {}): Promise<BusinessPlugin[]> {
+export async function cliPlugins(skillsDir: string, opts: { shellTask?: boolean } = {}): Promise<Agent[]> {
   const compute = await loadComputeSkills(skillsDir, 'feedbacklens');
   const plugins = compute.length
     ? builtinPlugins({

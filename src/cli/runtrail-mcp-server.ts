@@ -11,7 +11,7 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { RUN_STATUSES, type AgentEvent, type RunStatus } from '../events/agent-event.js';
-import type { PluginSource } from '../runtime/plugin-registry.js';
+import type { AgentSource } from '../runtime/agent-registry.js';
 import { pluginInputJsonSchema } from '../runtime/plugin-input.js';
 import { RunRequestError } from '../runtime/run-request-error.js';
 import type { RunServiceApi, RunStatusFile } from '../runtime/run-service-types.js';
@@ -43,7 +43,7 @@ function mimeOf(path: string): string {
 
 export interface RuntrailMcpDeps {
   service: RunServiceApi;
-  agents: PluginSource;
+  agents: AgentSource;
   /** Model used when start_run names none and the agent has none (e.g. RUNTRAIL_MODEL is read by the service). */
   version: string;
 }

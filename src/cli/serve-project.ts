@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { watchProject } from '../extensions/project-watcher.js';
 import { defaultSkillsDir } from '../runtime/package-root.js';
-import { LivePluginSource } from '../runtime/plugin-registry.js';
+import { LiveAgentSource } from '../runtime/agent-registry.js';
 import { RunService, type RunServiceOptions } from '../runtime/run-service.js';
 import { EventStore } from '../runtime/event-store.js';
 import { RunFolder } from '../runtime/run-folder.js';
@@ -80,7 +80,7 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
   const triggerProblems = () => projectTriggerProblems(registry);
   reportProblems(registry, io, opts.strict === true, triggerProblems());
   await prepareMcp(registry, opts.dataDir, io.stderr);
-  const source = new LivePluginSource(registry);
+  const source = new LiveAgentSource(registry);
   // traces when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set: batched, exported within about a second and at shutdown
   const telemetry = await cliTelemetry(opts.env, io.stderr, { announce: true });
   const joined = settings ? await joinCluster(settings, opts, io).catch(async (e: unknown) => {

@@ -11,7 +11,7 @@ import { clashingNames, parseServerDefinition, type McpConfigProblem } from '../
 import type { McpServerPool } from '../mcp/mcp-server-pool.js';
 import { McpToolSource } from '../mcp/mcp-tool-source.js';
 import { isMcpToolEntry, parseMcpToolEntry, sanitizeToolPart } from '../mcp/mcp-tool-name.js';
-import type { WorkspaceAccess } from '../runtime/business-plugin.js';
+import type { WorkspaceAccess } from '../runtime/agent.js';
 import type { ToolSource } from '../tools/tool-source.js';
 import type { DefinitionProblem } from './definition-problem.js';
 import type { AgentDefinition } from './markdown-agent.js';

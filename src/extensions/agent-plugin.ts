@@ -1,9 +1,9 @@
 /**
- * A Markdown agent compiled to the same BusinessPlugin the builtins are: its input schema, plan,
+ * A Markdown agent compiled to the same Agent the builtins are: its input schema, plan,
  * artifact contract and tools go through the same capability snapshot, PlanProgress, stop
  * validation, manifest and replay as any plugin's.
  */
-import type { BusinessPlugin, DefinitionSource } from '../runtime/business-plugin.js';
+import type { Agent, DefinitionSource } from '../runtime/agent.js';
 import type { AnyToolDefinition } from '../tools/tool.js';
 import { isMcpToolEntry } from '../mcp/mcp-tool-name.js';
 import { agentMcpSources, type AgentMcp } from './agent-mcp.js';
@@ -17,7 +17,7 @@ export function agentToolNames(def: Pick<AgentDefinition, 'tools' | 'skills'>): 
   return [...new Set(names)];
 }
 
-export function compileAgent(def: AgentDefinition, catalog: ToolCatalog, source: DefinitionSource, mcp?: AgentMcp): BusinessPlugin {
+export function compileAgent(def: AgentDefinition, catalog: ToolCatalog, source: DefinitionSource, mcp?: AgentMcp): Agent {
   const tools = agentToolNames(def);
   // mcp__<server>__… entries are granted by the agent's MCP servers, connected when a run starts
   const named = tools.filter((t) => !isMcpToolEntry(t));

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compileJsonSchema, isZodSchema } from '../tools/schema.js';
-import type { BusinessPlugin } from '../runtime/business-plugin.js';
+import type { Agent } from '../runtime/agent.js';
 import type { DefinitionProblem } from './definition-problem.js';
 import type { PluginTool } from './define.js';
 import type { ChannelDefinition } from '../channels/channel-types.js';
@@ -22,7 +22,7 @@ export interface LoadedCodePlugin {
   display: string;
   tools: PluginTool[];
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  agents: Array<BusinessPlugin<any>>; // any: each agent validates its own input
+  agents: Array<Agent<any>>; // any: each agent validates its own input
   channels: ChannelDefinition[];
 }
 
@@ -72,9 +72,9 @@ function checkTool(t: unknown, i: number, display: string): { tool?: PluginTool;
   return { tool: { ...(o as unknown as PluginTool), parameters: params as PluginTool['parameters'] } };
 }
 
-function checkAgent(a: unknown, i: number, display: string): { agent?: BusinessPlugin; problem?: DefinitionProblem } {
+function checkAgent(a: unknown, i: number, display: string): { agent?: Agent; problem?: DefinitionProblem } {
   const at = `agents[${i}]`;
-  if (!a || typeof a !== 'object') return { problem: problem(display, 'must be a BusinessPlugin object', at) };
+  if (!a || typeof a !== 'object') return { problem: problem(display, 'must be a Agent object', at) };
   const o = a as Record<string, unknown>;
   if (typeof o.name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(o.name)) return { problem: problem(display, `name must be letters, digits, _ or -, got ${JSON.stringify(o.name)}`, `${at}.name`) };
   const field = `${at} (${o.name})`;
@@ -84,7 +84,7 @@ function checkAgent(a: unknown, i: number, display: string): { agent?: BusinessP
   for (const k of ['plan', 'artifacts', 'validators', 'promptFragments', 'fileInputs'] as const) {
     if (o[k] !== undefined && !Array.isArray(o[k])) return { problem: problem(display, 'must be an array', `${field}.${k}`) };
   }
-  const agent: BusinessPlugin = {
+  const agent: Agent = {
     version: '0.0.0',
     fileInputs: [],
     defaultSkill: null,
@@ -93,8 +93,8 @@ function checkAgent(a: unknown, i: number, display: string): { agent?: BusinessP
     plan: [],
     artifacts: [],
     validators: [],
-    ...(o as Partial<BusinessPlugin>),
-  } as BusinessPlugin;
+    ...(o as Partial<Agent>),
+  } as Agent;
   return { agent };
 }
 
@@ -145,7 +145,7 @@ export async function loadCodePlugin(path: string, display: string): Promise<Cod
       else tools.push(r.tool);
     } else if (r.problem) problems.push(r.problem);
   });
-  const agents: BusinessPlugin[] = [];
+  const agents: Agent[] = [];
   (p.agents as unknown[] | undefined)?.forEach((a, i) => {
     const r = checkAgent(a, i, display);
     if (r.agent) agents.push(r.agent);

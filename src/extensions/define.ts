@@ -4,7 +4,7 @@
  * `definePlugin`, `defineTool` and `defineChannel` are typed identity helpers; a plain object works the same.
  */
 import type { OperationReporter } from '../events/operation-reporter-types.js';
-import type { BusinessPlugin, WorkspaceAccess } from '../runtime/business-plugin.js';
+import type { Agent, WorkspaceAccess } from '../runtime/agent.js';
 import type { Schema } from '../tools/schema.js';
 import type { ChannelDefinition } from '../channels/channel-types.js';
 
@@ -52,7 +52,7 @@ export interface RuntrailPlugin {
   /** Full agents, as the builtins are. */
   // agents of many input types, each validated by its own schema
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  agents?: Array<BusinessPlugin<any>>;
+  agents?: Array<Agent<any>>;
   /** Chat channels (`defineChannel`), started from channels.json like the builtin telegram, slack and feishu. */
   channels?: ChannelDefinition[];
 }

@@ -7,7 +7,7 @@
 import { didYouMean } from '../events/did-you-mean.js';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
-import type { BusinessPlugin, DefinitionSource } from '../runtime/business-plugin.js';
+import type { Agent, DefinitionSource } from '../runtime/agent.js';
 import type { RunLimits } from '../runtime/run-service-types.js';
 import type { CaptureSettings } from '../runtime/capture-settings.js';
 import { listSkills, loadSkill } from '../skills/skill-loader.js';
@@ -27,7 +27,7 @@ import { channelAgentProblems, parseChannelsConfig, type ConfiguredChannel } fro
 
 // the registry holds agents of many input types; each validates its own input
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyAgent = BusinessPlugin<any>; // any: see above
+type AnyAgent = Agent<any>; // any: see above
 
 export interface ProjectConfig {
   model?: string;

@@ -7,7 +7,7 @@ import { didYouMean } from '../events/did-you-mean.js';
 import { basename, dirname, extname, isAbsolute } from 'node:path';
 import { parseFrontmatter } from '../skills/frontmatter.js';
 import { checkSchema, compileJsonSchema, formatSchemaPath, type JsonSchema } from '../tools/schema.js';
-import type { ArtifactContract, PlanStep } from '../runtime/business-plugin.js';
+import type { ArtifactContract, PlanStep } from '../runtime/agent.js';
 import type { RunLimits } from '../runtime/run-service-types.js';
 import type { CaptureSettings } from '../runtime/capture-settings.js';
 import { AGENT_FRONTMATTER_SCHEMA, ARTIFACT_TYPES } from './agent-frontmatter-schema.js';

@@ -3,7 +3,7 @@
  * list_artifacts, load_skill; by grant exec, process, execute_skill) and the code plugins' tools.
  * A tool is made per run, bound to that run's folder, artifacts and skills.
  */
-import type { ArtifactContract, WorkspaceAccess } from '../runtime/business-plugin.js';
+import type { ArtifactContract, WorkspaceAccess } from '../runtime/agent.js';
 import { createExecuteSkillTool } from '../skills/execute-skill-tool.js';
 import { createLoadSkillTool, skillScheme } from '../skills/load-skill-tool.js';
 import type { LoadedSkill } from '../skills/skill-loader.js';

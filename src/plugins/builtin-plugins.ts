@@ -1,5 +1,5 @@
-/** The plugins Runtrail ships with; the runtime's PluginRegistry is built from this list. */
-import type { BusinessPlugin } from '../runtime/business-plugin.js';
+/** The plugins Runtrail ships with; the runtime's AgentRegistry is built from this list. */
+import type { Agent } from '../runtime/agent.js';
 import { createChatPlugin } from './chat/chat-plugin.js';
 import { createFeedbackLensPlugin, type FeedbackLensOptions } from './feedbacklens/feedbacklens-plugin.js';
 import { createFileSummaryPlugin } from './file-summary/file-summary-plugin.js';
@@ -9,6 +9,6 @@ export interface BuiltinPluginOptions {
   feedbacklens?: FeedbackLensOptions;
 }
 
-export function builtinPlugins(opts: BuiltinPluginOptions = {}): BusinessPlugin[] {
+export function builtinPlugins(opts: BuiltinPluginOptions = {}): Agent[] {
   return [createFeedbackLensPlugin(opts.feedbacklens), createFileSummaryPlugin(), createChatPlugin()];
 }

@@ -3,7 +3,7 @@
  * channels, demos and load tests that stream a model's text and nothing else.
  */
 import { z } from 'zod';
-import type { BusinessPlugin } from '../runtime/business-plugin.js';
+import type { Agent } from '../runtime/agent.js';
 
 export interface TextOnlyPluginOptions {
   name: string;
@@ -14,7 +14,7 @@ export interface TextOnlyPluginOptions {
   offlineAnswer?: string;
 }
 
-export function createTextOnlyPlugin(opts: TextOnlyPluginOptions): BusinessPlugin {
+export function createTextOnlyPlugin(opts: TextOnlyPluginOptions): Agent {
   const answer = opts.offlineAnswer ?? '';
   return {
     name: opts.name,

@@ -1,6 +1,6 @@
 /**
  * One scripted model turn: what the script and offline models replay. The same shape as
- * `ModelTurn` in runtime/business-plugin.ts (providers may not import runtime), so either
+ * `ModelTurn` in runtime/agent.ts (providers may not import runtime), so either
  * side's values fit the other.
  */
 import { z } from 'zod';

@@ -4,7 +4,7 @@ import type { ComputeSkillSpec } from '../skills/compute-skill-runner.js';
 import { listSkills } from '../skills/skill-loader.js';
 import type { ProcessRegistry } from '../tools/process-registry.js';
 import type { AnyToolDefinition } from '../tools/tool.js';
-import type { WorkspaceAccess } from './business-plugin.js';
+import type { WorkspaceAccess } from './agent.js';
 
 export { listSkills };
 

@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import type { AgentEvent, RunStatus } from '../events/agent-event.js';
 import { AgentEventBus } from '../events/agent-event-bus.js';
 import { Diagnosis } from '../events/diagnosis.js';
-import type { ArtifactContract } from './business-plugin.js';
+import type { ArtifactContract } from './agent.js';
 import { EventStore, readEvents, repairEventsFile } from './event-store.js';
 import { isTerminalRunEvent } from './event-tail.js';
 import { endLeftoverProcesses } from '../tools/process-ledger.js';

@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { PlanStep } from './business-plugin.js';
+import type { PlanStep } from './agent.js';
 import type { PostToolUseHook, PreToolUseHook } from './run-hooks.js';
 import type { PublishFn } from './run-publisher.js';
 import { LatestWrite } from './latest-write.js';

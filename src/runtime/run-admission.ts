@@ -11,19 +11,19 @@ import { maskedProvider } from '../providers/masked-provider.js';
 import { parseModelSpec, type ModelSpec } from '../providers/resolve-model-provider.js';
 import { envValue } from '../providers/provider-env.js';
 import { listSkills, loadSkill, type LoadedSkill } from '../skills/skill-loader.js';
-import type { BusinessPlugin } from './business-plugin.js';
+import type { Agent } from './agent.js';
 import { createRunRequestSchema, zodIssues, type ParsedCreateRunRequest } from './create-run-request.js';
 import { MAX_INPUT_DEPTH, tooDeepPath } from './input-depth.js';
 import { offlineUnsupportedProvider } from './offline-unsupported.js';
 import { checkPluginInput } from './plugin-input.js';
-import type { PluginSource } from './plugin-registry.js';
+import type { AgentSource } from './agent-registry.js';
 import { didYouMean } from '../events/did-you-mean.js';
 import { RunRequestError } from './run-request-error.js';
 import type { RunLimits } from './run-service-types.js';
 import { DEFAULT_LIMITS } from './agent-loop.js';
 import { DEFAULT_APPROVAL_TIMEOUT_S } from './approvals.js';
 
-type Plugin = BusinessPlugin<Record<string, unknown>>;
+type Plugin = Agent<Record<string, unknown>>;
 
 export type ProviderResolver = (spec: ModelSpec, opts: { offlineProcedure: OfflineProcedure; env: Record<string, string | undefined>; cwd: string }) => ModelProvider;
 
@@ -32,7 +32,7 @@ function fail(code: ConstructorParameters<typeof RunRequestError>[0], message: s
 }
 
 /** Step 1: the request's shape (and its depth: the run's files are JSON, which cannot nest without bound). */
-export function parseRunRequest(raw: unknown, plugins: PluginSource): ParsedCreateRunRequest {
+export function parseRunRequest(raw: unknown, plugins: AgentSource): ParsedCreateRunRequest {
   const deep = tooDeepPath(raw, MAX_INPUT_DEPTH);
   if (deep !== null) {
     const message = `nested more than ${MAX_INPUT_DEPTH} levels deep; a run's request may nest at most ${MAX_INPUT_DEPTH} levels`;
@@ -47,7 +47,7 @@ export function parseRunRequest(raw: unknown, plugins: PluginSource): ParsedCrea
 }
 
 /** Step 2: the plugin (agent) it names. */
-export function pluginOf(req: ParsedCreateRunRequest, plugins: PluginSource): Plugin {
+export function pluginOf(req: ParsedCreateRunRequest, plugins: AgentSource): Plugin {
   const plugin = plugins.get(req.plugin) as Plugin | undefined;
   if (!plugin) {
     // an agent whose file is there but failed to load is that, not an unknown name

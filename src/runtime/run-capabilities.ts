@@ -1,6 +1,6 @@
 /** The capability snapshot of one run: what this run may actually do. */
 import { relative, sep } from 'node:path';
-import type { ArtifactContract, BusinessPlugin } from './business-plugin.js';
+import type { ArtifactContract, Agent } from './agent.js';
 import type { SkillManifest } from '../skills/skill-manifest.js';
 
 export interface ArtifactContractSummary {
@@ -42,7 +42,7 @@ export function summariseContract(artifacts: ArtifactContract[]): ArtifactContra
  * (default input+artifacts+runtime / artifacts). `toolNames` are the tools the plugin created for this run.
  */
 export function resolveCapabilities(opts: {
-  plugin: Pick<BusinessPlugin, 'name' | 'version' | 'artifacts'>;
+  plugin: Pick<Agent, 'name' | 'version' | 'artifacts'>;
   skill: SkillManifest | null;
   toolNames: string[];
   extraReadRoots?: string[];

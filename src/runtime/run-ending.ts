@@ -10,7 +10,7 @@
 import type { RunStatus } from '../events/agent-event.js';
 import type { AgentEventBus } from '../events/agent-event-bus.js';
 import { Diagnosis, type DiagnosisDict } from '../events/diagnosis.js';
-import type { ArtifactContract } from './business-plugin.js';
+import type { ArtifactContract } from './agent.js';
 import { RUN_FILES, type RunFolder } from './run-folder.js';
 import { publicDocuments, type RunManifest } from './run-manifest.js';
 import type { RunMetricsFile } from './run-metrics.js';

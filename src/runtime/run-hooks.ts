@@ -1,6 +1,6 @@
 /** Hook points of a run: around each tool call and at the stop. */
 import type { ToolResult } from '../tools/tool.js';
-import type { ValidationIssue } from './business-plugin.js';
+import type { ValidationIssue } from './agent.js';
 
 export interface ToolCallInfo {
   name: string;

@@ -1,7 +1,7 @@
 /** manifest.json: the run's public documents; private runtime files stay out. */
 import { extname } from 'node:path';
 import type { RunStatus } from '../events/agent-event.js';
-import type { ArtifactContract } from './business-plugin.js';
+import type { ArtifactContract } from './agent.js';
 import type { PublicDocument } from './run-service-types.js';
 
 export interface RunManifest {

@@ -7,7 +7,7 @@ import type { ChatMessage, ModelProvider, ReasoningEffort } from '../providers/m
 import type { LoadedSkill } from '../skills/skill-loader.js';
 import type { AnyToolDefinition } from '../tools/tool.js';
 import type { ToolSource } from '../tools/tool-source.js';
-import type { BusinessPlugin } from './business-plugin.js';
+import type { Agent } from './agent.js';
 import type { RunEventLog } from './run-store.js';
 import type { ResolvedRunCapabilities } from './run-capabilities.js';
 import type { RunLimits, RunStatusFile } from './run-service-types.js';
@@ -21,7 +21,7 @@ import type { ModelCallFeed } from './model-call-feed.js';
 export interface RunRecord {
   runId: string;
   // the plugin's Input type is erased here; its schema validated `input`
-  plugin: BusinessPlugin<Record<string, unknown>>;
+  plugin: Agent<Record<string, unknown>>;
   input: Record<string, unknown>;
   goal: string;
   conversationId: string;

@@ -21,12 +21,12 @@ import { defaultProcessRegistry } from '../tools/default-process-registry.js';
 import { holdSignalForwarding } from '../tools/signal-bridge.js';
 import type { TextFilter } from './agent-loop.js';
 import { DEFAULT_LIMITS } from './agent-loop.js';
-import type { BusinessPlugin, PluginRunContext } from './business-plugin.js';
+import type { Agent, AgentRunContext } from './agent.js';
 import type { ParsedCreateRunRequest } from './create-run-request.js';
 import { defaultDataDir } from './data-dir.js';
 import { ownerOnlyDataDir, ownerOnlyUmask } from './owner-only.js';
 import { defaultSkillsDir } from './package-root.js';
-import { PluginRegistry, type PluginSource } from './plugin-registry.js';
+import { AgentRegistry, type AgentSource } from './agent-registry.js';
 import { activeSkill, checkedInput, checkInputFiles, checkRequestedLimits, chooseModel, fileInputSources, ownLimits, grantedSkills, parseRunRequest, pluginOf, providerFor, type ModelChoice, type ProviderResolver } from './run-admission.js';
 import { confinePath, isInside, realpathLoose } from '../tools/confine-path.js';
 import { resolveCapabilities } from './run-capabilities.js';
@@ -67,9 +67,9 @@ export interface RunServiceOptions {
   dataDir?: string;
   // the registry holds plugins of many input types; each validates its own input
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  plugins?: BusinessPlugin<any>[]; // any: input types differ per plugin, checked by plugin.inputSchema
+  plugins?: Agent<any>[]; // any: input types differ per plugin, checked by plugin.inputSchema
   /** Instead of `plugins`: a source asked at each create (the extension registry, refreshed by `serve --watch`). */
-  pluginSource?: PluginSource;
+  pluginSource?: AgentSource;
   /** default: the package's skills/ folder */
   skillsDir?: string;
   /** Where skills are looked up, first wins (project, user, builtin); default [skillsDir]. */
@@ -130,7 +130,7 @@ export class RunService implements RunServiceApi {
   readonly runsDir: string;
   readonly skillsDir: string;
   readonly skillDirs: string[];
-  readonly registry: PluginSource;
+  readonly registry: AgentSource;
   private readonly inputRoots: string[] | 'any';
   private readonly env: Record<string, string | undefined>;
   private readonly cwd: string;
@@ -167,7 +167,7 @@ export class RunService implements RunServiceApi {
     this.runsDir = join(this.dataDir, 'runs');
     this.skillsDir = resolve(opts.skillsDir ?? defaultSkillsDir());
     this.skillDirs = opts.skillDirs?.map((d) => resolve(d)) ?? [this.skillsDir];
-    this.registry = opts.pluginSource ?? new PluginRegistry(opts.plugins ?? []);
+    this.registry = opts.pluginSource ?? new AgentRegistry(opts.plugins ?? []);
     const maxQueue = Math.max(0, opts.maxQueue ?? 100);
     this.queue = opts.queue ?? new LocalRunQueue(Math.max(1, opts.concurrency ?? 4), maxQueue);
     this.inputRoots = opts.inputRoots ?? [join(this.dataDir, 'uploads')];
@@ -200,7 +200,7 @@ export class RunService implements RunServiceApi {
     return this.registry.names();
   }
 
-  getPlugin(name: string): BusinessPlugin<Record<string, unknown>> | undefined {
+  getPlugin(name: string): Agent<Record<string, unknown>> | undefined {
     return this.registry.get(name);
   }
 
@@ -310,7 +310,7 @@ export class RunService implements RunServiceApi {
     let busRef: AgentEventBus | null = null;
     // the machine's listener and the tools' host need the record, which needs them
     let recRef: RunRecord | null = null;
-    const ctx: PluginRunContext<Record<string, unknown>> = {
+    const ctx: AgentRunContext<Record<string, unknown>> = {
       runId,
       input,
       goal,
@@ -488,7 +488,7 @@ export class RunService implements RunServiceApi {
     if (!status || isTerminalRunState(status.status)) return null;
     const file = await new RunFolder(this.runsDir, runId).readRequest();
     if (!file) throw new Error(`run ${runId} has no readable input/request.json`);
-    const plugin = this.registry.get(file.plugin) as BusinessPlugin<Record<string, unknown>> | undefined;
+    const plugin = this.registry.get(file.plugin) as Agent<Record<string, unknown>> | undefined;
     const r = file.resolved;
     if (!plugin || !r) throw new Error(plugin ? `run ${runId} has no resolved section in input/request.json` : `plugin "${file.plugin}" is not available on this worker`);
     const loaded = file.skill_active ? await loadSkill(this.skillDirs, file.skill_active) : null;
@@ -809,7 +809,7 @@ export class RunService implements RunServiceApi {
 /** What a run is built from: the admission's results, or (a worker's claim) its request file's. */
 interface RunSpec {
   req: ParsedCreateRunRequest;
-  plugin: BusinessPlugin<Record<string, unknown>>;
+  plugin: Agent<Record<string, unknown>>;
   input: Record<string, unknown>;
   /** file inputs to copy into input/ (empty when rebuilding: they are there) */
   sources: Record<string, string>;

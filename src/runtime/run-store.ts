@@ -8,7 +8,7 @@ import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AgentEvent, RunStatus } from '../events/agent-event.js';
 import { Diagnosis } from '../events/diagnosis.js';
-import type { ArtifactContract } from './business-plugin.js';
+import type { ArtifactContract } from './agent.js';
 import { EventStore, readEvents } from './event-store.js';
 import { completeTerminalEvent, endLeftovers, markInterrupted, ownedByLiveProcess } from './interrupted-runs.js';
 import { isRunId } from './run-id.js';

@@ -8,7 +8,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import { maskSecrets } from '../events/secret-masker.js';
 import { isInside, realpathLoose, WorkspacePathError } from '../tools/confine-path.js';
 import { RUN_DIRS, RunFolder } from './run-folder.js';
-import type { WorkspaceAccess } from './business-plugin.js';
+import type { WorkspaceAccess } from './agent.js';
 
 export { WorkspacePathError };
 

@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ArtifactContract, BusinessPlugin, ValidationIssue, WorkspaceAccess } from './business-plugin.js';
+import type { ArtifactContract, Agent, ValidationIssue, WorkspaceAccess } from './agent.js';
 import type { StopHook } from './run-hooks.js';
 import { checkArtifactText } from '../tools/artifact-contract-checks.js';
 
@@ -46,7 +46,7 @@ export function artifactContractHook(artifactsDir: string, contract: ArtifactCon
   };
 }
 
-export function pluginValidatorHooks<Input>(plugin: BusinessPlugin<Input>, ctx: { runId: string; input: Input; workspace: WorkspaceAccess }): StopHook[] {
+export function pluginValidatorHooks<Input>(plugin: Agent<Input>, ctx: { runId: string; input: Input; workspace: WorkspaceAccess }): StopHook[] {
   return plugin.validators.map((v) => ({
     name: v.name,
     async check() {

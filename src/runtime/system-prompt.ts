@@ -1,10 +1,10 @@
 /** runtime/system_prompt.md: the sections the model is given, in a fixed order (so every turn starts with the same bytes). */
 import type { ToolSpec } from '../providers/model-provider.js';
-import type { BusinessPlugin } from './business-plugin.js';
+import type { Agent } from './agent.js';
 import type { ResolvedRunCapabilities } from './run-capabilities.js';
 
 export interface SystemPromptInput {
-  plugin: Pick<BusinessPlugin, 'name' | 'version' | 'description' | 'promptFragments' | 'instructions'>;
+  plugin: Pick<Agent, 'name' | 'version' | 'description' | 'promptFragments' | 'instructions'>;
   goal: string;
   input: Record<string, unknown>;
   tools: ToolSpec[];

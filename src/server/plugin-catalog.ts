@@ -1,6 +1,6 @@
 /** GET /api/plugins: what the web form is generated from (each plugin's input as JSON Schema). */
 import { pluginInputJsonSchema } from '../runtime/plugin-input.js';
-import type { BusinessPlugin } from '../runtime/business-plugin.js';
+import type { Agent } from '../runtime/agent.js';
 
 export interface PluginInfo {
   name: string;
@@ -17,11 +17,11 @@ export interface PluginInfo {
   model: string | null;
 }
 
-const cache = new WeakMap<BusinessPlugin, PluginInfo>();
+const cache = new WeakMap<Agent, PluginInfo>();
 
 
 /** Computed once per plugin object (a reload makes new objects). */
-export function pluginInfo(p: BusinessPlugin): PluginInfo {
+export function pluginInfo(p: Agent): PluginInfo {
   const hit = cache.get(p);
   if (hit) return hit;
   const info: PluginInfo = {

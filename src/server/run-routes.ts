@@ -5,7 +5,7 @@ import { extname, isAbsolute, join, relative, sep } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { RUN_STATUSES, type RunStatus } from '../events/agent-event.js';
 import type { CreateRunOptions, RunServiceApi, RunStatusFile, RunWebhook } from '../runtime/run-service-types.js';
-import type { BusinessPlugin } from '../runtime/business-plugin.js';
+import type { Agent } from '../runtime/agent.js';
 import { RunFolder, type RunFile } from '../runtime/run-folder.js';
 import { HttpError, invalidBody } from './http-error.js';
 import { fileInputIssues } from './input-roots.js';
@@ -34,7 +34,7 @@ export function runLinks(runId: string): Record<string, string> {
 export interface RunRouteOptions {
   dataDir: string;
   /** The service's plugins now (they can change under `serve --watch`). */
-  plugins: () => BusinessPlugin[];
+  plugins: () => Agent[];
   inputRoots: string[] | 'any';
   /** `script:<file>` reads a file of the server's disk; off over HTTP unless asked for. */
   allowScriptModel: boolean;

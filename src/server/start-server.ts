@@ -11,7 +11,7 @@ import fastifyMultipart from '@fastify/multipart';
 import fastifyStatic from '@fastify/static';
 import fastifyWebsocket from '@fastify/websocket';
 import type { RunServiceApi } from '../runtime/run-service-types.js';
-import type { BusinessPlugin } from '../runtime/business-plugin.js';
+import type { Agent } from '../runtime/agent.js';
 import { presentedToken, redactUrl, tokenMatches, weakTokenReason } from './api-token.js';
 import { errorBody, sendError } from './http-error.js';
 import { ServerConfigError } from './server-config-error.js';
@@ -52,7 +52,7 @@ export interface ServerOptions {
   webDir?: string;
   skillsDir?: string;
   /** The plugins the service runs, for GET /api/plugins, the IM endpoint and input-root checks. */
-  plugins?: BusinessPlugin[];
+  plugins?: Agent[];
   /** true/false, or a pino logger. Default false. */
   logger?: boolean | FastifyBaseLogger;
   bodyLimit?: number;
@@ -139,8 +139,8 @@ const STATIC_ROUTES = new Set(['/', '/*']);
 const PAGE_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 /** RunService exposes pluginNames()/getPlugin(); any other RunServiceApi gives none unless passed. */
-function pluginsOf(service: RunServiceApi): BusinessPlugin[] {
-  const s = service as Partial<{ pluginNames(): string[]; getPlugin(name: string): BusinessPlugin | undefined }>;
+function pluginsOf(service: RunServiceApi): Agent[] {
+  const s = service as Partial<{ pluginNames(): string[]; getPlugin(name: string): Agent | undefined }>;
   if (typeof s.pluginNames !== 'function' || typeof s.getPlugin !== 'function') return [];
   return s.pluginNames().flatMap((n) => s.getPlugin?.(n) ?? []);
 }

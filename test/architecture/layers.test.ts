@@ -112,7 +112,7 @@ describe('layers (DESIGN.md)', () => {
     expect(layerViolations('tools/x.ts', `export * from '../runtime/run-id.js';`)).toHaveLength(1);
     expect(layerViolations('runtime/x.ts', `const m = await import('../server/server.js');`)).toHaveLength(1);
     expect(layerViolations('plugins/x.ts', `import { createRun } from '../runtime/run-engine.js';`)).toHaveLength(1);
-    expect(layerViolations('plugins/x.ts', `import { type A, b } from '../runtime/business-plugin.js';`)).toHaveLength(1);
+    expect(layerViolations('plugins/x.ts', `import { type A, b } from '../runtime/agent.js';`)).toHaveLength(1);
     expect(layerViolations('events/x.ts', `import x from '../../package.json';`)).toHaveLength(1);
     expect(layerViolations('plugins/x.ts', `import { OfflineProvider } from '../providers/offline-provider.js';`)).toHaveLength(1);
     expect(layerViolations('server/x.ts', `import { ScriptProvider } from '../providers/script-provider.js';`)).toHaveLength(1);
@@ -121,8 +121,8 @@ describe('layers (DESIGN.md)', () => {
   });
 
   it('allowed imports pass', () => {
-    expect(layerViolations('plugins/x.ts', `import type { BusinessPlugin } from '../runtime/business-plugin.js';`)).toEqual([]);
-    expect(layerViolations('plugins/x.ts', `import { type BusinessPlugin } from '../runtime/business-plugin.js';`)).toEqual([]);
+    expect(layerViolations('plugins/x.ts', `import type { Agent } from '../runtime/agent.js';`)).toEqual([]);
+    expect(layerViolations('plugins/x.ts', `import { type Agent } from '../runtime/agent.js';`)).toEqual([]);
     expect(layerViolations('server/x.ts', `import { SseAdapter } from '../channels/sse-adapter.js';`)).toEqual([]);
     expect(layerViolations('events/sub/x.ts', `import { a } from '../agent-event.js'; import { z } from 'zod';`)).toEqual([]);
     expect(layerViolations('index.ts', `export * from './runtime/run-service.js';`)).toEqual([]);

@@ -1,7 +1,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFeedbackLensPlugin } from '../../src/plugins/feedbacklens/feedbacklens-plugin.js';
-import type { ValidationIssue } from '../../src/runtime/business-plugin.js';
+import type { ValidationIssue } from '../../src/runtime/agent.js';
 import { contractValidator } from '../../src/plugins/shared/contract-validator.js';
 import { driveOffline } from './helpers/offline-driver.js';
 import { createTempWorkspace, type TempWorkspace } from './helpers/temp-workspace.js';

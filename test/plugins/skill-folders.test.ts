@@ -1,4 +1,4 @@
-import type { BusinessPlugin } from '../../src/runtime/business-plugin.js';
+import type { Agent } from '../../src/runtime/agent.js';
 import { describe, expect, it } from 'vitest';
 import { builtinPlugins } from '../../src/plugins/builtin-plugins.js';
 import { loadSkill } from '../../src/skills/skill-loader.js';
@@ -7,7 +7,7 @@ import { parseSchema } from '../../src/tools/schema.js';
 
 describe('builtin skill folders', () => {
   const inputs: Record<string, unknown> = { feedbacklens: { csv_path: 'input/a.csv' }, file_summary: { path: 'input/a.md' }, chat: {}, shell_task: { command: 'echo hi' } };
-  for (const plugin of [...builtinPlugins(), createShellTaskPlugin()] as BusinessPlugin[]) {
+  for (const plugin of [...builtinPlugins(), createShellTaskPlugin()] as Agent[]) {
     it(`${plugin.defaultSkill} loads and matches plugin ${plugin.name}`, async () => {
       const r = await loadSkill('skills', plugin.defaultSkill!);
       if (!r.ok) throw new Error(r.message);

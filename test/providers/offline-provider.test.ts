@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createOfflineProvider, OFFLINE_MODEL } from '../../src/providers/offline-provider.js';
 import type { ChatMessage, ModelRequest, ModelStreamPart } from '../../src/providers/model-provider.js';
 import type { OfflineProcedure } from '../../src/providers/model-turn.js';
-import type { OfflineProcedure as RuntimeOfflineProcedure } from '../../src/runtime/business-plugin.js';
+import type { OfflineProcedure as RuntimeOfflineProcedure } from '../../src/runtime/agent.js';
 import { collect } from './recorded-server.js';
 
 const req = (messages: ChatMessage[]): ModelRequest => ({

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { BusinessPlugin } from '../../src/runtime/business-plugin.js';
+import type { Agent } from '../../src/runtime/agent.js';
 import type { RunService } from '../../src/runtime/run-service.js';
 import { MAX_IMAGE_BYTES } from '../../src/providers/message-mapping.js';
 import { sniffImageMediaType } from '../../src/providers/image-type.js';
@@ -14,7 +14,7 @@ import { sse, startRecordedServer } from '../providers/recorded-server.js';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 
-function imagePlugin(): BusinessPlugin<{ image_path: string }> {
+function imagePlugin(): Agent<{ image_path: string }> {
   return {
     name: 'look',
     version: '0.1.0',

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { AgentEvent } from '../../src/events/agent-event.js';
-import type { BusinessPlugin } from '../../src/runtime/business-plugin.js';
+import type { Agent } from '../../src/runtime/agent.js';
 import type { ModelTurn, ProcedureState } from '../../src/providers/model-turn.js';
 import { RunService } from '../../src/runtime/run-service.js';
 import type { AnyToolDefinition } from '../../src/tools/tool.js';
@@ -18,7 +18,7 @@ afterEach(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-function plugin(name: string, tools: () => AnyToolDefinition[], turn: (s: ProcedureState) => ModelTurn): BusinessPlugin {
+function plugin(name: string, tools: () => AnyToolDefinition[], turn: (s: ProcedureState) => ModelTurn): Agent {
   return {
     name,
     version: '1.0.0',

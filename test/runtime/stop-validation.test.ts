@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { ArtifactContract } from '../../src/runtime/business-plugin.js';
+import type { ArtifactContract } from '../../src/runtime/agent.js';
 import { artifactContractHook, requiredOutputHook, runStopHooks } from '../../src/runtime/stop-validation.js';
 
 let dir: string;

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { AgentEvent } from '../../src/events/agent-event.js';
 import { createEngineBridge } from '../../src/events/engine-bridge.js';
-import type { BusinessPlugin } from '../../src/runtime/business-plugin.js';
+import type { Agent } from '../../src/runtime/agent.js';
 import { readModelCalls } from '../../src/runtime/model-call-record.js';
 import { RunService } from '../../src/runtime/run-service.js';
 import type { ModelTurn } from '../../src/providers/model-turn.js';
@@ -23,7 +23,7 @@ afterEach(async () => {
 });
 
 /** A test agent whose offline procedure plays `turns(results)`: the next turn from the tool results so far. */
-function agent(name: string, o: { agents?: string[]; turns: (seen: ReturnType<typeof toolResults>) => ModelTurn }): BusinessPlugin {
+function agent(name: string, o: { agents?: string[]; turns: (seen: ReturnType<typeof toolResults>) => ModelTurn }): Agent {
   return {
     name,
     version: '1.0.0',
@@ -55,7 +55,7 @@ const lead = agent('lead', {
   },
 });
 
-function make(plugins: BusinessPlugin[]) {
+function make(plugins: Agent[]) {
   dir = mkdtempSync(join(tmpdir(), 'runtrail-subagents-'));
   service = new RunService({ dataDir: dir, plugins, env: {}, processRegistry: null, concurrency: 1 });
   return service;

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AbstractChat, DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses, readUIMessageStream, type ChatState, type ChatStatus, type UIMessage } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { BusinessPlugin } from '../../src/runtime/business-plugin.js';
+import type { Agent } from '../../src/runtime/agent.js';
 import { createChatPlugin } from '../../src/plugins/chat/chat-plugin.js';
 import { createScriptProvider } from '../../src/providers/script-provider.js';
 import { RunService, defaultProviderResolver } from '../../src/runtime/run-service.js';
@@ -25,7 +25,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function start(turns: () => unknown[] = () => traceTurns(5), plugins: BusinessPlugin[] = [tracePlugin({ toolMs: 20 })]): Promise<string> {
+async function start(turns: () => unknown[] = () => traceTurns(5), plugins: Agent[] = [tracePlugin({ toolMs: 20 })]): Promise<string> {
   dir = mkdtempSync(join(tmpdir(), 'runtrail-chat-'));
   service = new RunService({
     dataDir: dir,
@@ -271,7 +271,7 @@ describe('GET /api/chat/:id/stream', () => {
 });
 
 describe('approvals over the chat protocol', () => {
-  const careful = (): BusinessPlugin => ({ ...tracePlugin({ toolMs: 10 }), name: 'careful', permissions: { lookup: 'ask' } });
+  const careful = (): Agent => ({ ...tracePlugin({ toolMs: 10 }), name: 'careful', permissions: { lookup: 'ask' } });
   const turns = () => [{ toolCalls: [{ name: 'lookup', args: { q: 'tiny' } }] }, { text: 'done looking' }];
 
   it('a waiting call is a tool-approval-request; approving it in the client decides it on the run and the message goes on', async () => {

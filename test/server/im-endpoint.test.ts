@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { BusinessPlugin } from '../../src/runtime/business-plugin.js';
+import type { Agent } from '../../src/runtime/agent.js';
 import { parseImCommand } from '../../src/server/im-command.js';
 import { splitReply } from '../../src/server/im-reply.js';
 import { FakeRunService } from './fake-run-service.js';
@@ -26,7 +26,7 @@ const echoPlugin = {
   artifacts: [],
   validators: [],
   offlineProcedure: () => ({ text: 'ok' }),
-} as unknown as BusinessPlugin;
+} as unknown as Agent;
 
 function fenceBalanced(s: string): boolean {
   return (s.match(/^```/gm) ?? []).length % 2 === 0;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { BusinessPlugin } from '../../src/runtime/business-plugin.js';
+import type { Agent } from '../../src/runtime/agent.js';
 import { buildServer, startServer } from '../../src/server/start-server.js';
 import { FakeRunService } from './fake-run-service.js';
 import { getJson, postJson, startTestServer, type TestServer } from './helpers.js';
@@ -28,7 +28,7 @@ const filesPlugin = {
   artifacts: [{ path: 'report.md', type: 'markdown', audience: 'user', sensitivity: 'public', description: 'r', required: true }],
   validators: [],
   offlineProcedure: () => ({ text: 'ok' }),
-} as unknown as BusinessPlugin;
+} as unknown as Agent;
 
 describe('run API', () => {
   it('creates a run (201 with run_id, status and links), shows, lists with filters and pages', async () => {

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ModelTurn } from '../../src/providers/model-turn.js';
 import { toolResults } from '../../src/plugins/shared/conversation.js';
-import type { BusinessPlugin } from '../../src/runtime/business-plugin.js';
+import type { Agent } from '../../src/runtime/agent.js';
 import { RunService } from '../../src/runtime/run-service.js';
 import { startTelemetry, type Telemetry } from '../../src/telemetry/otel-telemetry.js';
 import { otlpTraceConfig, TelemetryConfigError, telemetryWanted } from '../../src/telemetry/otlp-config.js';
@@ -133,7 +133,7 @@ describe('OpenTelemetry export over OTLP/HTTP', () => {
   });
 
   it('a subagent\'s run is in its parent\'s trace, under the run_agent call (invoke_agent) that started it', async () => {
-    const agent = (name: string, turns: (seen: number) => ModelTurn, agents?: string[]): BusinessPlugin => ({
+    const agent = (name: string, turns: (seen: number) => ModelTurn, agents?: string[]): Agent => ({
       name,
       version: '1.0.0',
       description: name,

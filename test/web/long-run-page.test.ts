@@ -13,7 +13,7 @@ import type { Page } from 'playwright-core';
 import { launchBrowser, type TestBrowser } from './browser.js';
 import { createTextOnlyPlugin } from '../../src/plugins/text-only-plugin.js';
 import { createScriptProvider } from '../../src/providers/script-provider.js';
-import type { BusinessPlugin } from '../../src/runtime/business-plugin.js';
+import type { Agent } from '../../src/runtime/agent.js';
 import { RunService } from '../../src/runtime/run-service.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import type { AnyToolDefinition } from '../../src/tools/tool.js';
@@ -32,7 +32,7 @@ const lookup: AnyToolDefinition = {
   parameters: z.object({ page: z.number().int() }),
   execute: async (a: { page: number }) => ({ ok: true, content: `page ${a.page}: notes` }),
 };
-const reader: BusinessPlugin = {
+const reader: Agent = {
   ...createTextOnlyPlugin({ name: 'reader', description: 'reads many pages', offlineAnswer: 'x' }),
   createTools: () => [lookup],
   limits: { max_iterations: TURNS + 5, max_tool_calls: TURNS + 5, timeout_s: 600 },

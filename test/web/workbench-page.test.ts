@@ -14,7 +14,7 @@ import { launchBrowser, type TestBrowser } from './browser.js';
 import { builtinPlugins } from '../../src/plugins/builtin-plugins.js';
 import { createTextOnlyPlugin } from '../../src/plugins/text-only-plugin.js';
 import { createScriptProvider } from '../../src/providers/script-provider.js';
-import type { BusinessPlugin } from '../../src/runtime/business-plugin.js';
+import type { Agent } from '../../src/runtime/agent.js';
 import { RunService, defaultProviderResolver } from '../../src/runtime/run-service.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import { createReadFileTool } from '../../src/tools/read-file-tool.js';
@@ -42,10 +42,10 @@ const waitTool: AnyToolDefinition = {
     return { ok: true, content: 'waited' };
   },
 };
-const steerable: BusinessPlugin = { ...createTextOnlyPlugin({ name: 'steerable', description: 'waits, then answers', offlineAnswer: 'x' }), createTools: () => [waitTool] };
+const steerable: Agent = { ...createTextOnlyPlugin({ name: 'steerable', description: 'waits, then answers', offlineAnswer: 'x' }), createTools: () => [waitTool] };
 const reader = createTextOnlyPlugin({ name: 'reader', description: 'reads a big file', offlineAnswer: 'x' });
-const readerPlugin: BusinessPlugin = { ...reader, fileInputs: ['file'], inputSchema: { type: 'object', properties: { file: { type: 'string' } } }, createTools: (c) => [createReadFileTool({ files: c.workspace })] };
-const chatOff: BusinessPlugin = { ...createTextOnlyPlugin({ name: 'private-chat', description: 'a chat that keeps no record of its model calls', offlineAnswer: 'noted' }), capture: { model_io: false } };
+const readerPlugin: Agent = { ...reader, fileInputs: ['file'], inputSchema: { type: 'object', properties: { file: { type: 'string' } } }, createTools: (c) => [createReadFileTool({ files: c.workspace })] };
+const chatOff: Agent = { ...createTextOnlyPlugin({ name: 'private-chat', description: 'a chat that keeps no record of its model calls', offlineAnswer: 'noted' }), capture: { model_io: false } };
 
 beforeAll(async () => {
   mkdirSync(out, { recursive: true });

@@ -1,5 +1,5 @@
 /** `runtrail agents`: every agent with its source (builtin, user or project file), version, description and model. */
-import type { BusinessPlugin, DefinitionSource } from '../../runtime/business-plugin.js';
+import type { Agent, DefinitionSource } from '../../runtime/agent.js';
 import { pluginInputJsonSchema } from '../../runtime/plugin-input.js';
 import type { ExtensionRegistry } from '../../extensions/extension-registry.js';
 import { agentMcpSummary } from '../../extensions/agent-mcp.js';
@@ -23,7 +23,7 @@ export interface AgentRow {
   artifacts: string[];
 }
 
-export function agentRow(p: BusinessPlugin, source: DefinitionSource | undefined): AgentRow {
+export function agentRow(p: Agent, source: DefinitionSource | undefined): AgentRow {
   const schema = pluginInputJsonSchema(p) as { properties?: Record<string, unknown>; required?: string[] };
   const required = new Set(schema.required ?? []);
   return {

@@ -1,6 +1,6 @@
 /** The chat plugin: free text from IM channels; no tools, no artifacts. Offline it explains the commands. */
 import { z } from 'zod';
-import type { BusinessPlugin, ModelTurn, OfflineProcedure } from '../../runtime/business-plugin.js';
+import type { Agent, ModelTurn, OfflineProcedure } from '../../runtime/agent.js';
 import { lastUserText } from '../shared/conversation.js';
 
 export const CHAT_VERSION = '1.0.0';
@@ -35,7 +35,7 @@ export const chatOfflineProcedure: OfflineProcedure = (state): ModelTurn => {
   };
 };
 
-export function createChatPlugin(): BusinessPlugin<ChatInput> {
+export function createChatPlugin(): Agent<ChatInput> {
   return {
     name: 'chat',
     version: CHAT_VERSION,

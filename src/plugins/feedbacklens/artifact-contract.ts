@@ -1,5 +1,5 @@
 /** What a feedbacklens run must deliver under artifacts/. */
-import type { ArtifactContract } from '../../runtime/business-plugin.js';
+import type { ArtifactContract } from '../../runtime/agent.js';
 import {
   FEEDBACK_ANALYSIS_FILE,
   INSIGHT_REPORT_FILE,

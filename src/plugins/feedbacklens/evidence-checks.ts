@@ -2,7 +2,7 @@
  * The evidence checks: every feedback_id cited exists in the evidence index, and every
  * evidence_text is a verbatim part of that row (whitespace runs count as one space).
  */
-import type { ValidationIssue } from '../../runtime/business-plugin.js';
+import type { ValidationIssue } from '../../runtime/agent.js';
 import { isVerbatimQuote } from './analysis/select-quote.js';
 import { preview } from '../../tools/artifact-contract-checks.js';
 

@@ -4,7 +4,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { WorkspaceAccess } from '../../runtime/business-plugin.js';
+import type { WorkspaceAccess } from '../../runtime/agent.js';
 import { readRuntimeJson } from '../shared/read-input-file.js';
 import type { IdSource } from './analysis/feedback-row.js';
 import { findEntries, isLineIndex, StaleIndexError, type EvidenceIndexHandle } from './evidence-index-file.js';

@@ -5,7 +5,7 @@
  * or two passes, see FeedbackAnalyser), so memory follows the analysis, not the file.
  */
 import { stat } from 'node:fs/promises';
-import type { WorkspaceAccess } from '../../runtime/business-plugin.js';
+import type { WorkspaceAccess } from '../../runtime/agent.js';
 import { resolveInputFile } from '../shared/read-input-file.js';
 import { contentTokens } from '../shared/tokenize.js';
 import { corpusSampleIndices, detectCorpusLanguage, type CorpusLanguage } from '../shared/text-language.js';

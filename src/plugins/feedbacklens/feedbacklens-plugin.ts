@@ -1,5 +1,5 @@
 /** The feedbacklens business plugin: feedback CSV → analysis, backlog and report. */
-import type { BusinessPlugin, PluginRunContext } from '../../runtime/business-plugin.js';
+import type { Agent, AgentRunContext } from '../../runtime/agent.js';
 import type { AnyToolDefinition } from '../../tools/tool.js';
 import { createListArtifactsTool } from '../../tools/list-artifacts-tool.js';
 import { createWriteJsonArtifactTool } from '../shared/write-json-artifact-tool.js';
@@ -25,12 +25,12 @@ export interface FeedbackLensOptions {
    * Seam for the compute skill: extra tools offered in every run (e.g. `execute_skill` running
    * `csv_profile`). The offline procedure uses `execute_skill` on inputs above 5,000 rows when present.
    */
-  extraTools?: (ctx: PluginRunContext<FeedbackLensInput>) => AnyToolDefinition[];
+  extraTools?: (ctx: AgentRunContext<FeedbackLensInput>) => AnyToolDefinition[];
   /** names of those extra tools, so the plan lets step 2 use them */
   extraToolNames?: string[];
 }
 
-export function createFeedbackLensPlugin(opts: FeedbackLensOptions = {}): BusinessPlugin<FeedbackLensInput> {
+export function createFeedbackLensPlugin(opts: FeedbackLensOptions = {}): Agent<FeedbackLensInput> {
   return {
     name: 'feedbacklens',
     version: FEEDBACKLENS_VERSION,

@@ -2,7 +2,7 @@
  * The offline model's brain for feedbacklens: reads the conversation so far and picks the next
  * turn, walking the plan through the same tools a real model uses. Deterministic.
  */
-import type { ModelTurn, OfflineProcedure } from '../../runtime/business-plugin.js';
+import type { ModelTurn, OfflineProcedure } from '../../runtime/agent.js';
 import { argPath, currentGoal, failures, lastOk, summarizeToolResults, toolResults, type SeenToolResult } from '../shared/conversation.js';
 import type { FeedbackStats, ThemeSummary } from './analysis/analyse-feedback.js';
 import { FEEDBACK_ANALYSIS_FILE, INSIGHT_REPORT_FILE, PRODUCT_BACKLOG_FILE } from './artifact-schemas.js';

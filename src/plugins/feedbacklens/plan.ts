@@ -1,5 +1,5 @@
 /** The four-step plan of a feedback analysis run. */
-import type { PlanStep } from '../../runtime/business-plugin.js';
+import type { PlanStep } from '../../runtime/agent.js';
 import { FEEDBACK_ANALYSIS_FILE, INSIGHT_REPORT_FILE, PRODUCT_BACKLOG_FILE } from './artifact-schemas.js';
 
 export function feedbackLensPlan(extraAnalysisTools: string[] = []): PlanStep[] {

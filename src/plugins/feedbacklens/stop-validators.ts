@@ -3,7 +3,7 @@
  * (evidence_text is verbatim from that row). Checks 1–4 (files, JSON, schema, headings) come from
  * the artifact contract; `contractValidator` runs them too when a caller wants all six in one place.
  */
-import type { StopValidator, ValidationContext, ValidationIssue } from '../../runtime/business-plugin.js';
+import type { StopValidator, ValidationContext, ValidationIssue } from '../../runtime/agent.js';
 import { parseJsonArtifact } from '../../tools/artifact-contract-checks.js';
 import { CHECK_ID_EXISTS, CHECK_VERBATIM, checkEvidence, citedIds } from './evidence-checks.js';
 import { EVIDENCE_INDEX_FILE, lookupEvidence } from './evidence-index.js';

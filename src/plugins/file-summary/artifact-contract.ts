@@ -1,5 +1,5 @@
 /** file_summary delivers one Markdown file, summary.md, with two required sections. */
-import type { ArtifactContract } from '../../runtime/business-plugin.js';
+import type { ArtifactContract } from '../../runtime/agent.js';
 
 export const SUMMARY_FILE = 'summary.md';
 export const SUMMARY_HEADINGS = ['Summary', 'Key Points'];

@@ -1,5 +1,5 @@
 /** The file_summary business plugin: one text or Markdown file → artifacts/summary.md. */
-import type { BusinessPlugin } from '../../runtime/business-plugin.js';
+import type { Agent } from '../../runtime/agent.js';
 import { SUMMARY_FILE, SUMMARY_HEADINGS, fileSummaryArtifacts } from './artifact-contract.js';
 import { fileSummaryInputSchema, type FileSummaryInput } from './input-schema.js';
 import { fileSummaryOfflineProcedure } from './offline-procedure.js';
@@ -9,7 +9,7 @@ import { createWriteSummaryTool } from './tools/write-summary-tool.js';
 
 export const FILE_SUMMARY_VERSION = '1.0.0';
 
-export function createFileSummaryPlugin(): BusinessPlugin<FileSummaryInput> {
+export function createFileSummaryPlugin(): Agent<FileSummaryInput> {
   return {
     name: 'file_summary',
     version: FILE_SUMMARY_VERSION,

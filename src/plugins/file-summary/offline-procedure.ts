@@ -1,5 +1,5 @@
 /** The offline model's brain for file_summary: read every slice, summarise extractively, write summary.md. */
-import type { ModelTurn, OfflineProcedure } from '../../runtime/business-plugin.js';
+import type { ModelTurn, OfflineProcedure } from '../../runtime/agent.js';
 import { failures, lastOk, toolResults } from '../shared/conversation.js';
 import { summarise } from './analysis/extractive-summary.js';
 import { buildSummaryMarkdown } from './build-summary.js';

@@ -1,6 +1,6 @@
 /** The run's input document, read once through the workspace and decoded. */
 import { extname } from 'node:path';
-import type { WorkspaceAccess } from '../../runtime/business-plugin.js';
+import type { WorkspaceAccess } from '../../runtime/agent.js';
 import { decodeText } from '../shared/decode-text.js';
 import { readInputBytes } from '../shared/read-input-file.js';
 import { TEXT_EXTENSIONS } from './input-schema.js';

@@ -1,5 +1,5 @@
 /** file_summary stop validators: summary.md sections have text and the length fits a summary. */
-import type { StopValidator } from '../../runtime/business-plugin.js';
+import type { StopValidator } from '../../runtime/agent.js';
 import { SUMMARY_FILE } from './artifact-contract.js';
 import type { FileSummaryInput } from './input-schema.js';
 import { readSourceFile } from './source-file.js';

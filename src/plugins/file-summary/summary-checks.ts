@@ -1,5 +1,5 @@
 /** Length checks for summary.md: every required section has text; short enough to be a summary. */
-import type { ValidationIssue } from '../../runtime/business-plugin.js';
+import type { ValidationIssue } from '../../runtime/agent.js';
 import { SHORT_SOURCE_WORDS, SUMMARY_FILE, SUMMARY_HEADINGS, SUMMARY_MAX_SHARE, SUMMARY_MAX_WORDS } from './artifact-contract.js';
 
 export function wordCount(s: string): number {

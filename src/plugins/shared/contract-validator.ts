@@ -1,5 +1,5 @@
 /** The contract checks of an artifact contract: required files exist, JSON parses, schema holds, headings present. */
-import type { ArtifactContract, StopValidator, ValidationIssue } from '../../runtime/business-plugin.js';
+import type { ArtifactContract, StopValidator, ValidationIssue } from '../../runtime/agent.js';
 import { checkArtifactText } from '../../tools/artifact-contract-checks.js';
 
 export function contractValidator(contracts: ArtifactContract[]): StopValidator<unknown> {

@@ -1,5 +1,5 @@
 /** Reading a conversation back, for the offline procedures: which tools ran, with what result. */
-import type { OfflineProcedure } from '../../runtime/business-plugin.js';
+import type { OfflineProcedure } from '../../runtime/agent.js';
 import { SUMMARY_PREFIX } from '../../events/summary-marker.js';
 
 /** The loop's message type, taken through the runtime contract (plugins do not import providers). */

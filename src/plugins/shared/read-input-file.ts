@@ -1,7 +1,7 @@
 /** Read an input file through the workspace, tolerating the runtime's copy into input/. */
 import { open, readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { WorkspaceAccess } from '../../runtime/business-plugin.js';
+import type { WorkspaceAccess } from '../../runtime/agent.js';
 
 /**
  * The runtime copies file inputs into input/ when a run is created; depending on who calls,

@@ -1,6 +1,6 @@
 /** `write_json_artifact`: checks a JSON artifact against its contract before anything is written. */
 import { z } from 'zod';
-import type { ArtifactContract, ValidationIssue, WorkspaceAccess } from '../../runtime/business-plugin.js';
+import type { ArtifactContract, ValidationIssue, WorkspaceAccess } from '../../runtime/agent.js';
 import type { ToolDefinition } from '../../tools/tool.js';
 import { checkJsonValue, findContract } from '../../tools/artifact-contract-checks.js';
 import { errorResult, okResult } from './tool-result.js';

@@ -1,6 +1,6 @@
 /** `write_markdown_artifact`: writes a Markdown artifact after checking its required headings. */
 import { z } from 'zod';
-import type { ArtifactContract, WorkspaceAccess } from '../../runtime/business-plugin.js';
+import type { ArtifactContract, WorkspaceAccess } from '../../runtime/agent.js';
 import type { ToolDefinition } from '../../tools/tool.js';
 import { checkMarkdown, findContract } from '../../tools/artifact-contract-checks.js';
 import { errorResult, okResult } from './tool-result.js';

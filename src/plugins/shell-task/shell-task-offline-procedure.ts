@@ -2,7 +2,7 @@
  * The offline model's brain for shell_task: exec the command (backgrounded when long), follow it
  * with process poll until it exits, read the log tail, write report.md, answer. Deterministic.
  */
-import type { ModelTurn, OfflineProcedure } from '../../runtime/business-plugin.js';
+import type { ModelTurn, OfflineProcedure } from '../../runtime/agent.js';
 import { parseExitLine, parseRunningSession } from '../../tools/exec-results.js';
 import { failures, lastOk, toolResults, type SeenToolResult } from '../shared/conversation.js';
 import { shellTaskInputSchema, type ShellTaskInput } from './input-schema.js';

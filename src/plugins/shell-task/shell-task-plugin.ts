@@ -1,6 +1,6 @@
 /** The `shell_task` builtin plugin: run one shell command and report how it went. */
 import { isAbsolute, resolve } from 'node:path';
-import type { ArtifactContract, BusinessPlugin, StopValidator } from '../../runtime/business-plugin.js';
+import type { ArtifactContract, Agent, StopValidator } from '../../runtime/agent.js';
 import { defaultProcessRegistry } from '../../tools/default-process-registry.js';
 import { createExecTool } from '../../tools/exec-tool.js';
 import type { ProcessRegistry } from '../../tools/process-registry.js';
@@ -44,7 +44,7 @@ const reportNamesCommand: StopValidator<ShellTaskInput> = {
   },
 };
 
-export function createShellTaskPlugin(opts: ShellTaskPluginOptions = {}): BusinessPlugin<ShellTaskInput> {
+export function createShellTaskPlugin(opts: ShellTaskPluginOptions = {}): Agent<ShellTaskInput> {
   return {
     name: 'shell_task',
     version: '1.0.0',

@@ -12,7 +12,7 @@ import { backoffDelay, sleep } from '../../channels/backoff.js';
 import type { ChannelConnection, ChannelContext, ChatAddress, ChatType, InboundFile, InboundMessage, InboundPress, PressAnswer } from '../../channels/channel-types.js';
 import { sendWithRetry, type RetryPolicy } from '../../channels/send-retry.js';
 import type { ConfiguredChannel } from '../../extensions/channel-config.js';
-import type { BusinessPlugin } from '../../runtime/business-plugin.js';
+import type { Agent } from '../../runtime/agent.js';
 import type { RunServiceApi } from '../../runtime/run-service-types.js';
 import { conversationRuns, dispatchImMessage, type ImMessage } from '../im-dispatch.js';
 import { splitReply } from '../im-reply.js';
@@ -30,7 +30,7 @@ export interface ChannelHostOptions {
   channels: readonly ConfiguredChannel[];
   dataDir: string;
   /** The agents now (they can change under `serve --watch`). */
-  plugins: () => BusinessPlugin[];
+  plugins: () => Agent[];
   /** Where file inputs may come from; default [<dataDir>/uploads], where the files people send are put. */
   inputRoots?: string[];
   /** The largest file a person may send (50 MiB). */

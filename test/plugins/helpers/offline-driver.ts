@@ -1,6 +1,6 @@
 /** A tiny agent loop: asks a plugin's offline procedure for turns and executes its tool calls. */
 import { z } from 'zod';
-import type { BusinessPlugin, ValidationIssue, WorkspaceAccess } from '../../../src/runtime/business-plugin.js';
+import type { Agent, ValidationIssue, WorkspaceAccess } from '../../../src/runtime/agent.js';
 import type { ChatMessage, ToolSpec } from '../../../src/providers/model-provider.js';
 import type { AnyToolDefinition } from '../../../src/tools/tool.js';
 import { contractValidator } from '../../../src/plugins/shared/contract-validator.js';
@@ -16,7 +16,7 @@ export interface DriveResult {
 }
 
 export async function driveOffline<I>(
-  plugin: BusinessPlugin<I>,
+  plugin: Agent<I>,
   input: unknown,
   workspace: WorkspaceAccess,
   opts: { goal?: string; maxIterations?: number; extraTools?: AnyToolDefinition[] } = {},

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import type { WorkspaceAccess } from '../../../src/runtime/business-plugin.js';
+import type { WorkspaceAccess } from '../../../src/runtime/agent.js';
 
 export interface TempWorkspace extends WorkspaceAccess {
   /** put a file into input/ and return its workspace-relative path */

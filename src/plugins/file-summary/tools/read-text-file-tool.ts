@@ -1,6 +1,6 @@
 /** `read_text_file`: the input document, a bounded slice at a time. */
 import { z } from 'zod';
-import type { WorkspaceAccess } from '../../../runtime/business-plugin.js';
+import type { WorkspaceAccess } from '../../../runtime/agent.js';
 import type { ToolDefinition } from '../../../tools/tool.js';
 import { errorResult, okResult } from '../../shared/tool-result.js';
 import { readSourceFile } from '../source-file.js';

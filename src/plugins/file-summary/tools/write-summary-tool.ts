@@ -1,6 +1,6 @@
 /** `write_summary`: writes artifacts/summary.md after checking headings and length. */
 import { z } from 'zod';
-import type { WorkspaceAccess } from '../../../runtime/business-plugin.js';
+import type { WorkspaceAccess } from '../../../runtime/agent.js';
 import type { ToolDefinition } from '../../../tools/tool.js';
 import { checkMarkdown } from '../../../tools/artifact-contract-checks.js';
 import { errorResult, okResult } from '../../shared/tool-result.js';

@@ -1,12 +1,12 @@
-/** The plugins a RunService serves, by name. */
-import type { BusinessPlugin } from './business-plugin.js';
+/** The agents a RunService serves, by name. */
+import type { Agent } from './agent.js';
 
 // plugins of many input types live side by side; each validates its own input with inputSchema
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyBusinessPlugin = BusinessPlugin<any>; // any: see above
+export type AnyBusinessPlugin = Agent<any>; // any: see above
 
 /** Where a RunService finds plugins by name: a fixed registry, or one the extension registry refreshes. */
-export interface PluginSource {
+export interface AgentSource {
   get(name: string): AnyBusinessPlugin | undefined;
   names(): string[];
   list(): AnyBusinessPlugin[];
@@ -15,10 +15,10 @@ export interface PluginSource {
 }
 
 /** A source whose plugins can be replaced while the service runs (`serve --watch`): the next run sees them. */
-export class LivePluginSource implements PluginSource {
-  constructor(private current: PluginSource) {}
+export class LiveAgentSource implements AgentSource {
+  constructor(private current: AgentSource) {}
 
-  replace(next: PluginSource): void {
+  replace(next: AgentSource): void {
     this.current = next;
   }
 
@@ -39,7 +39,7 @@ export class LivePluginSource implements PluginSource {
   }
 }
 
-export class PluginRegistry implements PluginSource {
+export class AgentRegistry implements AgentSource {
   private readonly byName = new Map<string, AnyBusinessPlugin>();
 
   constructor(plugins: AnyBusinessPlugin[] = []) {
@@ -48,8 +48,8 @@ export class PluginRegistry implements PluginSource {
 
   /** Throws on a nameless plugin or a name registered twice. */
   register(plugin: AnyBusinessPlugin): void {
-    if (!plugin || typeof plugin.name !== 'string' || !plugin.name) throw new TypeError('PluginRegistry.register: a plugin needs a name');
-    if (this.byName.has(plugin.name)) throw new TypeError(`PluginRegistry.register: plugin "${plugin.name}" is already registered`);
+    if (!plugin || typeof plugin.name !== 'string' || !plugin.name) throw new TypeError('AgentRegistry.register: a plugin needs a name');
+    if (this.byName.has(plugin.name)) throw new TypeError(`AgentRegistry.register: plugin "${plugin.name}" is already registered`);
     this.byName.set(plugin.name, plugin);
   }
 

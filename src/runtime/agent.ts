@@ -1,6 +1,8 @@
 /**
- * What a plugin declares: inputs, tools, prompt, plan, artifact contract, validators,
- * and a reference procedure the offline model follows. The runtime owns everything else.
+ * An Agent: what a run is asked to use (the API's `plugin` field names one). It declares its inputs,
+ * tools, prompt, plan, artifact contract, validators, and a reference procedure the offline model
+ * follows; the runtime owns everything else. Builtins, Markdown agents and code plugins' agents are
+ * all this one type.
  */
 import type { AnyToolDefinition } from '../tools/tool.js';
 import type { ToolSource } from '../tools/tool-source.js';
@@ -24,7 +26,7 @@ export interface WorkspaceAccess {
   listArtifacts(): Promise<Array<{ path: string; bytes: number }>>;
 }
 
-export interface PluginRunContext<Input> {
+export interface AgentRunContext<Input> {
   runId: string;
   input: Input;
   goal: string;
@@ -91,7 +93,7 @@ export interface DefinitionSource {
   file?: string;
 }
 
-export interface BusinessPlugin<Input = Record<string, unknown>> {
+export interface Agent<Input = Record<string, unknown>> {
   name: string;
   version: string;
   description: string;
@@ -105,9 +107,9 @@ export interface BusinessPlugin<Input = Record<string, unknown>> {
   defaultSkill: string | null;
   defaultGoal: string;
   promptFragments: string[];
-  createTools(ctx: PluginRunContext<Input>): AnyToolDefinition[];
+  createTools(ctx: AgentRunContext<Input>): AnyToolDefinition[];
   /** Tools known only once connected (an agent's MCP servers): opened before the run's first model turn. */
-  createToolSources?(ctx: PluginRunContext<Input>): ToolSource[];
+  createToolSources?(ctx: AgentRunContext<Input>): ToolSource[];
   plan: PlanStep[];
   artifacts: ArtifactContract[];
   validators: StopValidator<Input>[];

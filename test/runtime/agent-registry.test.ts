@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { PluginRegistry } from '../../src/runtime/plugin-registry.js';
+import { AgentRegistry } from '../../src/runtime/agent-registry.js';
 import { notesPlugin } from './fixtures/fake-plugin.js';
 
-describe('PluginRegistry', () => {
+describe('AgentRegistry', () => {
   it('finds plugins by name and lists them sorted', () => {
     const a = { ...notesPlugin(), name: 'zeta' };
     const b = notesPlugin();
-    const r = new PluginRegistry([a, b]);
+    const r = new AgentRegistry([a, b]);
     expect(r.names()).toEqual(['notes', 'zeta']);
     expect(r.get('zeta')).toBe(a);
     expect(r.get('nope')).toBeUndefined();
@@ -14,7 +14,7 @@ describe('PluginRegistry', () => {
   });
 
   it('refuses duplicates and nameless plugins', () => {
-    expect(() => new PluginRegistry([notesPlugin(), notesPlugin()])).toThrow(/already registered/);
-    expect(() => new PluginRegistry([{ ...notesPlugin(), name: '' }])).toThrow(/needs a name/);
+    expect(() => new AgentRegistry([notesPlugin(), notesPlugin()])).toThrow(/already registered/);
+    expect(() => new AgentRegistry([{ ...notesPlugin(), name: '' }])).toThrow(/needs a name/);
   });
 });
