@@ -92,6 +92,9 @@ export async function startRuntrailMcpHttp(make: () => McpServer, port: number):
   };
 }
 
+/** Why an unfinished run of `mcp serve` is cancelled: its runs live in its process, which ends with its client. */
+export const STOPPED_REASON = 'runtrail mcp serve stopped (its MCP client disconnected or it was interrupted), and its runs end with it; use runtrail serve and POST /api/runs for runs that outlive the client';
+
 export async function mcpServeCommand(args: string[], deps: CliDeps): Promise<number> {
   const { values, positionals } = parse(args, { http: { type: 'string' } });
   if (positionals.length) throw new UsageError('mcp serve takes no arguments (--http PORT for Streamable HTTP)');
@@ -135,7 +138,8 @@ export async function mcpServeCommand(args: string[], deps: CliDeps): Promise<nu
     off?.();
     return EXIT.ok;
   } finally {
-    await service.close();
+    // the runs live in this process: said in their status when its end cancels them
+    await service.close(STOPPED_REASON);
     await stopMcp(ctx.registry.mcpPool);
   }
 }

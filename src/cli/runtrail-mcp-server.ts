@@ -126,7 +126,7 @@ export function createRuntrailMcpServer(deps: RuntrailMcpDeps): McpServer {
     'start_run',
     {
       description:
-        'Start a run of an agent. With wait (the default) it reports progress while the run goes and returns the final answer and the artifacts (as resource links); with wait: false it returns the run id at once (then use get_run). Input is what `runtrail run` takes: file inputs may be local paths.',
+        'Start a run of an agent. With wait (the default) it reports progress while the run goes and returns the final answer and the artifacts (as resource links); with wait: false it returns the run id at once (then use get_run), but the run still lives in this server\'s process: when the client disconnects the server stops and cancels its unfinished runs (their status says so). Input is what `runtrail run` takes: file inputs may be local paths.',
       inputSchema: {
         agent: z.string().min(1).describe('agent name (list_agents)'),
         goal: z.string().optional().describe("what the run should achieve; default the agent's own goal"),

@@ -69,6 +69,8 @@ class Cancelled extends Error {}
 
 /** The abort reason of a run its process stops (a worker's drain ran out): it fails as interrupted, not cancelled. */
 export class RunInterrupted extends Error {}
+/** A cancellation with its reason in the user's words (`run cancelled: <reason>` in the run's status). */
+export class CancelledBecause extends Error {}
 /** The run cannot start its loop (e.g. an MCP server is unavailable): it fails with this diagnosis. */
 class StartFailure extends Error {
   constructor(readonly diagnosis: DiagnosisDict) {
@@ -329,7 +331,7 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
     outcome =
       why instanceof RunInterrupted
         ? { status: 'failed', text: outcome.text, diagnosis: diag('interrupted', `run was interrupted while ${rec.machine.state} (${why.message})`) }
-        : { status: 'cancelled', text: outcome.text, diagnosis: new Diagnosis({ code: 'cancelled', severity: 'warning', summary: 'run cancelled' }).toDict() };
+        : { status: 'cancelled', text: outcome.text, diagnosis: new Diagnosis({ code: 'cancelled', severity: 'warning', summary: why instanceof CancelledBecause ? `run cancelled: ${why.message}` : 'run cancelled' }).toDict() };
   }
   // a run that ended before its first turn: its start files land before it is finalised
   await startFiles.settled().catch(() => undefined);

@@ -30,7 +30,7 @@ import { AgentRegistry, type AgentSource } from './agent-registry.js';
 import { activeSkill, checkedInput, checkInputFiles, checkRequestedLimits, chooseModel, fileInputSources, ownLimits, grantedSkills, parseRunRequest, pluginOf, providerFor, type ModelChoice, type ProviderResolver } from './run-admission.js';
 import { confinePath, isInside, realpathLoose } from '../tools/confine-path.js';
 import { resolveCapabilities } from './run-capabilities.js';
-import { executeRun, finalise, RunInterrupted, type NoticeSource } from './run-engine.js';
+import { CancelledBecause, executeRun, finalise, RunInterrupted, type NoticeSource } from './run-engine.js';
 import { interruptInSharedStore, ownedByLiveProcess } from './interrupted-runs.js';
 import { RunFolder, type RequestFile } from './run-folder.js';
 import type { RunHooks } from './run-hooks.js';
@@ -614,7 +614,8 @@ export class RunService implements RunServiceApi {
     return this.store.list(q);
   }
 
-  async cancel(runId: string): Promise<RunStatusFile> {
+  /** `because`: the reason the run's status gives (`run cancelled: <because>`). */
+  async cancel(runId: string, because?: string): Promise<RunStatusFile> {
     const rec = this.live.get(runId);
     if (!rec) {
       const s = await this.get(runId);
@@ -627,7 +628,7 @@ export class RunService implements RunServiceApi {
       this.fail('wrong_state', `run ${runId} is already ${s.status}`, { status: s.status });
     }
     if (rec.machine.isTerminal) return rec.done;
-    rec.abort.abort(new Error('cancelled'));
+    rec.abort.abort(because ? new CancelledBecause(because) : new Error('cancelled'));
     if (await this.queue.remove(runId)) await this.cancelledWhileQueued(rec);
     return rec.done;
   }
@@ -718,7 +719,7 @@ export class RunService implements RunServiceApi {
     return finalise(rec, this.engineDeps(), {
       status: 'cancelled',
       text: '',
-      diagnosis: new Diagnosis({ code: 'cancelled', severity: 'warning', summary: 'run cancelled while queued' }).toDict(),
+      diagnosis: new Diagnosis({ code: 'cancelled', severity: 'warning', summary: `run cancelled while queued${rec.abort.signal.reason instanceof CancelledBecause ? `: ${rec.abort.signal.reason.message}` : ''}` }).toDict(),
       metrics: new RunMetrics(),
       startedMs: Date.now(),
       pipeline: null,
@@ -775,12 +776,12 @@ export class RunService implements RunServiceApi {
     return { byState: this.store.countByState(), ...this.queue.stats(), eventsPublished: this.eventsPublished, models: this.usageTotals.snapshot() };
   }
 
-  /** Cancels queued and live runs and waits until each has written its files. */
-  async close(): Promise<void> {
+  /** Cancels queued and live runs (`because`: the reason their status gives) and waits until each has written its files. */
+  async close(because?: string): Promise<void> {
     this.closed = true;
     clearInterval(this.reconciler);
     const recs = [...this.live.values()];
-    await Promise.all(recs.map((r) => this.cancel(r.runId).catch(() => r.done)));
+    await Promise.all(recs.map((r) => this.cancel(r.runId, because).catch(() => r.done)));
     this.releaseSignals?.();
     await this.queue.close();
     await this.queue.dispose?.();

@@ -88,7 +88,8 @@ describe.runIf(existsSync(MAIN))('runtrail and MCP servers (built binary)', () =
     expect(agents.out).toContain('  mcp: everything (mcp__everything__echo, mcp__everything__get-*)');
     expect(serverProcesses(m)).toEqual([]); // listing agents connects to nothing
     const list = await run(['mcp', 'list']);
-    expect(list.code).toBe(0);
+    // "broken" cannot be used: the exit code says so
+    expect(list.code).toBe(1);
     expect(list.out).toMatch(/^everything {2}stdio {2}\.runtrail\/mcp\.json {2}.*index\.js stdio --marker=/m);
     expect(list.out).toMatch(/ok over stdio · mcp-servers\/everything [\d.]+ · \d+ tools \(\d+(\.\d)? ms\)/);
     expect(list.out).toContain('tools: echo, get-annotated-message');

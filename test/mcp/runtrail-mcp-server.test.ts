@@ -2,7 +2,7 @@
  * Runtrail as an MCP server, driven by the official SDK's client — over stdio (the built
  * `runtrail mcp serve`, as Claude Desktop would start it) and over Streamable HTTP on loopback.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -140,6 +140,27 @@ describe.runIf(existsSync(MAIN))('runtrail mcp serve over stdio (the official SD
     await exercise(c);
     await c.close();
     expect(await eventually(() => liveProcesses(`${MAIN} mcp serve`).every((l) => !l.trim().startsWith(String(pid))), 10_000)).toBe(true);
+  }, 60_000);
+});
+
+describe.runIf(existsSync(MAIN))('runtrail mcp serve: a wait: false run when the client goes', () => {
+  it('is cancelled with the reason in its status, as the tool description says', async () => {
+    project();
+    const env: Record<string, string> = { HOME: join(dir, 'home'), NO_COLOR: '1' };
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('RUNTRAIL_') && k !== 'HOME') env[k] = v;
+    const transport = new StdioClientTransport({ command: process.execPath, args: [MAIN, 'mcp', 'serve', '--data-dir', 'data'], cwd: dir, env, stderr: 'pipe' });
+    const c = new Client({ name: 'test', version: '1' });
+    clients.push(c);
+    await c.connect(transport);
+    const start = (await c.listTools()).tools.find((t) => t.name === 'start_run')!;
+    expect(start.description).toContain('when the client disconnects the server stops and cancels its unfinished runs (their status says so)');
+    const started = await call(c, 'start_run', { agent: 'slow', wait: false });
+    const runId = started.structuredContent!.run_id as string;
+    await c.close();
+    const file = join(dir, 'data', 'runs', runId, 'runtime', 'run_status.json');
+    const status = () => (existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { status: string; diagnosis?: { summary: string } }) : null);
+    expect(await eventually(() => status()?.status === 'cancelled', 15_000)).toBe(true);
+    expect(status()!.diagnosis!.summary).toMatch(/^run cancelled( while queued)?: runtrail mcp serve stopped \(its MCP client disconnected or it was interrupted\)/);
   }, 60_000);
 });
 

@@ -8,7 +8,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ClusterConfigError, clusterSettings, type ClusterSettings } from '../../distributed/cluster-settings.js';
 import { redactServiceUrl } from '../../distributed/service-url.js';
-import { parse } from '../args.js';
+import { intOpt, parse } from '../args.js';
+import { apiKeyChecks, definitionChecks, mcpChecks, sandboxCheck } from '../doctor-project-checks.js';
 import { EXIT, UsageError, type CliDeps } from '../cli-io.js';
 import type { CliCommand } from '../cli-command.js';
 import { dataDirOf, loadRegistry, projectDirOf } from '../project-context.js';
@@ -96,18 +97,21 @@ async function clusterChecks(s: ClusterSettings, dataDir: string): Promise<Docto
 
 export const doctorCommand: CliCommand = {
   name: 'doctor',
-  usage: `  doctor              check this node: data dir, chat channels, and with several nodes Redis,
-                      PostgreSQL, the workers and whether the data dir is shared with them: --json
+  usage: `  doctor              check what runs need: data dir, definitions (as validate), each MCP server
+                      (connects, lists tools; --timeout-s N, default 10), the API keys of the configured
+                      models (set or not, never shown), the sandbox, chat channels, and with several
+                      nodes Redis, PostgreSQL, the workers and the shared data dir: --json; exit 1 on a failure
 `,
   run(args, deps) {
-    const { values, positionals } = parse(args, { json: { type: 'boolean' } });
-    if (positionals.length) throw new UsageError('doctor takes no arguments');
+    const { values, positionals } = parse(args, { json: { type: 'boolean' }, 'timeout-s': { type: 'string' } });
+    if (positionals.length) throw new UsageError(`doctor takes no arguments, got ${positionals[0]}`);
     const projectDir = projectDirOf(values, deps);
-    return doctor(values, dataDirOf(values, deps, projectDir), deps, projectDir);
+    const timeoutS = intOpt(values, 'timeout-s', 1) ?? 10;
+    return doctor(values, dataDirOf(values, deps, projectDir), deps, projectDir, timeoutS * 1000);
   },
 };
 
-async function doctor(values: { json?: unknown }, dataDir: string, deps: CliDeps, projectDir: string): Promise<number> {
+async function doctor(values: { json?: unknown }, dataDir: string, deps: CliDeps, projectDir: string, mcpTimeoutMs: number): Promise<number> {
   const checks: DoctorCheck[] = [checkNode(), checkDataDir(dataDir)];
   let settings: ClusterSettings | null = null;
   try {
@@ -118,8 +122,13 @@ async function doctor(values: { json?: unknown }, dataDir: string, deps: CliDeps
     checks.push({ name: 'mode', status: 'fail', detail: e.message });
   }
   if (settings) checks.push(...(await clusterChecks(settings, dataDir)));
+  const registry = await loadRegistry(projectDir, deps);
+  checks.push(...(await definitionChecks(registry)));
+  checks.push(...(await mcpChecks(registry, deps.env, mcpTimeoutMs)));
+  checks.push(...apiKeyChecks(registry, deps.env));
+  checks.push(sandboxCheck());
   // each chat channel of channels.json asked of its service (a wrong token, an API root that does not answer)
-  checks.push(...(await checkChannels([...(await loadRegistry(projectDir, deps)).channels.values()])));
+  checks.push(...(await checkChannels([...registry.channels.values()])));
   const ok = checks.every((c) => c.status !== 'fail');
   if (values.json) deps.stdout.write(`${JSON.stringify({ ok, checks })}\n`);
   else for (const c of checks) deps.stdout.write(`${c.status === 'ok' ? '✓' : c.status === 'warn' ? '!' : '✗'} ${c.name}: ${c.detail}\n`);

@@ -52,7 +52,7 @@ function where(cfg: McpServerConfig): string {
   return s.type === 'stdio' ? [s.command, ...((s.args as string[]) ?? [])].join(' ') : String(s.url);
 }
 
-interface ProbeResult {
+export interface ProbeResult {
   server: string;
   type: string;
   defined_in: string;
@@ -66,7 +66,7 @@ interface ProbeResult {
   diagnosis?: { code: string; summary: string; detail?: string; hint?: string };
 }
 
-async function probe(registry: ExtensionRegistry, k: Known): Promise<ProbeResult> {
+export async function probe(registry: ExtensionRegistry, k: Known): Promise<ProbeResult> {
   const { cfg } = k;
   const base: ProbeResult = { server: cfg.name, type: String(cfg.shown.type), defined_in: cfg.file, target: where(cfg), ok: false };
   let conn: McpConnection;
@@ -141,7 +141,8 @@ async function mcp(args: string[], deps: CliDeps): Promise<number> {
         if (values.json) deps.stdout.write(`${JSON.stringify({ servers: results })}\n`);
         else if (!results.length) deps.stdout.write('no MCP servers: define them in .runtrail/mcp.json or ~/.runtrail/mcp.json ({ "mcpServers": { … } })\n');
         else for (const r of results) printProbe(r, deps.stdout, false);
-        return EXIT.ok;
+        // a server that cannot be used is a failure a script can see
+        return results.every((r) => r.ok) ? EXIT.ok : EXIT.failed;
       }
       if (positionals.length !== 1) throw new UsageError(`mcp probe needs one server (${[...known.keys()].sort().join(', ') || 'none is configured'})`);
       const k = known.get(positionals[0]);
