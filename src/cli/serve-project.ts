@@ -4,6 +4,7 @@
  * next run when their files change. With RUNTRAIL_REDIS_URL and RUNTRAIL_DATABASE_URL the service
  * composes the shared queue, store and fan-out, and the role decides what this node does.
  */
+import { sandboxStartLine } from '../sandbox/sandbox-description.js';
 import { join } from 'node:path';
 import { watchProject } from '../extensions/project-watcher.js';
 import { defaultSkillsDir } from '../runtime/package-root.js';
@@ -79,6 +80,7 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
   const { projectTriggerProblems, projectTriggers } = await import('../triggers/project-triggers.js');
   const triggerProblems = () => projectTriggerProblems(registry);
   reportProblems(registry, io, opts.strict === true, triggerProblems());
+  io.stderr.write(`runtrail: ${sandboxStartLine(registry.config.sandbox)}\n`);
   await prepareMcp(registry, opts.dataDir, io.stderr);
   const source = new LiveAgentSource(registry);
   // traces when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set: batched, exported within about a second and at shutdown

@@ -3,6 +3,7 @@
  * so that every error names the field path and what was expected.
  */
 import type { JsonSchema } from '../tools/schema.js';
+import { AGENT_SANDBOX_SCHEMA, OPERATOR_SANDBOX_SCHEMA } from '../sandbox/sandbox-policy.js';
 
 export const ARTIFACT_TYPES = ['markdown', 'json', 'text', 'csv'] as const;
 export const AGENT_NAME_PATTERN = '^[a-z0-9]+(?:-[a-z0-9]+)*$';
@@ -83,6 +84,8 @@ export const AGENT_FRONTMATTER_SCHEMA: JsonSchema = {
     },
     limits,
     capture,
+    /** What its processes may touch (files, network, environment, limits); config.json bounds it. */
+    sandbox: AGENT_SANDBOX_SCHEMA,
     // what a schedule holds is checked by src/triggers (cron patterns, zones, webhooks)
     schedule: { type: 'object' },
   },
@@ -122,6 +125,8 @@ export const CONFIG_SCHEMA: JsonSchema = {
     disable: stringList,
     plugins: stringList,
     capture,
+    /** The operator's side of the sandbox: mode, elevated, and the bounds of every agent's ask. */
+    sandbox: OPERATOR_SANDBOX_SCHEMA,
     // completion webhooks and schedules: checked by src/triggers, which names each wrong field
     webhooks: { type: 'object' },
     schedules: { type: 'object' },

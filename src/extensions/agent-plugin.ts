@@ -35,6 +35,7 @@ export function compileAgent(def: AgentDefinition, catalog: ToolCatalog, source:
     ...(def.model ? { model: def.model, modelBaseDir: def.dir } : {}),
     ...(def.limits ? { limits: def.limits } : {}),
     ...(def.capture ? { capture: def.capture } : {}),
+    ...(def.sandbox ? { sandbox: def.sandbox } : {}),
     ...(def.permissions ? { permissions: def.permissions } : {}),
     ...(def.durability ? { durability: def.durability } : {}),
     ...(def.agents.length ? { agents: def.agents } : {}),

@@ -10,6 +10,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import type { Agent, DefinitionSource } from '../runtime/agent.js';
 import type { RunLimits } from '../runtime/run-service-types.js';
 import type { CaptureSettings } from '../runtime/capture-settings.js';
+import type { OperatorSandboxSettings } from '../sandbox/sandbox-policy.js';
 import { listSkills, loadSkill } from '../skills/skill-loader.js';
 import { checkSchema, formatSchemaPath } from '../tools/schema.js';
 import { CONFIG_SCHEMA } from './agent-frontmatter-schema.js';
@@ -41,6 +42,8 @@ export interface ProjectConfig {
   disable?: string[];
   plugins?: string[];
   capture?: CaptureSettings;
+  /** The operator's sandbox settings (mode, elevated, bounds of the agents' `sandbox:`). */
+  sandbox?: OperatorSandboxSettings;
   /** completion webhooks and schedule defaults, as written (src/triggers checks them) */
   webhooks?: Record<string, unknown>;
   schedules?: Record<string, unknown>;
@@ -179,6 +182,7 @@ export class ExtensionRegistry {
     if (cfg.model) this.config.model = cfg.model;
     if (cfg.limits) this.config.limits = { ...this.config.limits, ...cfg.limits };
     if (cfg.capture) this.config.capture = { ...this.config.capture, ...cfg.capture };
+    if (cfg.sandbox) this.config.sandbox = { ...this.config.sandbox, ...cfg.sandbox };
     if (cfg.request_limits) this.config.request_limits = { ...this.config.request_limits, ...cfg.request_limits };
     if (cfg.http) this.config.http = { ...this.config.http, ...cfg.http };
     if (cfg.uploads) this.config.uploads = { ...this.config.uploads, ...cfg.uploads };

@@ -10,6 +10,7 @@ import { checkSchema, compileJsonSchema, formatSchemaPath, type JsonSchema } fro
 import type { ArtifactContract, PlanStep } from '../runtime/agent.js';
 import type { RunLimits } from '../runtime/run-service-types.js';
 import type { CaptureSettings } from '../runtime/capture-settings.js';
+import type { AgentSandboxSettings } from '../sandbox/sandbox-policy.js';
 import { AGENT_FRONTMATTER_SCHEMA, ARTIFACT_TYPES } from './agent-frontmatter-schema.js';
 import type { DefinitionProblem } from './definition-problem.js';
 import { globMatcher, isMcpToolEntry } from '../mcp/mcp-tool-name.js';
@@ -40,6 +41,7 @@ export interface AgentDefinition {
   limits?: Partial<RunLimits> & { context_tokens?: number; approval_timeout_s?: number };
   /** What runs of this agent record of their model calls. */
   capture?: CaptureSettings;
+  sandbox?: AgentSandboxSettings;
   /** `schedule:` as written: when the agent runs by itself (checked by src/triggers, which knows schedules) */
   schedule?: Record<string, unknown>;
   instructions: string;
@@ -198,6 +200,7 @@ export function parseAgentFile(file: string, text: string, display: string): Par
       ...(plan ? { plan } : {}),
       ...(d.limits ? { limits: d.limits as AgentDefinition['limits'] } : {}),
       ...(d.capture ? { capture: d.capture as CaptureSettings } : {}),
+      ...(d.sandbox ? { sandbox: d.sandbox as AgentSandboxSettings } : {}),
       ...(d.schedule ? { schedule: d.schedule as Record<string, unknown> } : {}),
       instructions: fm.body.trim(),
       file,

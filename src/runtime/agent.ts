@@ -9,6 +9,7 @@ import type { ToolSource } from '../tools/tool-source.js';
 import type { Schema } from '../tools/schema.js';
 import type { RunLimits } from './run-service-types.js';
 import type { CaptureSettings } from './capture-settings.js';
+import type { AgentSandboxSettings } from '../sandbox/sandbox-policy.js';
 import type { LoadedSkill } from '../skills/skill-loader.js';
 
 /** File-system view a plugin's tools get: every path is resolved and confined by the runtime. */
@@ -128,6 +129,8 @@ export interface Agent<Input = Record<string, unknown>> {
   limits?: Partial<RunLimits>;
   /** What its runs record of their model calls (`capture: { model_io: false }` turns the record off). */
   capture?: CaptureSettings;
+  /** What its processes may touch (`sandbox:` in an agent's frontmatter), within the operator's bounds. */
+  sandbox?: AgentSandboxSettings;
   /** allow | ask | deny per tool name, glob or `*`: `ask` waits for a person's decision. */
   permissions?: Record<string, 'allow' | 'ask' | 'deny'>;
   /** Agents it may start as subagents with the `run_agent` tool. */

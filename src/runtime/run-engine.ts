@@ -33,6 +33,9 @@ import { isTerminalRunState } from './run-state-machine.js';
 import type { ModelProvider } from '../providers/model-provider.js';
 import { ModelCallRecorder } from './model-call-recorder.js';
 import { LiveCheckpoint } from './live-checkpoint.js';
+import type { SandboxPolicy } from '../sandbox/sandbox-policy.js';
+import { describeSandbox } from '../sandbox/sandbox-description.js';
+import { describeUnsupported, sandboxSupport } from '../sandbox/sandbox-support.js';
 
 
 /** What the exec engineer's ProcessRegistry offers the loop (duck-typed to keep runtime → tools light). */
@@ -42,7 +45,12 @@ export interface NoticeSource {
   killScope?(runId: string): Promise<void>;
   /** Records the run's live process groups in `file` (runtime/processes.json) while they run. */
   trackScope?(runId: string, file: string): void;
+  /** Every process the run starts runs in this sandbox; its own record stays read-only inside. */
+  sandboxScope?(runId: string, scope: { policy: SandboxPolicy; readOnlyInside?: string[] }): void;
 }
+
+/** Tools that start processes: a run with one of them cannot start where the sandbox cannot. */
+const PROCESS_TOOLS = new Set(['exec', 'process', 'execute_skill']);
 
 export interface EngineDeps {
   dataDir: string;
@@ -144,6 +152,8 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
     rec.status.started_at = new Date(startedMs).toISOString();
     // before any tool can spawn: what this run starts is on disk while it lives (a SIGKILL runs no handler)
     deps.processRegistry?.trackScope?.(rec.runId, workspace.folder.path('processes'));
+    // its record (runtime/, input/) is Runtrail's: what the run starts can read it, not write or forge it
+    deps.processRegistry?.sandboxScope?.(rec.runId, { policy: rec.sandbox, readOnlyInside: [workspace.runtimeDir, workspace.inputDir, join(workspace.root, 'manifest.json')] });
     toState('created');
     publish('lifecycle', { phase: 'start', startedAt: startedMs });
 
@@ -173,11 +183,17 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
       reasoning: rec.reasoning ?? 'off',
       limits: rec.limits,
       capture: rec.capture,
+      sandbox: describeSandbox(rec.sandbox),
       conversation_id: rec.conversationId,
       declared_tools: rec.tools.map((t) => t.name),
       ...(rec.toolSources?.length ? { tool_sources: rec.toolSources.map((s) => s.describe()) } : {}),
     }));
     checkCancel();
+    // where the sandbox cannot start, a run that would start processes fails now, saying what to fix
+    if (rec.sandbox.mode === 'on' && rec.tools.some((t) => PROCESS_TOOLS.has(t.name))) {
+      const support = sandboxSupport();
+      if (!support.ok) throw new StartFailure(diag('sandbox_unavailable', describeUnsupported(support)));
+    }
 
     // step 6: plan, hooks, prompt, tool specs
     toState('planning');

@@ -18,6 +18,7 @@ import { replaceFile } from './replace-file.js';
 import { RUN_DIRS, RUN_FILES, type RunFile } from './run-files.js';
 import type { RunManifest } from './run-manifest.js';
 import type { RunMetricsFile } from './run-metrics.js';
+import type { SandboxPolicy } from '../sandbox/sandbox-policy.js';
 import type { RunLimits, RunStatusFile } from './run-service-types.js';
 
 export { RUN_DIRS, RUN_FILES, type RunFile } from './run-files.js';
@@ -38,7 +39,7 @@ export interface RequestFile {
   trace: { trace_id: string; parent_span_id: string | null };
   created_at: string;
   skill_active?: string | null;
-  resolved?: { model_spec: unknown; model_cwd: string; limits: RunLimits; claw: string; capture?: ResolvedCapture };
+  resolved?: { model_spec: unknown; model_cwd: string; limits: RunLimits; claw: string; capture?: ResolvedCapture; sandbox?: SandboxPolicy };
 }
 
 /** runtime/owner.json */

@@ -16,6 +16,7 @@ import type { RunWorkspace } from './run-workspace.js';
 import type { RequestFile } from './run-folder.js';
 import type { LatestWrite } from './latest-write.js';
 import type { ResolvedCapture } from './capture-settings.js';
+import type { SandboxPolicy } from '../sandbox/sandbox-policy.js';
 import type { ModelCallFeed } from './model-call-feed.js';
 
 export interface RunRecord {
@@ -33,6 +34,8 @@ export interface RunRecord {
   limits: RunLimits;
   /** What the run records of its model calls (runtime/model_calls.jsonl). */
   capture: ResolvedCapture;
+  /** How its processes are sandboxed (resolved_config.json says it). */
+  sandbox: SandboxPolicy;
   /** Its model calls as they are recorded (the spans' message attributes). */
   modelCalls: ModelCallFeed;
   /** The request's reasoning effort, handed to the provider each turn; absent: off. */

@@ -52,6 +52,7 @@ import { LocalEventFanout, type EventFanout } from './event-fanout.js';
 import { createRunAgentTool, type SubagentHost } from './subagent-tool.js';
 import type { RunMetricsFile } from './run-metrics.js';
 import { resolveCapture, type CaptureSettings, type ResolvedCapture } from './capture-settings.js';
+import { resolveSandboxPolicy, type OperatorSandboxSettings, type SandboxPolicy } from '../sandbox/sandbox-policy.js';
 import { ModelCallFeed } from './model-call-feed.js';
 
 /** A subagent's parent: its run, and the run_agent call that started it. */
@@ -76,7 +77,7 @@ export interface RunServiceOptions {
   skillDirs?: string[];
   /** The project's config.json, read at each create: `model` when neither the request nor the agent names
    *  one and RUNTRAIL_MODEL is unset; `limits` under the agent's and the request's. */
-  defaults?: () => { model?: string; limits?: Partial<RunLimits>; request_limits?: Partial<RunLimits>; capture?: CaptureSettings };
+  defaults?: () => { model?: string; limits?: Partial<RunLimits>; request_limits?: Partial<RunLimits>; capture?: CaptureSettings; sandbox?: OperatorSandboxSettings };
   concurrency?: number;
   /** Runs allowed to wait for a slot; past it create() throws queue_full. Default 100. */
   maxQueue?: number;
@@ -282,6 +283,7 @@ export class RunService implements RunServiceApi {
       limits: { ...DEFAULT_LIMITS, ...this.opts.defaults?.().limits, ...plugin.limits, ...(req.limits ?? {}) },
       reasoning: req.reasoning ?? 'off',
       capture: resolveCapture(this.opts.defaults?.().capture, plugin.capture),
+      sandbox: resolveSandboxPolicy(this.opts.defaults?.().sandbox, plugin.sandbox),
       requested: { model: req.model ?? null, limits: req.limits ?? {}, skill: req.skill ?? null },
       // a subagent is part of its parent's trace: its run span goes under the parent's invoke_agent span
       trace: parent ? { traceId: parent.rec.status.trace_id || runTraceContext().traceId, parentSpanId: null, sampled: true } : runTraceContext(front.traceparent),
@@ -390,6 +392,7 @@ export class RunService implements RunServiceApi {
       grantedSkills: skills,
       reasoning: spec.reasoning,
       capture: spec.capture,
+      sandbox: spec.sandbox,
       modelCalls: new ModelCallFeed(),
       workspace,
       bus,
@@ -512,6 +515,7 @@ export class RunService implements RunServiceApi {
       limits: r.limits,
       reasoning: file.reasoning,
       capture: r.capture ?? resolveCapture(undefined, plugin.capture),
+      sandbox: r.sandbox ?? resolveSandboxPolicy(this.opts.defaults?.().sandbox, plugin.sandbox),
       requested: { model: file.model, limits: file.limits, skill: file.skill },
       trace: { traceId: file.trace.trace_id, parentSpanId: file.trace.parent_span_id, sampled: true },
       claw: r.claw,
@@ -824,6 +828,7 @@ interface RunSpec {
   limits: RunLimits;
   reasoning: ReasoningEffort;
   capture: ResolvedCapture;
+  sandbox: SandboxPolicy;
   /** what the request itself asked for (request.json keeps it as sent) */
   requested: { model: unknown; limits: Partial<RunLimits>; skill: string | null };
   trace: RunTraceContext;
@@ -851,7 +856,7 @@ function requestFile(runId: string, spec: RunSpec, createdAt: string): RequestFi
     trace: { trace_id: spec.trace.traceId, parent_span_id: spec.trace.parentSpanId },
     created_at: createdAt,
     skill_active: spec.skill?.manifest.name ?? null,
-    resolved: { model_spec: spec.model.spec ?? null, model_cwd: spec.model.cwd, limits: spec.limits, claw: spec.claw, capture: spec.capture },
+    resolved: { model_spec: spec.model.spec ?? null, model_cwd: spec.model.cwd, limits: spec.limits, claw: spec.claw, capture: spec.capture, sandbox: spec.sandbox },
   };
 }
 

@@ -4,8 +4,9 @@
  * process has ended (its cgroups).
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { bwrapArgs, type SandboxedSpawn } from './bwrap-command.js';
-import { limitPrelude, memoryByCgroup, SandboxCgroups } from './sandbox-limits.js';
+import { limitEnforcement, limitPrelude, memoryByCgroup, SandboxCgroups } from './sandbox-limits.js';
 import type { SandboxPolicy } from './sandbox-policy.js';
 import { bwrapPath, describeUnsupported, sandboxSupport } from './sandbox-support.js';
 
@@ -14,6 +15,23 @@ export interface SandboxLaunch {
   args: string[];
   /** Removes the sandbox's cgroups; safe to call twice. */
   cleanup(): Promise<void>;
+  /**
+   * The processes running inside, without bubblewrap's own two (the outer one and the namespace's
+   * init): polite signals go to these, so a command that traps SIGTERM gets its grace. Null where no
+   * pids cgroup lists them (then a signal to bubblewrap ends everything inside at once).
+   */
+  insideMembers: (() => number[]) | null;
+}
+
+/** The pid a process has in its innermost pid namespace (1 for a namespace's init). */
+function innermostPid(pid: number): number | null {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('NSpid:'));
+    const ids = line?.split(/\s+/).slice(1).filter(Boolean);
+    return ids?.length ? Number(ids[ids.length - 1]) : null;
+  } catch {
+    return null;
+  }
 }
 
 export class SandboxUnavailableError extends Error {
@@ -37,5 +55,11 @@ export function launchSandboxed(policy: Extract<SandboxPolicy, { mode: 'on' }>, 
     file: '/bin/sh',
     args: ['-c', limitPrelude(procs, policy.limits, memoryByCgroup()), 'sandbox', bwrap, ...bwrapArgs(policy, spec)],
     cleanup: () => (cleaned ??= cgroups.remove()),
+    insideMembers: limitEnforcement().processes.startsWith('pids cgroup')
+      ? () => {
+          // the namespace's init is pid 1 inside; the outer bubblewrap is the tree's leader (skipped by signalTree)
+          return cgroups.processes().filter((pid) => innermostPid(pid) !== 1);
+        }
+      : null,
   };
 }

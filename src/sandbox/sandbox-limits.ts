@@ -137,6 +137,17 @@ export class SandboxCgroups {
     return procs;
   }
 
+  /** The processes in the sandbox's pids cgroup (empty where there is none). */
+  processes(): number[] {
+    const dir = this.dirs.find((d) => d.includes('/pids/')) ?? this.dirs.find((d) => existsSync(join(d, 'pids.max')));
+    if (!dir) return [];
+    try {
+      return readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
+    } catch {
+      return [];
+    }
+  }
+
   /** Kills what is still in them (nothing, normally: the pid namespace died with its init) and removes them. */
   async remove(): Promise<void> {
     for (const dir of this.dirs) {

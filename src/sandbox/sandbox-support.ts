@@ -8,7 +8,7 @@ import { DEFAULT_BWRAP } from './bwrap-command.js';
 
 export type SandboxSupport = { ok: true; bwrap: string } | { ok: false; bwrap: string; reason: string; fix: string };
 
-let cached: SandboxSupport | null = null;
+const cached = new Map<string, SandboxSupport>();
 
 export function bwrapPath(env: NodeJS.ProcessEnv = process.env): string {
   return env.RUNTRAIL_BWRAP || DEFAULT_BWRAP;
@@ -31,10 +31,11 @@ function userNamespaceFix(): string {
   return 'allow user namespaces for this user (in a container: run it with user namespaces permitted, e.g. without a seccomp profile that blocks unshare/clone)';
 }
 
-/** Starts `true` in a minimal sandbox once per process (a few ms) and remembers the answer. */
+/** Starts `true` in a minimal sandbox once per process and bwrap path (a few ms) and remembers the answer. */
 export function sandboxSupport(opts: { refresh?: boolean; bwrap?: string } = {}): SandboxSupport {
-  if (cached && !opts.refresh && !opts.bwrap) return cached;
   const bwrap = opts.bwrap ?? bwrapPath();
+  const known = cached.get(bwrap);
+  if (known && !opts.refresh) return known;
   let result: SandboxSupport;
   if (process.platform !== 'linux') {
     result = { ok: false, bwrap, reason: `the sandbox is built on Linux namespaces and this is ${process.platform}`, fix: 'run Runtrail on Linux, or set sandbox: { "mode": "off" } in config.json to run commands unsandboxed' };
@@ -53,7 +54,7 @@ export function sandboxSupport(opts: { refresh?: boolean; bwrap?: string } = {})
       result = { ok: false, bwrap, reason: `bubblewrap is not installed (no ${bwrap})`, fix: "install Debian's bubblewrap: sudo apt-get install bubblewrap (npm start does it where it may)" };
     }
   }
-  if (!opts.bwrap) cached = result;
+  cached.set(bwrap, result);
   return result;
 }
 

@@ -4,7 +4,8 @@
  * become process events; anything else is logged, never fatal. Memory stays bounded whatever the
  * child prints; timeouts, cancel and floods end the whole process group.
  */
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { DiagnosisInit } from '../events/diagnosis.js';
 import type { OperationReporter } from '../events/operation-reporter-types.js';
 import type { ProcessRegistry } from '../tools/process-registry.js';
@@ -139,7 +140,7 @@ export async function runComputeSkill(opts: RunComputeSkillOptions): Promise<Com
       timeoutMs,
       notifyOnExit: false,
       // in the sandbox: the run folder writable, the skill's own folder readable
-      sandbox: { writable: [opts.cwd], readable: [skill.dir] },
+      sandbox: { writable: [opts.cwd], readable: [skill.dir, ...moduleFoldersAbove(skill.dir)] },
     });
   } catch (e) {
     return fail({ code: 'skill_spawn_failed', summary: `skill ${skill.name} could not start: ${(e as Error).message}` }, null);
@@ -245,4 +246,14 @@ export async function runComputeSkill(opts: RunComputeSkillOptions): Promise<Com
     );
   reporter?.complete(`skill ${skill.name} completed`, { skill: skill.name, durationMs: Date.now() - started });
   return outcome(session, true);
+}
+
+/** The node_modules folders Node would resolve a skill's imports from (its own and its ancestors'). */
+function moduleFoldersAbove(dir: string): string[] {
+  const out: string[] = [];
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    const nm = join(d, 'node_modules');
+    if (existsSync(nm)) out.push(nm);
+    if (dirname(d) === d) return out;
+  }
 }

@@ -1,4 +1,5 @@
 /** Result shapes shared by exec and process: `{ ok, content, details }`, failures with a Diagnosis. */
+import { describeDenial, findSandboxDenial } from '../sandbox/sandbox-denial.js';
 import type { ToolResult } from './tool.js';
 import type { ProcessSession } from './process-session.js';
 
@@ -70,6 +71,11 @@ export function exitDiagnosis(s: ProcessSession, tailChars: number): ToolResult[
       retryable: true,
     };
   if (s.endCause) return { code: 'exec_cancelled', severity: 'warning', summary: describeExit(s), detail, retryable: false };
+  const denial = s.sandboxed ? findSandboxDenial(s.tail(tailChars)) : null;
+  if (denial) {
+    const { summary, hint } = describeDenial(denial);
+    return { code: 'sandbox_denied', severity: 'error', summary: `${describeExit(s)} ${summary}`, detail, hint, retryable: false };
+  }
   return {
     code: s.exitCode !== null ? 'exec_exit_nonzero' : 'exec_killed',
     severity: 'error',

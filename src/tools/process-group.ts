@@ -59,6 +59,12 @@ export interface ProcessTree {
   pgid: number;
   /** True until the leader's exit has been observed (waitpid); then only the group matters. */
   leaderRunning(): boolean;
+  /**
+   * A sandboxed tree: the processes running inside (the leader is bubblewrap, which would end them
+   * all at once if it were sent the signal). A polite signal goes to these only, so that what runs
+   * inside gets its grace; SIGKILL goes to the group as well.
+   */
+  insideMembers?(): number[];
 }
 
 function signalPid(pid: number, signal: NodeJS.Signals): void {
@@ -71,6 +77,14 @@ function signalPid(pid: number, signal: NodeJS.Signals): void {
 
 /** The signal to the group, and to the leader itself while it may not lead its group yet. */
 export function signalTree(tree: ProcessTree, signal: NodeJS.Signals): void {
+  if (tree.insideMembers && signal !== 'SIGKILL') {
+    const inside = tree.insideMembers().filter((pid) => pid !== tree.pgid);
+    // before the command inside exists nothing has run yet: ending bubblewrap itself loses nothing
+    if (inside.length > 0) {
+      for (const pid of inside) signalPid(pid, signal);
+      return;
+    }
+  }
   signalGroup(tree.pgid, signal);
   if (tree.leaderRunning()) signalPid(tree.pgid, signal);
 }

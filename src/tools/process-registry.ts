@@ -12,7 +12,7 @@ import { spawnSupervised } from './supervised-child.js';
 import { minimalBaseEnv } from './exec-config.js';
 import { sandboxEnv } from '../sandbox/bwrap-command.js';
 import { launchSandboxed, type SandboxLaunch } from '../sandbox/sandbox-launch.js';
-import { sandboxSummary, type SandboxPolicy } from '../sandbox/sandbox-policy.js';
+import { resolveSandboxPolicy, sandboxSummary, type SandboxPolicy } from '../sandbox/sandbox-policy.js';
 
 /** How the processes of one scope (run) are sandboxed. */
 export interface ScopeSandbox {
@@ -30,7 +30,7 @@ export interface ProcessRegistryOptions extends Partial<ExecLimits> {
   notifyOnExitEmptySuccess?: boolean;
   /** Where RUNTRAIL_EXEC_* overrides are read from (default process.env). */
   env?: NodeJS.ProcessEnv;
-  /** The sandbox of scopes that were given none with `sandboxScope` (default: off). */
+  /** The sandbox of scopes that were given none with `sandboxScope` (default: on, no network, default limits). */
   sandbox?: SandboxPolicy;
 }
 
@@ -78,7 +78,7 @@ export class ProcessRegistry {
   constructor(opts: ProcessRegistryOptions = {}) {
     const fromEnv = readExecLimits(opts.env ?? process.env);
     const { notifyOnExit, notifyOnExitEmptySuccess, env: _env, sandbox, ...overrides } = opts;
-    this.defaultSandbox = sandbox ?? { mode: 'off' };
+    this.defaultSandbox = sandbox ?? resolveSandboxPolicy(undefined, undefined);
     this.limits = { ...fromEnv, ...stripUndefined(overrides) };
     this.limits.jobTtlMs = clamp(this.limits.jobTtlMs, JOB_TTL_MS_RANGE);
     this.notifyOnExit = notifyOnExit ?? true;
@@ -98,6 +98,7 @@ export class ProcessRegistry {
     const scope = this.sandboxOf(opts.scopeKey);
     const policy = opts.sandbox === 'host' ? null : scope.policy;
     session.sandbox = sandboxSummary(policy);
+    session.sandboxed = policy?.mode === 'on';
     let launch: SandboxLaunch | null = null;
     if (policy?.mode === 'on') {
       const where = opts.sandbox && opts.sandbox !== 'host' ? opts.sandbox : { writable: [opts.cwd] };
@@ -119,7 +120,15 @@ export class ProcessRegistry {
       argv = { file: launch.file, args: launch.args };
     }
     const child = await spawnSupervised(
-      { file: argv.file, args: argv.args, cwd: opts.cwd, env: opts.env, pty: opts.pty, killGraceMs: this.limits.killGraceMs },
+      {
+        file: argv.file,
+        args: argv.args,
+        cwd: opts.cwd,
+        env: opts.env,
+        pty: opts.pty,
+        killGraceMs: this.limits.killGraceMs,
+        ...(launch?.insideMembers ? { insideMembers: launch.insideMembers } : {}),
+      },
       (stream, text) => session.ingest(stream, text),
     );
     const notify = opts.notifyOnExit ?? this.notifyOnExit;

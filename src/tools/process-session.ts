@@ -2,6 +2,7 @@
 import type { OperationReporter } from '../events/operation-reporter-types.js';
 import type { ChildExit, OutputStream, SupervisedChild } from './supervised-child.js';
 import { StringDecoder } from 'node:string_decoder';
+import { constants as osConstants } from 'node:os';
 import { ByteTailBuffer } from './byte-tail-buffer.js';
 
 export type SessionStatus = 'running' | 'completed' | 'failed';
@@ -35,6 +36,14 @@ export interface SessionInfo {
 
 const REPORT_EVERY_MS = 250;
 
+/** bubblewrap exits 128+N when the command inside was killed by signal N (as a shell reports it). */
+function signalOfSandboxExit(exit: ChildExit): NodeJS.Signals | null {
+  if (exit.code === null || exit.code <= 128 || exit.code > 128 + 64) return null;
+  const n = exit.code - 128;
+  const name = Object.entries(osConstants.signals).find(([, v]) => v === n)?.[0];
+  return (name as NodeJS.Signals | undefined) ?? null;
+}
+
 /** "verb target" for quick scanning in `list`: `npm run build` → `npm build`. */
 export function deriveSessionName(command: string): string {
   const words = command.trim().split(/\s+/).filter((w) => !/^[A-Z_][A-Z0-9_]*=/.test(w));
@@ -56,6 +65,8 @@ export class ProcessSession {
   backgrounded = false;
   /** How it was sandboxed: `{ mode, network }` in its events and results. */
   sandbox: { mode: 'on' | 'off' | 'elevated'; network: string } = { mode: 'off', network: 'host' };
+  /** Ran under bubblewrap: its failures to start are bubblewrap's lines on stderr. */
+  sandboxed = false;
   /** Set once the model saw the exit (poll/log): no exit notice needed then. */
   exitObserved = false;
   readonly bytes = { stdout: 0, stderr: 0 };
@@ -228,6 +239,18 @@ export class ProcessSession {
     };
   }
 
+  /**
+   * bubblewrap's own failure (the command not found, a bind it could not make) ends with exit 1 and a
+   * `bwrap: …` line before anything of the command ran: that is a start failure, as a spawn error is.
+   */
+  private sandboxStartError(exit: ChildExit): string | undefined {
+    if (!this.sandboxed || exit.code !== 1 || this.totalBytes > 4096) return undefined;
+    const m = /^bwrap: (.+)$/m.exec(this.fullOutput());
+    if (!m || this.fullOutput().trim() !== m[0].trim()) return undefined;
+    const exec = /^execvp (.+?): (.+)$/.exec(m[1]);
+    return exec ? `${exec[1]}: ${exec[2]}` : `the sandbox could not start: ${m[1]}`;
+  }
+
   private wake(): void {
     for (const w of [...this.waiters]) w();
   }
@@ -240,9 +263,10 @@ export class ProcessSession {
         if (rest) for (const l of this.listeners) l(stream, rest);
       }
     }
-    this.exitCode = exit.code;
-    this.signal = exit.signal;
-    this.spawnError = exit.spawnError;
+    const bySignal = this.sandboxed ? signalOfSandboxExit(exit) : null;
+    this.exitCode = bySignal ? null : exit.code;
+    this.signal = bySignal ?? exit.signal;
+    this.spawnError = exit.spawnError ?? this.sandboxStartError(exit);
     this.endedAt = Date.now();
     this.status = exit.code === 0 && !this.endCause && !exit.spawnError ? 'completed' : 'failed';
     this.wake();

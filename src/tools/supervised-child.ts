@@ -15,6 +15,8 @@ export interface SpawnSpec {
   env: Record<string, string>;
   pty?: boolean;
   killGraceMs: number;
+  /** For a sandboxed child: the processes inside, which polite signals go to (see ProcessTree). */
+  insideMembers?: () => number[];
 }
 
 export interface ChildExit {
@@ -85,7 +87,8 @@ function spawnPipes(spec: SpawnSpec, onOutput: (stream: OutputStream, chunk: Buf
   let stdinOpen = pid !== undefined;
   let leaderExited = false;
   child.once('exit', () => (leaderExited = true));
-  const tree: ProcessTree | undefined = pid === undefined ? undefined : { pgid: pid, leaderRunning: () => !leaderExited };
+  const tree: ProcessTree | undefined =
+    pid === undefined ? undefined : { pgid: pid, leaderRunning: () => !leaderExited, ...(spec.insideMembers ? { insideMembers: spec.insideMembers } : {}) };
   let terminating: Promise<void> | null = null;
   const terminate = (): Promise<void> => {
     if (!tree) return Promise.resolve();
@@ -175,7 +178,7 @@ function spawnPty(mod: PtyModule, spec: SpawnSpec, onOutput: (stream: OutputStre
   // called setsid(); a kill that comes before that reaches it through its pid (ProcessTree)
   const pid = term.pid;
   let open = true;
-  const tree: ProcessTree = { pgid: pid, leaderRunning: () => open };
+  const tree: ProcessTree = { pgid: pid, leaderRunning: () => open, ...(spec.insideMembers ? { insideMembers: spec.insideMembers } : {}) };
   let terminating: Promise<void> | null = null;
   const terminate = (): Promise<void> => {
     terminating ??= terminateTree(tree, spec.killGraceMs).then(() => undefined);
