@@ -4,9 +4,8 @@
  * plugins may see runtime's types only.
  */
 import { dirname, join, normalize, relative, sep } from 'node:path';
-import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { readSource, sourceFiles, SRC } from './source-files.js';
+import { importsOf, readSource, sourceFiles, SRC } from './source-files.js';
 
 type Layer = 'events' | 'channels' | 'providers' | 'tools' | 'skills' | 'runtime' | 'plugins' | 'extensions' | 'mcp' | 'telemetry' | 'distributed' | 'triggers' | 'sandbox' | 'server' | 'cli';
 
@@ -37,36 +36,6 @@ export const LAYERS: Record<Layer, { uses: Layer[]; typesOnly?: Layer[] }> = {
   server: { uses: ['runtime', 'plugins', 'channels', 'events', 'extensions', 'mcp', 'telemetry', 'distributed', 'triggers', 'sandbox', 'cli'] },
   cli: { uses: ['runtime', 'plugins', 'channels', 'events', 'extensions', 'mcp', 'telemetry', 'distributed', 'triggers', 'sandbox', 'server'] },
 };
-
-export interface ImportRef {
-  spec: string;
-  typeOnly: boolean;
-}
-
-export function importsOf(fileName: string, source: string): ImportRef[] {
-  const sf = ts.createSourceFile(fileName, source, ts.ScriptTarget.ES2022, true);
-  const out: ImportRef[] = [];
-  const visit = (node: ts.Node): void => {
-    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
-      const c = node.importClause;
-      const named = c?.namedBindings && ts.isNamedImports(c.namedBindings) ? c.namedBindings.elements : undefined;
-      const allTypeSpecifiers = !!named && named.length > 0 && !c?.name && named.every((e) => e.isTypeOnly);
-      out.push({ spec: node.moduleSpecifier.text, typeOnly: !!c && (c.isTypeOnly || allTypeSpecifiers) });
-    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
-      const named = node.exportClause && ts.isNamedExports(node.exportClause) ? node.exportClause.elements : undefined;
-      const allType = !!named && named.length > 0 && named.every((e) => e.isTypeOnly);
-      out.push({ spec: node.moduleSpecifier.text, typeOnly: node.isTypeOnly || allType });
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
-      const a = node.arguments[0];
-      if (a && ts.isStringLiteralLike(a)) out.push({ spec: a.text, typeOnly: false });
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
-      out.push({ spec: node.argument.literal.text, typeOnly: true });
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(sf);
-  return out;
-}
 
 function layerOf(relToSrc: string): Layer | null {
   const top = relToSrc.split('/')[0];

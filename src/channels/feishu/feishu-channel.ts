@@ -12,8 +12,6 @@ import { defineChannel } from '../define-channel.js';
  * card, then the message's `content`), so a character costs up to 4 bytes (a quote: `\\\"`): 6,000
  * characters stay within 24 KB and leave room for the card around them.
  */
-export const FEISHU_TEXT_LIMIT = 6000;
-
 export const feishuChannel = defineChannel({
   name: 'feishu',
   description: 'Feishu / Lark app (long connection in, cards out)',

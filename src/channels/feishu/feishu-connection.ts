@@ -9,7 +9,9 @@ import { createReadStream } from 'node:fs';
 import * as lark from '@larksuiteoapi/node-sdk';
 import type { ChannelCheck, ChannelConnection, ChannelContext, ChatAddress, DeliveryFailure, InboundFile, OutboundMessage, SendResult } from '../channel-types.js';
 import { httpFailure, networkFailure } from '../network-failure.js';
-import { FEISHU_TEXT_LIMIT } from './feishu-channel.js';
+
+/** The longest text one message of the service may carry. */
+export const FEISHU_TEXT_LIMIT = 6000;
 
 interface FeishuSettings {
   appId: string;

@@ -8,8 +8,6 @@
 import { defineChannel } from '../define-channel.js';
 
 /** Slack truncates `text` past 40,000 characters and asks to keep it within 4,000. */
-export const SLACK_TEXT_LIMIT = 4000;
-
 export const slackChannel = defineChannel({
   name: 'slack',
   description: 'Slack app (Socket Mode in, Web API out)',

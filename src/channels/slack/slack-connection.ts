@@ -9,7 +9,9 @@ import { SocketModeClient } from '@slack/socket-mode';
 import { ErrorCode, WebClient, type WebAPICallError } from '@slack/web-api';
 import type { ChannelCheck, ChannelConnection, ChannelContext, ChatAddress, ChatType, DeliveryFailure, InboundFile, OutboundMessage, SendResult } from '../channel-types.js';
 import { httpFailure, networkFailure } from '../network-failure.js';
-import { SLACK_TEXT_LIMIT } from './slack-channel.js';
+
+/** The longest text one message of the service may carry. */
+export const SLACK_TEXT_LIMIT = 4000;
 
 interface SlackSettings {
   botToken: string;

@@ -5,8 +5,6 @@
  */
 import { defineChannel } from '../define-channel.js';
 
-export const TELEGRAM_TEXT_LIMIT = 4096;
-
 export const telegramChannel = defineChannel({
   name: 'telegram',
   description: 'Telegram bot (Bot API, long polling)',

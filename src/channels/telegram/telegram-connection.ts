@@ -8,7 +8,9 @@ import type { CallbackQuery, Message, MessageEntity, Update, UserFromGetMe } fro
 import { backoffDelay, sleep } from '../backoff.js';
 import type { ChannelCheck, ChannelConnection, ChannelContext, ChatAddress, ChatType, DeliveryFailure, InboundFile, OutboundMessage, SendResult } from '../channel-types.js';
 import { networkFailure } from '../network-failure.js';
-import { TELEGRAM_TEXT_LIMIT } from './telegram-channel.js';
+
+/** The longest text one message of the service may carry. */
+export const TELEGRAM_TEXT_LIMIT = 4096;
 
 /** Telegram's limits: files a bot may upload (50 MB) and download through the cloud Bot API (20 MB). */
 const UPLOAD_LIMIT = 50 * 1024 * 1024;

@@ -12,7 +12,7 @@
  * and `finish` builds the statistics with those ids. Pure and deterministic.
  */
 import type { CorpusLanguage } from '../../shared/text-language.js';
-import type { FeedbackStats, ThemeSample, ThemeSummary } from './analyse-feedback.js';
+import type { FeedbackStats, ThemeSample, ThemeSummary } from './feedback-stats.js';
 import type { FeedbackTally } from './feedback-tally.js';
 import { sampleRows } from './row-sample.js';
 import { normaliseRating, ratingScaleOfMax, scoreSentiment, sentimentSource } from './sentiment-score.js';
