@@ -13,6 +13,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, type TestBrowser } from './browser.js';
 import { builtinPlugins } from '../../src/plugins/builtin-plugins.js';
 import { createTextOnlyPlugin } from '../../src/plugins/text-only-plugin.js';
+import type { ProcedureState } from '../../src/providers/model-turn.js';
 import { createScriptProvider } from '../../src/providers/script-provider.js';
 import type { Agent } from '../../src/runtime/agent.js';
 import { RunService, defaultProviderResolver } from '../../src/runtime/run-service.js';
@@ -43,6 +44,13 @@ const waitTool: AnyToolDefinition = {
   },
 };
 const steerable: Agent = { ...createTextOnlyPlugin({ name: 'steerable', description: 'waits, then answers', offlineAnswer: 'x' }), createTools: () => [waitTool] };
+// `followable` waits too, then answers the last thing the user said: a follow-up gets an answer of its own
+const followable: Agent = {
+  ...createTextOnlyPlugin({ name: 'followable', description: 'waits, then answers the last user message', offlineAnswer: 'x' }),
+  createTools: () => [waitTool],
+  offlineProcedure: (s: ProcedureState) =>
+    s.messages.some((m) => m.role === 'tool') ? { text: `answer to: ${s.messages.filter((m) => m.role === 'user').at(-1)?.content}` } : { toolCalls: [{ name: 'wait_here', args: {} }] },
+};
 const reader = createTextOnlyPlugin({ name: 'reader', description: 'reads a big file', offlineAnswer: 'x' });
 const readerPlugin: Agent = { ...reader, fileInputs: ['file'], inputSchema: { type: 'object', properties: { file: { type: 'string' } } }, createTools: (c) => [createReadFileTool({ files: c.workspace })] };
 const chatOff: Agent = { ...createTextOnlyPlugin({ name: 'private-chat', description: 'a chat that keeps no record of its model calls', offlineAnswer: 'noted' }), capture: { model_io: false } };
@@ -52,7 +60,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'runtrail-workbench-'));
   service = new RunService({
     dataDir: dir,
-    plugins: [...builtinPlugins(), steerable, readerPlugin, chatOff],
+    plugins: [...builtinPlugins(), steerable, followable, readerPlugin, chatOff],
     env: {},
     cwd: dir,
     inputRoots: 'any',
@@ -185,6 +193,50 @@ describe('a live run', () => {
     await page.screenshot({ path: join(out, 'steer-delivered.png'), fullPage: true });
     await page.close();
   }, 120_000);
+});
+
+describe('a live run, further', () => {
+  it('takes a follow-up from its page: shown in place while the run works, and after its answer the run goes on with it', async () => {
+    const run = await service.create({ plugin: 'followable', input: {}, goal: 'look into it' });
+    const page = await openRun(run.run_id);
+    await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 30_000 }).toBe('tool_executing');
+    await page.getByLabel('follow up (after its answer)').check();
+    await page.getByLabel('message to the run').fill('and now check the dates');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const msg = page.locator('.step.message');
+    await expect.poll(() => msg.textContent(), { timeout: 30_000 }).toContain('and now check the dates');
+    expect(await msg.locator('.kind').textContent()).toBe('follow-up');
+    expect(await msg.textContent()).toContain('waiting for the model');
+    release();
+    await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 30_000 }).toBe('completed');
+    await expect.poll(() => msg.textContent(), { timeout: 30_000 }).toContain('read by the model');
+    // the run went on after its first answer: the answer shown is the follow-up's
+    expect(await page.locator('.answer .md').textContent()).toContain('answer to: and now check the dates');
+    await page.locator('[data-bar="model:3.0"]').click();
+    const added = page.locator('[data-testid=call-messages] > li.mark-added');
+    await expect.poll(() => added.allTextContents()).toContainEqual(expect.stringContaining('and now check the dates'));
+    await page.close();
+  }, 120_000);
+
+  it('shows a run whose answer is in as finished, though the status it last read still says it works', async () => {
+    const runId = await finished({ plugin: 'chat', goal: 'hello', input: {} });
+    const page = await ctx.newPage();
+    // the status as a poll can still read it between the answer and the run's end
+    await page.route(
+      (url) => url.pathname === `/api/runs/${runId}`,
+      async (route) => {
+        const res = await route.fetch();
+        await route.fulfill({ response: res, json: { ...((await res.json()) as Record<string, unknown>), status: 'tool_executing' } });
+      },
+    );
+    await page.goto(`${server.url}/#/runs/${runId}`);
+    await page.locator('.answer .md').waitFor();
+    await expect.poll(() => page.getByTestId('run-status').textContent()).toBe('completed');
+    expect(await page.getByRole('button', { name: 'Cancel' }).count()).toBe(0);
+    expect(await page.getByTestId('message-box').count()).toBe(0);
+    expect(await page.getByTestId('stream-state').count()).toBe(0);
+    await page.close();
+  }, 60_000);
 });
 
 describe('a chat', () => {
