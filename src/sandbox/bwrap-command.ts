@@ -7,6 +7,7 @@
 import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { SandboxPolicy } from './sandbox-policy.js';
+import { PROXY_SOCKET_INSIDE } from './network-proxy.js';
 
 export const DEFAULT_BWRAP = '/usr/bin/bwrap';
 /** HOME inside: on the private /tmp, gone with the sandbox. */
@@ -46,7 +47,7 @@ export interface SandboxedSpawn {
   baseDir?: string;
   /** A pty session keeps its terminal as controlling tty (no new session). */
   pty?: boolean;
-  /** The proxy's unix socket, bound in at the same path, when the policy allows named hosts. */
+  /** The proxy's unix socket, bound in at PROXY_SOCKET_INSIDE, when the policy allows named hosts. */
   proxySocket?: string;
   bwrap?: string;
 }
@@ -167,7 +168,7 @@ export function bwrapArgs(policy: Extract<SandboxPolicy, { mode: 'on' }>, spec: 
   for (const w of writable) a.push('--bind', w, w);
   for (const w of writable) if (isDir(w)) for (const git of repositoriesUnder(w)) a.push(...gitProtection(git));
   for (const p of spec.readOnlyInside ?? []) if (existsSync(p)) a.push('--ro-bind', p, p);
-  if (spec.proxySocket) a.push('--ro-bind', spec.proxySocket, spec.proxySocket);
+  if (spec.proxySocket) a.push('--ro-bind', spec.proxySocket, PROXY_SOCKET_INSIDE);
 
   // the tmpfs root itself stays read-only: a write outside the listed places fails
   a.push('--remount-ro', '/', '--chdir', real(spec.cwd) ?? spec.cwd, '--', spec.file, ...spec.args);

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { bwrapArgs, type SandboxedSpawn } from './bwrap-command.js';
+import { FilteringProxy, PROXY_BRIDGE_SOURCE, PROXY_PORT_INSIDE, PROXY_SOCKET_INSIDE, proxyEnv, type ProxyDenial } from './network-proxy.js';
 import { limitEnforcement, limitPrelude, memoryByCgroup, SandboxCgroups } from './sandbox-limits.js';
 import type { SandboxPolicy } from './sandbox-policy.js';
 import { bwrapPath, describeUnsupported, sandboxSupport } from './sandbox-support.js';
@@ -13,6 +14,8 @@ import { bwrapPath, describeUnsupported, sandboxSupport } from './sandbox-suppor
 export interface SandboxLaunch {
   file: string;
   args: string[];
+  /** Set over the process's environment (the proxy's address when named hosts are open). */
+  env: Record<string, string>;
   /** Removes the sandbox's cgroups; safe to call twice. */
   cleanup(): Promise<void>;
   /**
@@ -38,9 +41,23 @@ export class SandboxUnavailableError extends Error {
   readonly code = 'sandbox_unavailable';
 }
 
-export function launchSandboxed(policy: Extract<SandboxPolicy, { mode: 'on' }>, spec: SandboxedSpawn): SandboxLaunch {
+export async function launchSandboxed(
+  policy: Extract<SandboxPolicy, { mode: 'on' }>,
+  spec: SandboxedSpawn,
+  opts: { onDenied?: (d: ProxyDenial) => void; addressAllowed?: (address: string) => boolean } = {},
+): Promise<SandboxLaunch> {
   const support = sandboxSupport();
   if (!support.ok) throw new SandboxUnavailableError(describeUnsupported(support));
+  // named hosts: the filtering proxy outside, the bridge inside in front of the command
+  const proxy = policy.network.mode === 'allow' ? await FilteringProxy.start({ allow: policy.network.allow, onDenied: opts.onDenied, addressAllowed: opts.addressAllowed }) : null;
+  if (proxy) {
+    spec = {
+      ...spec,
+      file: process.execPath,
+      args: ['-e', PROXY_BRIDGE_SOURCE, PROXY_SOCKET_INSIDE, String(PROXY_PORT_INSIDE), spec.file, ...spec.args],
+      proxySocket: proxy.socketPath,
+    };
+  }
   const bwrap = spec.bwrap ?? bwrapPath();
   const cgroups = new SandboxCgroups(`sandbox-${randomBytes(6).toString('hex')}`);
   let procs: string[];
@@ -48,13 +65,15 @@ export function launchSandboxed(policy: Extract<SandboxPolicy, { mode: 'on' }>, 
     procs = cgroups.create(policy.limits);
   } catch (e) {
     void cgroups.remove();
+    await proxy?.close();
     throw new Error(`could not set the sandbox's limits: ${(e as Error).message}`);
   }
   let cleaned: Promise<void> | null = null;
   return {
     file: '/bin/sh',
     args: ['-c', limitPrelude(procs, policy.limits, memoryByCgroup()), 'sandbox', bwrap, ...bwrapArgs(policy, spec)],
-    cleanup: () => (cleaned ??= cgroups.remove()),
+    env: proxy ? proxyEnv() : {},
+    cleanup: () => (cleaned ??= Promise.all([cgroups.remove(), proxy?.close()]).then(() => undefined)),
     insideMembers: limitEnforcement().processes.startsWith('pids cgroup')
       ? () => {
           // the namespace's init is pid 1 inside; the outer bubblewrap is the tree's leader (skipped by signalTree)

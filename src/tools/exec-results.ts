@@ -71,7 +71,8 @@ export function exitDiagnosis(s: ProcessSession, tailChars: number): ToolResult[
       retryable: true,
     };
   if (s.endCause) return { code: 'exec_cancelled', severity: 'warning', summary: describeExit(s), detail, retryable: false };
-  const denial = s.sandboxed ? findSandboxDenial(s.tail(tailChars)) : null;
+  const refused = s.sandboxDenials[0];
+  const denial = refused ? ({ kind: 'host_refused', target: refused } as const) : s.sandboxed ? findSandboxDenial(s.tail(tailChars)) : null;
   if (denial) {
     const { summary, hint } = describeDenial(denial);
     return { code: 'sandbox_denied', severity: 'error', summary: `${describeExit(s)} ${summary}`, detail, hint, retryable: false };

@@ -103,7 +103,7 @@ export class ProcessRegistry {
     if (policy?.mode === 'on') {
       const where = opts.sandbox && opts.sandbox !== 'host' ? opts.sandbox : { writable: [opts.cwd] };
       try {
-        launch = launchSandboxed(policy, {
+        launch = await launchSandboxed(policy, {
           file: argv.file,
           args: argv.args,
           cwd: opts.cwd,
@@ -112,7 +112,7 @@ export class ProcessRegistry {
           readOnlyInside: scope.readOnlyInside,
           baseDir: scope.baseDir,
           pty: opts.pty,
-        });
+        }, { onDenied: (d) => session.sandboxDenials.push(`${d.host}:${d.port}`) });
       } catch (e) {
         this.sessions.delete(id);
         throw e;
@@ -124,7 +124,7 @@ export class ProcessRegistry {
         file: argv.file,
         args: argv.args,
         cwd: opts.cwd,
-        env: opts.env,
+        env: launch ? { ...opts.env, ...launch.env } : opts.env,
         pty: opts.pty,
         killGraceMs: this.limits.killGraceMs,
         ...(launch?.insideMembers ? { insideMembers: launch.insideMembers } : {}),

@@ -67,6 +67,8 @@ export class ProcessSession {
   sandbox: { mode: 'on' | 'off' | 'elevated'; network: string } = { mode: 'off', network: 'host' };
   /** Ran under bubblewrap: its failures to start are bubblewrap's lines on stderr. */
   sandboxed = false;
+  /** Hosts (host:port) the sandbox's proxy refused to this session. */
+  readonly sandboxDenials: string[] = [];
   /** Set once the model saw the exit (poll/log): no exit notice needed then. */
   exitObserved = false;
   readonly bytes = { stdout: 0, stderr: 0 };
