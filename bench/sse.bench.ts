@@ -113,7 +113,7 @@ const runtrail = runtrailPath(false);
 const runtrailLog = runtrailPath(true);
 
 async function measure(name: string, handler: Handler, expectFrames: (frames: number) => boolean): Promise<{ eps: number; bytes: number }> {
-  const server = createServer((req, res) => {
+  const server = createServer((_req, res) => {
     handler(res).catch((err: unknown) => {
       console.error(`${name} handler failed`, err);
       res.destroy();

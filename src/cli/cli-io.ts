@@ -9,7 +9,7 @@ export interface CliOut extends TerminalStream {
 
 export interface CliDeps {
   // builtin plugins of many input types
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: values of many types share this type, each checks its own (see the comment above)
   plugins: Agent<any>[]; // any: each plugin validates its own input
   stdout: CliOut;
   stderr: CliOut;

@@ -20,7 +20,7 @@ export async function cliTelemetry(env: Record<string, string | undefined>, stde
 }
 
 /** Exports what is left; a collector that fails was said by onExportError, and the command's exit code stays its own. */
-export async function finishTelemetry(t: Telemetry | null, stderr: CliOut): Promise<void> {
+export async function finishTelemetry(t: Telemetry | null, _stderr: CliOut): Promise<void> {
   if (!t) return;
   // onExportError has said it when exporting failed; shutdown never throws
   await t.shutdown();

@@ -21,7 +21,7 @@ export interface LoadedCodePlugin {
   /** As the user knows it (`.runtrail/plugins/x.ts`, or the package name). */
   display: string;
   tools: PluginTool[];
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: values of many types share this type, each checks its own (see the comment above)
   agents: Array<Agent<any>>; // any: each agent validates its own input
   channels: ChannelDefinition[];
 }

@@ -29,7 +29,7 @@ export interface PluginToolContext {
 export type PluginToolResult = string | { ok: boolean; content: unknown; details?: Record<string, unknown> };
 
 // a plugin tool's arguments are whatever its schema says; `any` keeps plain-object plugins easy to write
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: values of many types share this type, each checks its own (see the comment above)
 export interface PluginTool<Args = any> {
   name: string;
   description: string;
@@ -51,7 +51,7 @@ export interface RuntrailPlugin {
   tools?: PluginTool[];
   /** Full agents, as the builtins are. */
   // agents of many input types, each validated by its own schema
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: values of many types share this type, each checks its own (see the comment above)
   agents?: Array<Agent<any>>;
   /** Chat channels (`defineChannel`), started from channels.json like the builtin telegram, slack and feishu. */
   channels?: ChannelDefinition[];

@@ -27,7 +27,7 @@ import type { ChannelDefinition } from '../channels/channel-types.js';
 import { channelAgentProblems, parseChannelsConfig, type ConfiguredChannel } from './channel-config.js';
 
 // the registry holds agents of many input types; each validates its own input
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: values of many types share this type, each checks its own (see the comment above)
 type AnyAgent = Agent<any>; // any: see above
 
 export interface ProjectConfig {

@@ -11,7 +11,7 @@ import type { ArtifactContract, PlanStep } from '../runtime/agent.js';
 import type { RunLimits } from '../runtime/run-service-types.js';
 import type { CaptureSettings } from '../runtime/capture-settings.js';
 import type { AgentSandboxSettings } from '../sandbox/sandbox-policy.js';
-import { AGENT_FRONTMATTER_SCHEMA, ARTIFACT_TYPES } from './agent-frontmatter-schema.js';
+import { AGENT_FRONTMATTER_SCHEMA, type ARTIFACT_TYPES } from './agent-frontmatter-schema.js';
 import type { DefinitionProblem } from './definition-problem.js';
 import { globMatcher, isMcpToolEntry } from '../mcp/mcp-tool-name.js';
 

@@ -18,7 +18,7 @@ function maskMessage(m: ChatMessage): ChatMessage {
   let masked: ChatMessage = content === m.content ? m : { ...m, content };
   if (m.role === 'assistant' && (m.toolCalls?.length || m.reasoning?.length)) {
     const toolCalls = m.toolCalls && serverSecrets.maskDeep(m.toolCalls);
-    const reasoning = m.reasoning && m.reasoning.map((r) => (serverSecrets.mask(r.text) === r.text ? r : { ...r, text: serverSecrets.mask(r.text) }));
+    const reasoning = m.reasoning?.map((r) => (serverSecrets.mask(r.text) === r.text ? r : { ...r, text: serverSecrets.mask(r.text) }));
     if (toolCalls !== m.toolCalls || reasoning?.some((r, i) => r !== m.reasoning?.[i])) masked = { ...(masked as typeof m), toolCalls, reasoning };
   }
   maskedMessages.set(m, { version, masked });

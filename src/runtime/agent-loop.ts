@@ -321,7 +321,7 @@ export class AgentLoop {
     const backoff = this.o.backoffMs ?? ((n: number) => 500 * 2 ** n);
     for (let attempt = 0; ; attempt++) {
       const turn = await this.turn(attempt);
-      if (!turn.error || !turn.error.retryable || attempt >= PROVIDER_RETRIES || this.signal.aborted) return turn;
+      if (!turn.error?.retryable || attempt >= PROVIDER_RETRIES || this.signal.aborted) return turn;
       this.o.metrics.providerRetries++;
       this.o.publish('run', { type: 'notice', text: `model provider error (${turn.error.code}): retrying (${attempt + 1}/${PROVIDER_RETRIES})` });
       await sleep(backoff(attempt), this.signal);

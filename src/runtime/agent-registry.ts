@@ -2,7 +2,7 @@
 import type { Agent } from './agent.js';
 
 // plugins of many input types live side by side; each validates its own input with inputSchema
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: values of many types share this type, each checks its own (see the comment above)
 export type AnyBusinessPlugin = Agent<any>; // any: see above
 
 /** Where a RunService finds plugins by name: a fixed registry, or one the extension registry refreshes. */

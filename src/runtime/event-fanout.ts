@@ -4,7 +4,6 @@
  * Locally the live part is the run's bus in this process (or its file, followed, when another
  * process runs it); a shared fan-out (Redis Streams) carries the events between nodes.
  */
-import { join } from 'node:path';
 import type { AgentEvent } from '../events/agent-event.js';
 import type { AgentEventBus } from '../events/agent-event-bus.js';
 import { RunFolder } from './run-folder.js';

@@ -3,7 +3,7 @@
  * snapshot, plan/todo, hooks, prompt, tool specs, the agent loop, stop validation and finalisation.
  * A failing stage still ends in finalise(), so a failed run writes status, metrics, events and manifest.
  */
-import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunStatus } from '../events/agent-event.js';
 import { Diagnosis, type DiagnosisDict } from '../events/diagnosis.js';
@@ -17,7 +17,6 @@ import { inputImages } from './input-images.js';
 import { PendingWrites } from './pending-writes.js';
 import { PlanProgress } from './plan-progress.js';
 import type { RunHooks } from './run-hooks.js';
-import { publicDocuments, type RunManifest } from './run-manifest.js';
 import { RunMetrics } from './run-metrics.js';
 import { endRun } from './run-ending.js';
 import { RUN_FILES } from './run-folder.js';

@@ -3,7 +3,7 @@
  * under a concurrency limit, runs it through the engine, and serves status, events and documents.
  */
 import { existsSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { AgentEvent, DecisionSource, RunStatus } from '../events/agent-event.js';
 import type { StepApproval } from '../events/engine-event.js';
@@ -50,7 +50,6 @@ import { LocalRunStore, type RunStore } from './run-store.js';
 import { afterCheck } from './after-check.js';
 import { LocalEventFanout, type EventFanout } from './event-fanout.js';
 import { createRunAgentTool, type SubagentHost } from './subagent-tool.js';
-import type { RunMetricsFile } from './run-metrics.js';
 import { resolveCapture, type CaptureSettings, type ResolvedCapture } from './capture-settings.js';
 import { resolveSandboxPolicy, type OperatorSandboxSettings, type SandboxPolicy } from '../sandbox/sandbox-policy.js';
 import { ModelCallFeed } from './model-call-feed.js';
@@ -67,7 +66,7 @@ export interface RunServiceOptions {
   /** default RUNTRAIL_DATA_DIR or ./.runtrail */
   dataDir?: string;
   // the registry holds plugins of many input types; each validates its own input
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: values of many types share this type, each checks its own (see the comment above)
   plugins?: Agent<any>[]; // any: input types differ per plugin, checked by plugin.inputSchema
   /** Instead of `plugins`: a source asked at each create (the extension registry, refreshed by `serve --watch`). */
   pluginSource?: AgentSource;
@@ -121,7 +120,7 @@ export const defaultProviderResolver: ProviderResolver = (spec, opts) => {
   if (r.ok) return r.provider;
   const d = r.diagnosis;
   const sentence = (t: string) => (/[.!?]$/.test(t.trim()) ? t.trim() : `${t.trim()}.`);
-  const msg = [d.summary, d.detail, d.hint].filter((t): t is string => Boolean(t && t.trim())).map(sentence).join(' ');
+  const msg = [d.summary, d.detail, d.hint].filter((t): t is string => Boolean(t?.trim())).map(sentence).join(' ');
   throw new RunRequestError(d.code === 'invalid_request' ? 'invalid_request' : 'incompatible', msg, { issues: [{ path: 'model', message: d.summary }] });
 };
 
@@ -551,7 +550,7 @@ export class RunService implements RunServiceApi {
   /** `run://<child_run_id>/artifacts/<path>` of one of `rec`'s subagents, confined to that run's artifacts/. */
   private childArtifact(rec: RunRecord | null, rest: string): string {
     const [id, dir, ...path] = rest.split('/');
-    if (!rec || !rec.children.includes(id)) throw new Error(`run ${id} is not a subagent of this run (subagents: ${rec?.children.join(', ') || 'none'})`);
+    if (!rec?.children.includes(id)) throw new Error(`run ${id} is not a subagent of this run (subagents: ${rec?.children.join(', ') || 'none'})`);
     if (dir !== 'artifacts') throw new Error('only a subagent\'s artifacts/ can be read: run://<run_id>/artifacts/<path>');
     return confinePath(join(this.runsDir, id, 'artifacts'), path.join('/') || '.', `the artifacts of ${id}`);
   }

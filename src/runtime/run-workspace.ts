@@ -3,7 +3,7 @@
  * (NUL bytes, `..`, absolute paths, symlinks via realpath) and refused outside the allowed roots.
  */
 import { constants as fsc, mkdirSync } from 'node:fs';
-import { chmod, copyFile, mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { maskSecrets } from '../events/secret-masker.js';
 import { isInside, realpathLoose, WorkspacePathError } from '../tools/confine-path.js';

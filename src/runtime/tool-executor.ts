@@ -9,7 +9,7 @@ import type { DiagnosisInit } from '../events/diagnosis.js';
 import type { OperationReporter } from '../events/operation-reporter-types.js';
 import type { ToolData, ToolStepKind } from '../events/agent-event.js';
 import type { ToolCallRequest, ToolSpec } from '../providers/model-provider.js';
-import type { AnyToolDefinition, ToolExecutionContext, ToolResult } from '../tools/tool.js';
+import type { AnyToolDefinition, ToolResult } from '../tools/tool.js';
 import { ToolSourceError, type ToolSource } from '../tools/tool-source.js';
 import type { RunHooks, ToolCallInfo } from './run-hooks.js';
 import { emptyHooks } from './run-hooks.js';

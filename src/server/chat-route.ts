@@ -6,7 +6,6 @@
  * cancels the run (POST /api/runs/:id/cancel does): it resumes. An assistant message whose tool parts
  * answer approvals (state `approval-responded`) decides them on the live run and continues its stream.
  */
-import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { RUN_STATUSES } from '../events/agent-event.js';

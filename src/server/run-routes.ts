@@ -1,6 +1,6 @@
 /** The run API: create, list, show, cancel, manifest, artifacts, plan and metrics of a run. */
 import { createReadStream } from 'node:fs';
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { extname, isAbsolute, join, relative, sep } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { RUN_STATUSES, type RunStatus } from '../events/agent-event.js';

@@ -64,6 +64,6 @@ export interface ToolDefinition<Args = unknown> {
   execute(args: Args, ctx?: ToolExecutionContext): Promise<ToolResult>;
 }
 
-// eslint-style escape hatch: registries hold tools of many argument types.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// registries hold tools of many argument types
+// biome-ignore lint/suspicious/noExplicitAny: values of many types share this type, each checks its own (see the comment above)
 export type AnyToolDefinition = ToolDefinition<any>; // any: each tool validates its own args via `parameters`

@@ -8,7 +8,6 @@
  * messages whose sender went away (their lease ran out), so deliveries survive restarts.
  */
 import { appendFile, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { isTerminalRunEvent, type RunStatus } from '../events/agent-event.js';
 import { maskSecretValues } from '../events/secret-values.js';
 import { RunFolder } from '../runtime/run-folder.js';

@@ -118,7 +118,7 @@ export class FileWebhookStore implements WebhookStore {
       if (!n.endsWith('.json')) continue;
       const runId = n.slice(0, -5);
       const r = await this.file(runId).read().catch(() => null);
-      if (r && r.targets.length && !r.ended) out.push(runId);
+      if (r?.targets.length && !r.ended) out.push(runId);
     }
     return out;
   }

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { analyseFeedback, type FeedbackStats, type ThemeSummary } from '../../src/plugins/feedbacklens/analysis/analyse-feedback.js';
 import { parseFeedbackCsv } from '../../src/plugins/feedbacklens/analysis/parse-feedback-csv.js';
 import { scoreSentiment } from '../../src/plugins/feedbacklens/analysis/sentiment-score.js';

@@ -54,7 +54,7 @@ async function start(provider: () => ModelProvider, extra: Partial<ConstructorPa
   return server.url;
 }
 
-async function runToEnd(url: string, body: Record<string, unknown> = {}): Promise<string> {
+async function runToEnd(_url: string, body: Record<string, unknown> = {}): Promise<string> {
   const created = await service!.create({ plugin: 'csv', input: {}, goal: 'Find the top issue.', ...body });
   const done = await service!.wait(created.run_id);
   expect(done.status).toBe('completed');

@@ -1,5 +1,4 @@
 /** A tiny agent loop: asks a plugin's offline procedure for turns and executes its tool calls. */
-import { z } from 'zod';
 import type { Agent, ValidationIssue, WorkspaceAccess } from '../../../src/runtime/agent.js';
 import type { ChatMessage, ToolSpec } from '../../../src/providers/model-provider.js';
 import type { AnyToolDefinition } from '../../../src/tools/tool.js';

@@ -424,7 +424,7 @@ function distinctiveTerms(members: number[], vectors: TermVectors, n: number): s
   });
   scored.sort((a, b) => b.score - a.score || a.term.localeCompare(b.term));
   const chosen: string[] = [];
-  for (const { term, dc } of scored) {
+  for (const { term } of scored) {
     if (chosen.length >= 5) break;
     const words = term.split(' ');
     if (chosen.some((c) => c === term || (words.length === 1 && c.split(' ').includes(term)))) continue;
