@@ -6,13 +6,13 @@ import { useRunView } from '../use-run-view.js';
 import { ApprovalControls } from './ApprovalControls.js';
 import { DiagnosisBox } from './DiagnosisBox.js';
 import { LongList } from './LongList.js';
+import { ProcessTimeline } from './ProcessTimeline.js';
 
 /** Where a row sits in its list, and how the list measures it (see LongList). */
 interface Row {
   row: number;
   measure?: (el: HTMLLIElement | null) => void;
 }
-import { ProcessTimeline } from './ProcessTimeline.js';
 
 // Plain glyphs (coloured by CSS): emoji fonts are not a given on a self-hosted box.
 const ICON: Record<string, string> = { start: '◌', ok: '✓', fail: '✗' };
