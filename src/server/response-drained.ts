@@ -1,7 +1,12 @@
 /** Waits for an HTTP response's socket buffer to drain: true when it did within `ms`, false on timeout or close. */
-import type { ServerResponse } from 'node:http';
 
-export function drained(res: ServerResponse, ms: number): Promise<boolean> {
+/** The two events waited for (a ServerResponse, or any Writable). */
+export interface DrainEvents {
+  on(event: 'drain' | 'close', listener: () => void): unknown;
+  off(event: 'drain' | 'close', listener: () => void): unknown;
+}
+
+export function drained(res: DrainEvents, ms: number): Promise<boolean> {
   return new Promise((resolve) => {
     const done = (ok: boolean): void => {
       clearTimeout(t);

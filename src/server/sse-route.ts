@@ -1,5 +1,4 @@
 /** GET /api/runs/:id/events — resumable SSE; a leaving client never cancels the run. */
-import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { RunServiceApi } from '../runtime/run-service-types.js';
 import { HttpError, sendError } from './http-error.js';
@@ -10,21 +9,13 @@ import { slowClientFrame } from './slow-client-frame.js';
 import { clientKey } from './http-limits.js';
 import { takeClientSlot, type StreamCounters } from './stream-counters.js';
 import { isRunId } from './run-id-param.js';
-import { drained } from './response-drained.js';
-
-/** Resolves true when the response drained, false after `ms` or when it closed. */
-/** The held frames written, then the socket's buffer drained within `ms`. */
-function flushedAndDrained(out: SseFrameWriter, res: ServerResponse, ms: number): Promise<boolean> {
-  out.flush();
-  return drained(res, ms);
-}
 
 export interface StreamOptions {
   /** ms between `: ping` comments (15 s). */
   pingMs: number;
   /** bytes a client may have waiting before it must catch up. */
   maxQueueBytes: number;
-  /** how long a client over its queue bound may take to drain before it is dropped. */
+  /** how long a client over its queue bound may go without reading before it is dropped. */
   slowClientMs: number;
   /** SSE and WebSocket clients at once; more are refused with 503 (each may hold maxQueueBytes). */
   maxClients: number;
@@ -94,10 +85,10 @@ export function registerSseRoute(app: FastifyInstance, service: RunServiceApi, h
         if (finished) break;
         out.write(frame.text);
         counters.framesSent++;
-        // The socket's own buffer is the per-client queue. Past the bound we wait (bounded) for it to drain;
-        // a client that still has not read by then is dropped, so a stalled reader costs at most about
-        // maxQueueBytes and never slows the run or other clients.
-        if (out.queuedBytes > opts.maxQueueBytes && !(await flushedAndDrained(out, res, opts.slowClientMs))) {
+        // The socket's own buffer is the per-client queue. Past the bound we wait for it to drain while the
+        // client reads; one that reads nothing for slowClientMs is dropped, so a stalled reader costs at
+        // most about maxQueueBytes (plus the frame that crossed it) and never slows the run or other clients.
+        if (out.queuedBytes > opts.maxQueueBytes && !(await out.drain(opts.slowClientMs))) {
           if (finished) break;
           counters.clientsDropped++;
           out.write(slowClientFrame(runId, opts.maxQueueBytes));

@@ -60,7 +60,7 @@ export interface ServerOptions {
   pingMs?: number;
   /** Bytes a stream client may have waiting before it must catch up (1 MiB) ... */
   maxClientQueueBytes?: number;
-  /** ... within this many ms, or be dropped with a final error frame (10 s). */
+  /** ... reading at least once every this many ms meanwhile, or be dropped with a final error frame (10 s). */
   slowClientMs?: number;
   /** SSE + WebSocket clients at once (1,000); more get 503. */
   maxStreamClients?: number;

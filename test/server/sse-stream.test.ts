@@ -130,7 +130,10 @@ describe('SSE run stream', () => {
     const service = new FakeRunService();
     const big = 'x'.repeat(2000);
     service.scriptFor = () => ({ deltas: Array.from({ length: 6000 }, () => big) }); // 12 MB: more than loopback socket buffers hold
-    server = await startTestServer(service, { maxClientQueueBytes: 64 * 1024, slowClientMs: 300 });
+    // slowClientMs is a window with nothing read at all: the stalled reader below is dropped after one; the
+    // good reader, in this same process on a loaded machine, reads in the kernel's steps (its send buffer
+    // frees about a third of itself at a time), so its window is not shorter than a busy CI's stalls
+    server = await startTestServer(service, { maxClientQueueBytes: 64 * 1024, slowClientMs: 2000 });
     const { body } = await postJson(`${server.url}/api/runs`, { plugin: 'echo', input: {} });
     await service.wait(body.run_id);
 
@@ -140,10 +143,9 @@ describe('SSE run stream', () => {
       const req = http.get(`${server!.url}/api/runs/${body.run_id}/events`, (res) => {
         res.pause();
         const chunks: Buffer[] = [];
+        // read nothing until the server says it dropped this client (the test's own timeout bounds the wait)
         const waitDrop = async (): Promise<void> => {
-          for (let i = 0; i < 500; i++) {
-            const m = await getJson(`${server!.url}/metrics`);
-            if (/runtrail_stream_clients_dropped_total 1/.test(m.body)) break;
+          while (!/runtrail_stream_clients_dropped_total 1/.test((await getJson(`${server!.url}/metrics`)).body)) {
             await new Promise((r) => setTimeout(r, 10));
           }
           res.on('data', (c: Buffer) => chunks.push(c));
