@@ -11,18 +11,23 @@ import { approvalHandler } from './cli-approvals.js';
 import { cliTelemetry, finishTelemetry } from './cli-telemetry.js';
 import { projectContext, serviceFor, type ProjectContext } from './project-context.js';
 import { createWireWriter, type WireFormat } from './wire-output.js';
+import type { RunService } from '../runtime/run-service.js';
 
 export function exitFor(status: RunStatus): number {
   return status === 'completed' ? EXIT.ok : status === 'cancelled' ? EXIT.cancelled : EXIT.failed;
 }
 
-export async function executeAndFollow(req: CreateRunRequest, values: Values, deps: CliDeps, format: WireFormat, project?: ProjectContext): Promise<number> {
+/** `start`: how the run to follow is had; default a new run from `req` (`resume` takes up a dead one). */
+export type RunStart = (service: RunService, req: CreateRunRequest, opts: { claw: string; traceparent?: string }) => Promise<RunStatusFile>;
+
+export async function executeAndFollow(req: CreateRunRequest, values: Values, deps: CliDeps, format: WireFormat, project?: ProjectContext, start?: RunStart): Promise<number> {
   const ctx = project ?? (await projectContext(values, deps));
   // traces when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set; TRACEPARENT (an env carrier) makes the run part of the caller's trace
   const telemetry = await cliTelemetry(deps.env, deps.stderr);
   const service = serviceFor(ctx, deps, telemetry ? [telemetry.observer] : []);
   try {
-    const created = await service.create(req, { claw: 'cli', ...(deps.env.TRACEPARENT ? { traceparent: deps.env.TRACEPARENT } : {}) });
+    const how = { claw: 'cli', ...(deps.env.TRACEPARENT ? { traceparent: deps.env.TRACEPARENT } : {}) };
+    const created = start ? await start(service, req, how) : await service.create(req, how);
     const runId = created.run_id;
     const note = format === 'text' ? deps.stdout : deps.stderr;
     if (format === 'text') note.write(`▶ ${runId} · ${created.plugin} ${created.plugin_version} · model ${created.provider}:${created.model}\n`);

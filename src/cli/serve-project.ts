@@ -125,6 +125,8 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
     defaults: () => registry.config,
     skillsDir,
     env: opts.env,
+    // runs a killed server left behind go on from their checkpoints
+    resumeOnStart: true,
     ...shared,
     observers: [...(telemetry ? [telemetry.observer] : []), triggers.observer],
   });

@@ -9,7 +9,12 @@ import type { StepApproval, StepNode } from './engine-event.js';
 export type LifecycleData =
   | { phase: 'start'; startedAt: number }
   | { phase: 'end'; endedAt: number }
-  | { phase: 'error'; endedAt: number; diagnosis: DiagnosisDict };
+  | { phase: 'error'; endedAt: number; diagnosis: DiagnosisDict }
+  /** The run's process died and another took the run up from its checkpoint, made when the run had
+   *  published `fromSeq`; its events go on after the last one the dead process published. Assistant
+   *  and reasoning deltas from `discardFromSeq` up to this event belong to a turn that is redone:
+   *  channels drop them rather than show two answers. */
+  | { phase: 'resumed'; resumedAt: number; attempt: number; fromSeq: number; discardFromSeq: number | null; diagnosis: DiagnosisDict };
 
 /** `text` is the full visible text of the current assistant message so far, `delta` what this event adds.
  *  `phase: 'end'` closes one assistant message (delta is ''). */

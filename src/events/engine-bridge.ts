@@ -101,6 +101,15 @@ export function createEngineBridge(opts: EngineBridgeOptions): EngineBridge {
       }
       case 'process':
         return makeProcess(ev.data.event, m);
+      case 'lifecycle': {
+        if (ev.data.phase !== 'resumed') return null;
+        // a step of its own: every channel says the run was resumed, and why, and what was redone
+        const index = stepList.length;
+        stepList.length = index + 1;
+        const d = ev.data;
+        const args = { attempt: d.attempt, from_seq: d.fromSeq, ...(d.discardFromSeq !== null ? { discard_from_seq: d.discardFromSeq } : {}) };
+        return record(makeStep('agent', { ...m, name: 'resume', args, result: d.diagnosis.summary, phase: 'ok', index, diagnosis: Diagnosis.fromDict(d.diagnosis) }));
+      }
       case 'run': {
         const d = ev.data;
         switch (d.type) {

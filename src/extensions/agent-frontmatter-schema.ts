@@ -127,6 +127,12 @@ export const CONFIG_SCHEMA: JsonSchema = {
     capture,
     /** The operator's side of the sandbox: mode, elevated, and the bounds of every agent's ask. */
     sandbox: OPERATOR_SANDBOX_SCHEMA,
+    /** Runs whose process died: resumed from their checkpoint (at most max_resumes times) or interrupted. */
+    durability: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { resume: { type: 'boolean' }, max_resumes: { type: 'integer', minimum: 0, maximum: 100 } },
+    },
     // completion webhooks and schedules: checked by src/triggers, which names each wrong field
     webhooks: { type: 'object' },
     schedules: { type: 'object' },

@@ -44,6 +44,8 @@ export interface ProjectConfig {
   capture?: CaptureSettings;
   /** The operator's sandbox settings (mode, elevated, bounds of the agents' `sandbox:`). */
   sandbox?: OperatorSandboxSettings;
+  /** whether runs whose process died are resumed, and how many times at most */
+  durability?: { resume?: boolean; max_resumes?: number };
   /** completion webhooks and schedule defaults, as written (src/triggers checks them) */
   webhooks?: Record<string, unknown>;
   schedules?: Record<string, unknown>;
@@ -183,6 +185,7 @@ export class ExtensionRegistry {
     if (cfg.limits) this.config.limits = { ...this.config.limits, ...cfg.limits };
     if (cfg.capture) this.config.capture = { ...this.config.capture, ...cfg.capture };
     if (cfg.sandbox) this.config.sandbox = { ...this.config.sandbox, ...cfg.sandbox };
+    if (cfg.durability) this.config.durability = { ...this.config.durability, ...cfg.durability };
     if (cfg.request_limits) this.config.request_limits = { ...this.config.request_limits, ...cfg.request_limits };
     if (cfg.http) this.config.http = { ...this.config.http, ...cfg.http };
     if (cfg.uploads) this.config.uploads = { ...this.config.uploads, ...cfg.uploads };

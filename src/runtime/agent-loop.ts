@@ -59,7 +59,7 @@ export interface AgentLoopOptions {
   onStep?: (why: 'turn' | 'tool' | 'input' | 'compacted') => void;
   /** A resumed run: its counters, the run time already used (the timeout counts it), and the calls
    *  of the last turn that have no result in the conversation yet (run first, as their batch). */
-  resume?: { counters: LoopCounters; usedMs: number; pendingCalls: ToolCallRequest[] };
+  resume?: { counters: LoopCounters; usedMs: number; pendingCalls: ToolCallRequest[]; final?: string };
   /** Injectable for tests: the backoff between provider retries. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   backoffMs?: (attempt: number) => number;
@@ -164,6 +164,12 @@ export class AgentLoop {
       this.o.setState('tool_executing');
       const ended = await this.runToolBatch(pending);
       if (ended) return ended;
+    }
+    // or its final answer, given before the process died, goes to validation again
+    const final = this.o.resume?.final;
+    if (final !== undefined) {
+      this.o.resume!.final = undefined;
+      return { kind: 'final', text: this.answerPrefix + final };
     }
     for (;;) {
       const stop = this.beforeTurn();

@@ -64,12 +64,21 @@ export class ApprovalBroker {
       setState(s: Extract<RunStatus, 'awaiting_approval' | 'tool_executing'>): void;
       timeoutMs: number;
       signal: AbortSignal;
+      /** A resumed run: the approval its dead process asked for this call (asked again with the same
+       *  id, or its decision kept when one had arrived). */
+      prior?: (toolCallId: string) => { id: string; status: 'pending' | 'approved' | 'denied'; by?: string; reason?: string; who?: string } | undefined;
     },
   ) {}
 
   /** Holds the call until a decision; publishes the pending approval and then the decision. */
   request(call: ApprovalCall): Promise<ApprovalDecision> {
-    const id = `apr_${randomBytes(5).toString('hex')}`;
+    const before = this.o.prior?.(call.toolCallId);
+    if (before && before.status !== 'pending') {
+      const by = (before.by ?? 'api') as DecisionSource;
+      this.decided.set(before.id, { id: before.id, status: before.status, tool: call.name, args: argsObject(call.args), by, ...(before.who ? { who: before.who } : {}), ...(before.reason ? { reason: before.reason } : {}) });
+      return Promise.resolve({ approved: before.status === 'approved', by, ...(before.reason ? { reason: before.reason } : {}), ...(before.who ? { who: before.who } : {}) });
+    }
+    const id = before?.id ?? `apr_${randomBytes(5).toString('hex')}`;
     const approval: StepApproval = { id, status: 'pending', tool: call.name, args: argsObject(call.args) };
     return new Promise<ApprovalDecision>((resolve) => {
       let done = false;

@@ -27,7 +27,7 @@ export async function ownedByLiveProcess(runsDir: string, runId: string): Promis
 }
 
 /** Ends a run a crash left live: failed with an `interrupted` diagnosis, through endRun. */
-export async function markInterrupted(runsDir: string, status: RunStatusFile, contract: ArtifactContract[]): Promise<void> {
+export async function markInterrupted(runsDir: string, status: RunStatusFile, contract: ArtifactContract[], why?: NonNullable<RunStatusFile['diagnosis']>): Promise<void> {
   const folder = new RunFolder(runsDir, status.run_id);
   const leftovers = await endLeftovers(folder.root);
   const file = folder.path('events');
@@ -48,7 +48,8 @@ export async function markInterrupted(runsDir: string, status: RunStatusFile, co
     await folder.writeStatus(status);
     return;
   }
-  const diagnosis = interruption(status, 'the runtime stopped before it finished', leftovers);
+  // `why`: a run that was not resumed says why (its checkpoint, its agent, its resumes)
+  const diagnosis = why ? { ...why, detail: [why.detail, leftovers].filter(Boolean).join('\n') } : interruption(status, 'the runtime stopped before it finished', leftovers);
   await endInterrupted(folder, status, contract, new EventStore(file), lastSeq, diagnosis, (s) => folder.writeStatus(s));
 }
 

@@ -79,6 +79,15 @@ export class PlanProgress {
     await this.writes.write(state).catch(() => undefined);
   }
 
+  /** A resumed run's todos and succeeded tools, as its checkpoint kept them. */
+  restore(s: TodoState): void {
+    for (const t of this.todos) {
+      const was = s.todos.find((x) => x.id === t.id);
+      if (was) t.status = was.status;
+    }
+    for (const n of s.succeeded_tools) this.succeeded.add(n);
+  }
+
   async init(): Promise<void> {
     await this.writes.write(this.state());
   }

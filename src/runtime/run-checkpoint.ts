@@ -12,8 +12,10 @@
 import type { DecisionSource } from '../events/agent-event.js';
 import type { ChatMessage } from '../providers/model-provider.js';
 import type { ToolResult } from '../tools/tool.js';
-import { CheckpointLogWriter, readCheckpointFile } from './checkpoint-log.js';
 import { RUN_FILES } from './run-files.js';
+import { appendFileSync } from 'node:fs';
+import { maskSecrets } from '../events/secret-masker.js';
+import { CheckpointLogWriter, checkpointLine, readCheckpointFile, repairCheckpointFile } from './checkpoint-log.js';
 import type { MetricsSnapshot, ModelTurnLine } from './run-metrics.js';
 import type { TodoState } from './plan-progress.js';
 
@@ -65,7 +67,9 @@ export type CheckpointRecord =
   | ({ k: 'message'; id: string; mode: 'steer' | 'follow_up'; text: string; from: DecisionSource } & Stamp)
   | ({ k: 'delivered'; ids: string[] } & Stamp)
   /** an attempt that resumed the run: the events it continued after */
-  | ({ k: 'resumed'; attempt: number; fromSeq: number } & Stamp);
+  | ({ k: 'resumed'; attempt: number; fromSeq: number } & Stamp)
+  /** background processes of the dead attempt, ended before the run was resumed (the model is told) */
+  | ({ k: 'leftovers'; text: string } & Stamp);
 
 export interface CallJournalEntry {
   name: string;
@@ -107,6 +111,8 @@ export interface ResumePoint {
   resumes: number;
   /** the last record was cut short by the crash and left out */
   tornTail: boolean;
+  /** what was said of the dead attempt's background processes when they were ended */
+  leftovers: string[];
 }
 
 export type LoadedCheckpoint = { ok: true; point: ResumePoint } | { ok: false; code: 'checkpoint_missing' | 'checkpoint_corrupt'; summary: string; detail: string };
@@ -121,6 +127,7 @@ export function loadCheckpoint(file: string): LoadedCheckpoint {
   const calls = new Map<string, CallJournalEntry>();
   const approvals = new Map<string, RecordedApproval>();
   const queued: ResumePoint['queued'] = [];
+  const leftovers: string[] = [];
   let resumes = 0;
   // the model-call lines of every record, a compaction's base included: they are the run's history
   const turns: ModelTurnLine[] = [];
@@ -147,6 +154,7 @@ export function loadCheckpoint(file: string): LoadedCheckpoint {
           usedMs: r.usedMs,
           resumes,
           tornTail: read.tornTail,
+          leftovers,
         };
         break;
       case 'step':
@@ -176,6 +184,11 @@ export function loadCheckpoint(file: string): LoadedCheckpoint {
       case 'resumed':
         resumes = r.attempt;
         if (point) point.resumes = resumes;
+        // what earlier attempts left was told to the model then
+        leftovers.length = 0;
+        break;
+      case 'leftovers':
+        leftovers.push(r.text);
         break;
     }
   }
@@ -187,6 +200,12 @@ export function loadCheckpoint(file: string): LoadedCheckpoint {
 
 function noBase(file: string, i: number): LoadedCheckpoint {
   return { ok: false, code: 'checkpoint_corrupt', summary: `the run's checkpoint has a step before its base record (line ${i + 1})`, detail: file };
+}
+
+/** Notes in a dead run's checkpoint that its background processes were ended (before it is resumed). */
+export function noteLeftovers(file: string, text: string): void {
+  repairCheckpointFile(file);
+  appendFileSync(file, checkpointLine({ k: 'leftovers', text, seq: 0, at: Date.now(), usedMs: 0 } satisfies CheckpointRecord, maskSecrets));
 }
 
 /** The state the loop and the engine hand over at each step. */

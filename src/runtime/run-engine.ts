@@ -35,6 +35,7 @@ import { LiveCheckpoint } from './live-checkpoint.js';
 import type { SandboxPolicy } from '../sandbox/sandbox-policy.js';
 import { describeSandbox } from '../sandbox/sandbox-description.js';
 import { describeUnsupported, sandboxSupport } from '../sandbox/sandbox-support.js';
+import { resumedEvent, resumeLoop } from './resumed-attempt.js';
 
 
 /** What the exec engineer's ProcessRegistry offers the loop (duck-typed to keep runtime → tools light). */
@@ -95,7 +96,10 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
   const publish: PublishFn = (stream, data) => void bus.publish(stream, data);
   const metrics = new RunMetrics(deps.usageTotals);
   rec.metrics = metrics;
-  const startedMs = Date.now();
+  // a resumed run goes on with its counters, and its clock counts the time its dead process ran
+  const resume = rec.durability.resume ?? null;
+  if (resume) metrics.restoreResumed(resume);
+  const startedMs = Date.now() - (resume?.usedMs ?? 0);
   let pipeline: ProcessPipeline | null = null;
   let runReporter: OperationReporter | null = null;
   let outcome: { status: 'completed' | 'failed' | 'cancelled'; text: string; diagnosis: DiagnosisDict | null } = {
@@ -126,7 +130,7 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
   let executor: ToolExecutor | null = null;
   // what the run needs to go on after its process dies, written as it goes (an agent that says
   // `durability: interrupt` has none)
-  const checkpoint = rec.durability.checkpoint ? new LiveCheckpoint(workspace.root, bus, null) : null;
+  const checkpoint = rec.durability.checkpoint ? new LiveCheckpoint(workspace.root, bus, resume?.point ?? null) : null;
   // every model call of the run (loop turns, compaction summaries) in runtime/model_calls.jsonl, unless turned off
   const recorder = rec.capture.model_io
     ? new ModelCallRecorder({ root: workspace.root, traceId: rec.status.trace_id ?? '', subscribe: (fn) => bus.subscribe(fn), maxCallBytes: rec.capture.max_call_bytes, calls: rec.modelCalls })
@@ -148,13 +152,15 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
     });
     runReporter = pipeline.reporter({ operationId: rec.runId, targetType: 'runtime', source: 'runtime' });
     runReporter.start(`run ${rec.runId} (${plugin.name})`);
-    rec.status.started_at = new Date(startedMs).toISOString();
+    rec.status.started_at ??= new Date(startedMs).toISOString();
     // before any tool can spawn: what this run starts is on disk while it lives (a SIGKILL runs no handler)
     deps.processRegistry?.trackScope?.(rec.runId, workspace.folder.path('processes'));
     // its record (runtime/, input/) is Runtrail's: what the run starts can read it, not write or forge it
     deps.processRegistry?.sandboxScope?.(rec.runId, { policy: rec.sandbox, readOnlyInside: [workspace.runtimeDir, workspace.inputDir, join(workspace.root, 'manifest.json')] });
-    toState('created');
-    publish('lifecycle', { phase: 'start', startedAt: startedMs });
+    if (!resume) {
+      toState('created');
+      publish('lifecycle', { phase: 'start', startedAt: startedMs });
+    }
 
     // step 4: skill activation
     const skill = rec.skill;
@@ -195,7 +201,7 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
     }
 
     // step 6: plan, hooks, prompt, tool specs
-    toState('planning');
+    if (!resume) toState('planning');
     startFiles.add(workspace.folder.writeJson('agentPlan', {
       run_id: rec.runId,
       plugin: plugin.name,
@@ -203,6 +209,7 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
       steps: plugin.plan.map((s, i) => ({ n: i + 1, ...s })),
     }));
     const progress = new PlanProgress(rec.runId, plugin.plan, workspace.artifactsDir, (st) => workspace.folder.writeJson('todoState', st), publish);
+    if (resume?.point.plan) progress.restore(resume.point.plan);
     startFiles.add(progress.init());
     const planHooks = progress.hooks();
     const hooks: RunHooks = {
@@ -223,6 +230,7 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
       },
       timeoutMs: (rec.limits.approval_timeout_s ?? DEFAULT_APPROVAL_TIMEOUT_S) * 1000,
       signal: rec.abort.signal,
+      ...(resume ? { prior: (id: string) => resume.point.approvals.get(id) } : {}),
     });
     rec.approvals = approvals;
     executor = new ToolExecutor({
@@ -243,7 +251,7 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
     checkCancel();
     if (unavailable) throw new StartFailure(new Diagnosis(unavailable).toDict());
     const specs = executor.specs();
-    const system = buildSystemPrompt({
+    const builtSystem = buildSystemPrompt({
       plugin,
       goal: rec.goal,
       input: rec.input,
@@ -252,18 +260,22 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
       skill: skill ? { name: skill.manifest.name, version: skill.manifest.version, instructions: skill.instructions } : null,
       grantedSkills: rec.grantedSkills.map((g) => ({ name: g.manifest.name, description: g.manifest.description ?? '' })),
     });
-    startFiles.add(workspace.folder.writeText(RUN_FILES.systemPrompt, system));
+    // a resumed run goes on with the system prompt its model saw
+    const system = resume ? resume.point.system : builtSystem;
+    if (!resume) startFiles.add(workspace.folder.writeText(RUN_FILES.systemPrompt, system));
     await startFiles.settled();
     checkCancel();
 
     // step 7: the loop; image file inputs (uploads) go to the model with the goal
-    const goalImages = await inputImages(workspace.root, rec.input, plugin.fileInputs);
+    const goalImages = resume ? { notes: [], images: [] } : await inputImages(workspace.root, rec.input, plugin.fileInputs);
+    const resumed = resume ? resumeLoop(resume, executor, rec) : null;
     const loop = new AgentLoop({
       compactor: compactorFor(rec, { provider, system, metrics, publish, planState: () => planText(progress), runReporter }),
       inbox: rec.inbox,
       provider,
       system,
-      messages: [...rec.history, { role: 'user', content: [rec.goal, ...goalImages.notes].join('\n'), ...(goalImages.images.length ? { images: goalImages.images } : {}) }],
+      messages: resumed ? resumed.messages : [...rec.history, { role: 'user', content: [rec.goal, ...goalImages.notes].join('\n'), ...(goalImages.images.length ? { images: goalImages.images } : {}) }],
+      ...(resumed ? { resume: resumed.loop } : {}),
       executor,
       publish,
       limits: rec.limits,
@@ -288,7 +300,8 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
       turns: metrics.takeNewLines(),
       ...(rec.provider.position ? { provider: rec.provider.position() } : {}),
       plan: progress.state(),
-    }));
+    }), resume ? { attempt: resume.attempt, fromSeq: resume.point.seq } : undefined);
+    if (resume && resumed) publish('lifecycle', resumedEvent(resume, resumed));
     try {
       let repairs = rec.limits.stop_repair_turns;
       for (;;) {
@@ -299,7 +312,7 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
           break;
         }
         // step 8: plan check, then stop hooks
-        toState('validating');
+        if (machine.state !== 'validating') toState('validating');
         const planReasons = await progress.finalCheck();
         const stop = await runStopHooks(hooks.stop);
         const reasons: string[] = [...planReasons];

@@ -29,6 +29,11 @@ export class RunInbox {
     return m;
   }
 
+  /** A resumed run's messages that had arrived and were not yet given to the model (already published). */
+  restore(messages: InboxMessage[]): void {
+    for (const m of messages) this.queued[m.mode].push(m);
+  }
+
   /** The queued messages of `mode`, as the model will read them; marks them delivered. */
   take(mode: MessageMode): string[] {
     const taken = this.queued[mode].splice(0);

@@ -194,6 +194,16 @@ export class RunMetrics {
     return out;
   }
 
+  /** A resumed attempt: the counters its checkpoint kept, one resume more, and what the turns it redoes cost. */
+  restoreResumed(r: { point: { metrics: MetricsSnapshot; turns: ModelTurnLine[] }; attempt: number; lost: { turns: number; tokens: TokenCounts; costUsd: number | null } }): void {
+    this.restore(r.point.metrics, r.point.turns);
+    this.resumes = r.attempt;
+    this.lost.turns += r.lost.turns;
+    for (const k of Object.keys(this.lost.tokens) as Array<keyof TokenCounts>) this.lost.tokens[k] += r.lost.tokens[k];
+    if (r.lost.costUsd === null) this.lost.unpriced = true;
+    else this.lost.costUsd += r.lost.costUsd;
+  }
+
   /** A resumed run's counters and model-call lines, as its checkpoint kept them. */
   restore(s: MetricsSnapshot, lines: ModelTurnLine[]): void {
     Object.assign(this, {

@@ -31,7 +31,7 @@ import { activeSkill, checkedInput, checkInputFiles, checkRequestedLimits, choos
 import { confinePath, isInside, realpathLoose } from '../tools/confine-path.js';
 import { resolveCapabilities } from './run-capabilities.js';
 import { CancelledBecause, executeRun, finalise, RunInterrupted, type NoticeSource } from './run-engine.js';
-import { interruptInSharedStore, ownedByLiveProcess } from './interrupted-runs.js';
+import { endLeftovers, interruptInSharedStore, markInterrupted, ownedByLiveProcess } from './interrupted-runs.js';
 import { RunFolder, type RequestFile } from './run-folder.js';
 import type { RunHooks } from './run-hooks.js';
 import { createRunId, isRunId } from './run-id.js';
@@ -53,6 +53,10 @@ import { createRunAgentTool, type SubagentHost } from './subagent-tool.js';
 import { resolveCapture, type CaptureSettings, type ResolvedCapture } from './capture-settings.js';
 import { resolveSandboxPolicy, type OperatorSandboxSettings, type SandboxPolicy } from '../sandbox/sandbox-policy.js';
 import { ModelCallFeed } from './model-call-feed.js';
+import { DEFAULT_DURABILITY, planResume, type DurabilitySettings } from './run-resume.js';
+import { CHECKPOINT_FILE, noteLeftovers } from './run-checkpoint.js';
+import { EVENTS_FILE, repairEventsFile } from './event-store.js';
+import type { DiagnosisDict } from '../events/diagnosis.js';
 
 /** A subagent's parent: its run, and the run_agent call that started it. */
 interface ParentLink {
@@ -76,7 +80,10 @@ export interface RunServiceOptions {
   skillDirs?: string[];
   /** The project's config.json, read at each create: `model` when neither the request nor the agent names
    *  one and RUNTRAIL_MODEL is unset; `limits` under the agent's and the request's. */
-  defaults?: () => { model?: string; limits?: Partial<RunLimits>; request_limits?: Partial<RunLimits>; capture?: CaptureSettings; sandbox?: OperatorSandboxSettings };
+  defaults?: () => { model?: string; limits?: Partial<RunLimits>; request_limits?: Partial<RunLimits>; capture?: CaptureSettings; sandbox?: OperatorSandboxSettings; durability?: Partial<DurabilitySettings> };
+  /** `serve` and `worker`: at init, resume every run whose process died and that can be resumed
+   *  (the CLI leaves them for `runtrail resume` or `run --resume`). */
+  resumeOnStart?: boolean;
   concurrency?: number;
   /** Runs allowed to wait for a slot; past it create() throws queue_full. Default 100. */
   maxQueue?: number;
@@ -157,6 +164,9 @@ export class RunService implements RunServiceApi {
     return true;
   }
 
+  /** the run folders of this data dir, when they are the store (runs are resumed from them) */
+  private readonly local: LocalRunStore | null;
+  private initDone: Promise<void> | null = null;
   private eventsPublished = 0;
   private readonly usageTotals = new ModelUsageTotals();
   private closed = false;
@@ -177,7 +187,8 @@ export class RunService implements RunServiceApi {
     ownerOnlyUmask();
     this.cwd = opts.cwd ?? process.cwd();
     this.resolver = opts.providerResolver ?? defaultProviderResolver;
-    const local = new LocalRunStore(this.runsDir, (p) => this.registry.get(p)?.artifacts ?? [], (id) => this.live.has(id));
+    const local = new LocalRunStore(this.runsDir, (p) => this.registry.get(p)?.artifacts ?? [], (id) => this.live.has(id), (s) => this.crashVerdict(s));
+    this.local = opts.store ? null : local;
     this.store = opts.store ?? local;
     this.fanout =
       opts.fanout ??
@@ -207,7 +218,78 @@ export class RunService implements RunServiceApi {
   /** Loads existing runs; runs a crash left live become failed (`interrupted`) with a terminal event. Idempotent. */
   init(): Promise<void> {
     this.dataDirClosed ??= ownerOnlyDataDir(this.dataDir).catch(() => undefined);
-    return this.dataDirClosed.then(() => this.store.init());
+    this.initDone ??= this.dataDirClosed.then(async () => {
+      await this.store.init();
+      if (!this.opts.resumeOnStart) return;
+      for (const id of [...(this.local?.resumable ?? [])]) await this.resumeNow(id);
+    });
+    return this.initDone;
+  }
+
+  private durability(): DurabilitySettings {
+    return { ...DEFAULT_DURABILITY, ...this.opts.defaults?.().durability };
+  }
+
+  /** A run whose process died: null when it can be resumed, else why it ends interrupted. */
+  private async crashVerdict(status: RunStatusFile): Promise<DiagnosisDict | null> {
+    const root = join(this.runsDir, status.run_id);
+    repairEventsFile(join(root, EVENTS_FILE));
+    const plugin = this.registry.get(status.plugin);
+    const d = await planResume(root, status, { settings: this.durability(), agentDurability: plugin ? (plugin.durability ?? 'resume') : null });
+    if (d.kind !== 'resume') return d.diagnosis;
+    // the dead process's background sessions end now, not when (or if) the run is resumed
+    const ended = await endLeftovers(root);
+    if (ended) noteLeftovers(join(root, CHECKPOINT_FILE), ended);
+    return null;
+  }
+
+  /** Runs whose process died and that `resume` would take up. */
+  resumableRuns(): string[] {
+    return [...(this.local?.resumable ?? [])].filter((id) => !this.live.has(id));
+  }
+
+  /**
+   * Takes up a run whose process died, from its checkpoint: same run_id, folder and event stream.
+   * A run that cannot be resumed (no or a damaged checkpoint, too many resumes, its agent says
+   * interrupt) ends `interrupted` saying why; either way the run's status is returned.
+   */
+  async resume(runId: string): Promise<RunStatusFile> {
+    await this.init();
+    if (this.closed) this.fail('wrong_state', 'the run service is closed');
+    if (this.live.has(runId)) this.fail('wrong_state', `run ${runId} is running in this process`);
+    const status = await this.store.get(runId);
+    if (!status) this.fail('not_found', `run ${runId} not found`);
+    if (isTerminalRunState(status.status)) this.fail('wrong_state', `run ${runId} is already ${status.status}: only a run whose process died can be resumed`, { status: status.status });
+    if (await ownedByLiveProcess(this.runsDir, runId)) this.fail('wrong_state', `run ${runId} is running in another runtrail process (pid in its runtime/owner.json)`, { status: status.status, elsewhere: true });
+    await this.resumeNow(runId);
+    return (await this.get(runId)) ?? status;
+  }
+
+  private async resumeNow(runId: string): Promise<void> {
+    this.local?.resumable.delete(runId);
+    const status = await this.store.get(runId);
+    if (!status || isTerminalRunState(status.status) || this.live.has(runId)) return;
+    const root = join(this.runsDir, runId);
+    const plugin = this.registry.get(status.plugin);
+    const interrupt = async (why: DiagnosisDict) => {
+      await markInterrupted(this.runsDir, status, plugin?.artifacts ?? [], why).catch(() => undefined);
+      this.store.note(status);
+    };
+    try {
+      repairEventsFile(join(root, EVENTS_FILE));
+      const d = await planResume(root, status, { settings: this.durability(), agentDurability: plugin ? (plugin.durability ?? 'resume') : null });
+      if (d.kind === 'interrupt') return await interrupt(d.diagnosis);
+      // what the dead process left running ends before the run goes on
+      const leftovers = [...d.point.leftovers, await endLeftovers(root)].filter(Boolean).join('; ');
+      const rec = await this.hydrate(runId);
+      if (!rec) return;
+      rec.durability = { checkpoint: true, resume: { ...d, leftovers } };
+      this.store.note(rec.status);
+      await this.queue.enqueue(runId);
+    } catch (e) {
+      this.live.delete(runId);
+      await interrupt(new Diagnosis({ code: 'interrupted', severity: 'error', summary: `run was interrupted while ${status.status} and could not be resumed: ${(e as Error)?.message ?? String(e)}`, hint: 'start the run again' }).toDict());
+    }
   }
 
   private fail(code: ConstructorParameters<typeof RunRequestError>[0], message: string, details: ConstructorParameters<typeof RunRequestError>[2] = {}): never {

@@ -7,7 +7,7 @@
 import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AgentEvent, RunStatus } from '../events/agent-event.js';
-import { Diagnosis } from '../events/diagnosis.js';
+import { Diagnosis, type DiagnosisDict } from '../events/diagnosis.js';
 import type { ArtifactContract } from './agent.js';
 import { EventStore, readEvents } from './event-store.js';
 import { completeTerminalEvent, endLeftovers, markInterrupted, ownedByLiveProcess } from './interrupted-runs.js';
@@ -72,7 +72,13 @@ export class LocalRunStore implements RunStore {
     private readonly artifactsOf: (plugin: string) => ArtifactContract[],
     /** Runs this process holds live: init leaves them alone. */
     private readonly isLive: (runId: string) => boolean = () => false,
+    /** A run whose process died: left as it is to be resumed (null), or the diagnosis it ends
+     *  `interrupted` with. Without it every such run ends interrupted. */
+    private readonly afterCrash?: (status: RunStatusFile) => Promise<DiagnosisDict | null>,
   ) {}
+
+  /** Runs whose process died and that can be resumed (init left them as they were). */
+  readonly resumable = new Set<string>();
 
   init(): Promise<void> {
     this.initPromise ??= this.load();
@@ -89,7 +95,13 @@ export class LocalRunStore implements RunStore {
       if (!status) continue;
       if (!isTerminalRunState(status.status) && !(await ownedByLiveProcess(this.runsDir, id))) {
         try {
-          await markInterrupted(this.runsDir, status, this.artifactsOf(status.plugin));
+          const why = this.afterCrash ? await this.afterCrash(status) : undefined;
+          if (why === null) {
+            this.resumable.add(id);
+            this.index.set(id, status);
+            continue;
+          }
+          await markInterrupted(this.runsDir, status, this.artifactsOf(status.plugin), why);
         } catch (e) {
           // one unreadable run folder must not fail init() (and with it every later call): the run is
           // still not live, so it is failed/interrupted here and its status written when possible

@@ -263,6 +263,12 @@ export class ToolExecutor {
     return result;
   }
 
+  /** Whether a call of this tool that a crash cut short may run again: read-only or idempotent. */
+  safeToRepeat(name: string): boolean {
+    const tool = this.tools.get(name);
+    return tool?.readOnly === true || tool?.idempotent === true;
+  }
+
   /** Whether calls of this tool may run beside other calls of a turn: read-only, and allowed without asking. */
   isParallelSafe(call: ToolCallRequest): boolean {
     const tool = this.tools.get(call.name);

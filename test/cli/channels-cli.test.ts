@@ -133,7 +133,7 @@ describe.runIf(existsSync(MAIN))('chat channels through the CLI', { timeout: 120
   it('the process dies mid-reply (SIGKILL): started again, the chat is told the run was interrupted, in the same message', async () => {
     const tg = await fake();
     const p = project({ telegram: { token: '${TG}', api_root: tg.url, allow_from: [555], poll_timeout_s: 1 } });
-    p.write('.runtrail/agents/slow.md', agentFile('name: slow\ndescription: slow\nmodel: script:slow.turns.json'));
+    p.write('.runtrail/agents/slow.md', agentFile('name: slow\ndescription: slow\nmodel: script:slow.turns.json\ndurability: interrupt'));
     p.write('.runtrail/agents/slow.turns.json', JSON.stringify([{ text: 'never reached', delayMs: 120_000 }]));
     const first = runtrail(['channels', 'run'], p.dir, { TG: tg.token });
     await eventually(() => /channels running/.test(first.out()), 30_000);

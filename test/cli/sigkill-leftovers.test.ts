@@ -4,7 +4,7 @@
  * the next Runtrail on the data dir ends them and says so in the run's diagnosis.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -39,6 +39,11 @@ async function killHard(child: ChildProcess): Promise<void> {
 }
 
 const runsDir = () => join(dir, 'data', 'runs');
+/** These runs end interrupted (config.json durability.resume: false): what is left of them is ended and said. */
+function noResume(): void {
+  mkdirSync(join(dir, '.runtrail'), { recursive: true });
+  writeFileSync(join(dir, '.runtrail', 'config.json'), JSON.stringify({ durability: { resume: false } }));
+}
 /**
  * The run's record of its process groups. The spawn comes first (a pid exists only after the fork),
  * so `ps` can show the children an instant before the record is written: a test waits for it.
@@ -50,6 +55,7 @@ const commandProcesses = (m: string) => liveProcesses(m).filter((l) => !l.includ
 describe.runIf(existsSync(MAIN))('children of a Runtrail killed with SIGKILL', () => {
   it('are ended when the server starts again, and the run says so', async () => {
     dir = mkdtempSync(join(tmpdir(), 'runtrail-sigkill-'));
+    noResume();
     const m = marker();
     const serve = () => {
       const p = runtrail(['serve', '--port', '0', '--data-dir', 'data'], { RUNTRAIL_ENABLE_SHELL_TASK: '1' });
@@ -76,6 +82,7 @@ describe.runIf(existsSync(MAIN))('children of a Runtrail killed with SIGKILL', (
 
   it('are ended by the next runtrail command on the data dir after `runtrail run` was killed', async () => {
     dir = mkdtempSync(join(tmpdir(), 'runtrail-sigkill-'));
+    noResume();
     const m = marker();
     const run = runtrail(['run', 'shell_task', '--input', `command=sleep ${m}`, '--data-dir', 'data']);
     expect(await eventually(() => commandProcesses(m).length === 2, 20_000)).toBe(true);

@@ -667,7 +667,9 @@ describe('RunService: conversations, notices, restart', () => {
     // simulate the crash: the status file says model_thinking and the log ends mid-line
     const { appendFileSync } = await import('node:fs');
     const status = JSON.parse(readFileSync(runFile(run_id, 'runtime/run_status.json'), 'utf8'));
-    const s2 = makeService(env, new FakeProvider([]));
+    // a runtime that does not resume runs (config.json durability.resume: false) ends them interrupted
+    const noResume = { defaults: () => ({ durability: { resume: false } }) };
+    const s2 = makeService(env, new FakeProvider([]), noResume);
     await s1.close();
     writeFileSync(runFile(run_id, 'runtime/run_status.json'), JSON.stringify({ ...status, status: 'model_thinking' }));
     const before = events(run_id).filter((e) => !(e.stream === 'run' && ['run.cancelled'].includes(e.data.type as string)));
@@ -686,7 +688,7 @@ describe('RunService: conversations, notices, restart', () => {
     writeFileSync(runFile(run_id, 'runtime/run_status.json'), JSON.stringify({ ...status, status: 'model_thinking' }));
     const { hostname } = await import('node:os');
     writeFileSync(runFile(run_id, 'runtime/owner.json'), JSON.stringify({ pid: process.ppid, host: hostname() }));
-    const s3 = makeService(env, new FakeProvider([]));
+    const s3 = makeService(env, new FakeProvider([]), noResume);
     await s3.init();
     expect((await s3.get(run_id))?.status).toBe('model_thinking');
     // ... and this service cannot cancel it: the error says where it can be

@@ -10,6 +10,7 @@ import { initCommand } from './init.js';
 import { mcpCommand } from './mcp.js';
 import { pluginsCommand } from './plugins.js';
 import { replayCommand } from './replay.js';
+import { resumeCommand } from './resume.js';
 import { runCommand } from './run.js';
 import { runsCommand } from './runs.js';
 import { schedulesCommand } from './schedules.js';
@@ -23,6 +24,7 @@ import { workerCommand } from './worker.js';
 export const COMMANDS: readonly CliCommand[] = [
   runCommand,
   runsCommand,
+  resumeCommand,
   showCommand,
   replayCommand,
   agentsCommand,

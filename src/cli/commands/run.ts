@@ -6,7 +6,7 @@ import { intOpt, parse } from '../args.js';
 import { coerceInput, parseInputJson, parseInputPairs } from '../build-input.js';
 import { EXIT, UsageError } from '../cli-io.js';
 import type { CliCommand } from '../cli-command.js';
-import { executeAndFollow } from '../follow-run.js';
+import { executeAndFollow, type RunStart } from '../follow-run.js';
 import { projectContext } from '../project-context.js';
 import { shellWord } from '../runtrail-command.js';
 
@@ -27,7 +27,18 @@ const RUN_OPTIONS = {
   'show-reasoning': { type: 'boolean' },
   'approve-all': { type: 'boolean' },
   'deny-all': { type: 'boolean' },
+  resume: { type: 'boolean' },
 } as const;
+
+/** `run … --resume`: the agent's newest run whose process died goes on; without one, a new run. */
+const resumeOrCreate: RunStart = async (service, req, how) => {
+  await service.init();
+  for (const id of service.resumableRuns().sort().reverse()) {
+    const s = await service.get(id);
+    if (s?.plugin === req.plugin) return service.resume(id);
+  }
+  return service.create(req, how);
+};
 
 export const runCommand: CliCommand = {
   name: 'run',
@@ -37,7 +48,8 @@ export const runCommand: CliCommand = {
                       --conversation ID, --max-iterations N, --max-tool-calls N, --timeout-s N,
                       --stop-repair-turns N, --context-tokens N, --reasoning off|low|medium|high,
                       --json (NDJSON wire frames), --show-reasoning (print the model's reasoning),
-                      --approve-all | --deny-all (tool calls an agent must ask about; else y/N on a terminal)
+                      --approve-all | --deny-all (tool calls an agent must ask about; else y/N on a terminal),
+                      --resume (take up this agent's newest run whose process died, if there is one)
 `,
   async run(args, deps, usage) {
     const { values, positionals } = parse(args, RUN_OPTIONS);
@@ -83,7 +95,7 @@ export const runCommand: CliCommand = {
       ...(typeof reasoning === 'string' ? { reasoning: reasoning as ReasoningEffort } : {}),
       ...(Object.keys(limits).length ? { limits } : {}),
     };
-    return executeAndFollow(req, values, deps, values.json === true ? 'ndjson' : 'text', ctx);
+    return executeAndFollow(req, values, deps, values.json === true ? 'ndjson' : 'text', ctx, values.resume === true ? resumeOrCreate : undefined);
   },
 };
 

@@ -18,16 +18,19 @@ export const runsCommand: CliCommand = {
     try {
       const { runs, total } = await service.list({ ...(status ? { status } : {}), ...(typeof values.plugin === 'string' ? { plugin: values.plugin } : {}), limit });
       if (values.json) {
-        deps.stdout.write(`${JSON.stringify({ runs, total })}\n`);
+        deps.stdout.write(`${JSON.stringify({ runs, total, resumable: service.resumableRuns() })}\n`);
         return EXIT.ok;
       }
       if (!runs.length) {
         deps.stdout.write('no runs\n');
         return EXIT.ok;
       }
+      // runs whose process died and that `runtrail resume <run_id>` takes up
+      const resumable = new Set(service.resumableRuns());
       for (const r of runs) {
         const goal = r.goal.length > 50 ? `${r.goal.slice(0, 49)}…` : r.goal;
-        deps.stdout.write(`${r.run_id}  ${r.status.padEnd(14)} ${r.plugin.padEnd(14)} ${goal}\n`);
+        const status = resumable.has(r.run_id) ? `${r.status} (resumable)` : r.status;
+        deps.stdout.write(`${r.run_id}  ${status.padEnd(14)} ${r.plugin.padEnd(14)} ${goal}\n`);
       }
       if (total > runs.length) deps.stdout.write(`(${runs.length} of ${total}; --limit N for more)\n`);
       return EXIT.ok;

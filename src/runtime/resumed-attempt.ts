@@ -1,0 +1,93 @@
+/**
+ * A resumed attempt of a run: the loop it starts with (the checkpoint's conversation, the calls of
+ * its last turn still to settle, or its final answer to validate again), the model's position and
+ * queued messages put back, and the `resumed` lifecycle event that tells every channel what happened.
+ */
+import type { LifecycleData } from '../events/agent-event.js';
+import { Diagnosis } from '../events/diagnosis.js';
+import type { ChatMessage, ToolCallRequest } from '../providers/model-provider.js';
+import type { AgentLoopOptions } from './agent-loop.js';
+import type { RunRecord } from './run-record.js';
+import type { ResumeDecision } from './run-resume.js';
+
+/** A decision to resume, and what the dead process left running (ended since). */
+export type ResumeStart = Extract<ResumeDecision, { kind: 'resume' }> & {
+  /** the sentence saying which background processes were ended, or '' */
+  leftovers: string;
+};
+
+export type CallOutcome = 'recorded' | 'run again' | 'interrupted_during_call' | 'not started';
+
+export interface ResumedLoop {
+  messages: ChatMessage[];
+  loop: NonNullable<AgentLoopOptions['resume']>;
+  /** the calls of the last turn without a result in the conversation, and what happens to each */
+  calls: Array<{ id: string; name: string; outcome: CallOutcome }>;
+}
+
+/** The calls of the conversation's last assistant turn that have no tool result after it. */
+function unsettledCalls(messages: ChatMessage[]): ToolCallRequest[] {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m.role !== 'assistant') continue;
+    const answered = new Set(messages.slice(i + 1).flatMap((x) => (x.role === 'tool' ? [x.toolCallId] : [])));
+    return (m.toolCalls ?? []).filter((c) => !answered.has(c.id));
+  }
+  return [];
+}
+
+/** Builds the resumed loop's start and puts back the model's position and the queued messages. */
+export function resumeLoop(resume: ResumeStart, executor: { safeToRepeat(name: string): boolean }, rec: Pick<RunRecord, 'provider' | 'inbox'>): ResumedLoop {
+  const p = resume.point;
+  if (p.provider !== undefined) rec.provider.restorePosition?.(p.provider);
+  rec.inbox.restore(p.queued);
+  const messages = [...p.messages];
+  const pending = unsettledCalls(messages);
+  const last = messages.at(-1);
+  const final = last?.role === 'assistant' && !last.toolCalls?.length ? last.content : undefined;
+  if (resume.leftovers) {
+    // the model is told which of its background sessions died with the process
+    messages.push({ role: 'user', content: `[notice] The run's process stopped and the run was resumed; its background sessions ended with it: ${resume.leftovers}.` });
+  }
+  const calls = pending.map((c) => {
+    const j = p.calls.get(c.id);
+    const outcome: CallOutcome = !j ? 'not started' : j.result ? 'recorded' : executor.safeToRepeat(c.name) ? 'run again' : 'interrupted_during_call';
+    return { id: c.id, name: c.name, outcome };
+  });
+  return {
+    messages,
+    loop: { counters: p.loop, usedMs: resume.usedMs, pendingCalls: pending, ...(final !== undefined && !resume.leftovers ? { final } : {}) },
+    calls,
+  };
+}
+
+function plural(n: number, one: string): string {
+  return `${n} ${one}${n === 1 ? '' : 's'}`;
+}
+
+/** The `resumed` lifecycle event: attempt, from which seq, and what was lost or is redone. */
+export function resumedEvent(resume: ResumeStart, resumed: ResumedLoop): Extract<LifecycleData, { phase: 'resumed' }> {
+  const { lost } = resume;
+  const detail: string[] = [];
+  if (lost.turns) {
+    const tokens = lost.tokens.input + lost.tokens.output;
+    detail.push(`${plural(lost.turns, 'model turn')} redone (${tokens} tokens${lost.costUsd ? `, $${lost.costUsd.toFixed(6)}` : ''} spent again)`);
+  }
+  for (const c of resumed.calls) {
+    if (c.outcome === 'interrupted_during_call') detail.push(`${c.name} (${c.id}) was running and is not safe to run twice: not run again, the model is told its effect is unknown (interrupted_during_call)`);
+    else if (c.outcome === 'run again') detail.push(`${c.name} (${c.id}) was running and is read-only or idempotent: run again`);
+    else if (c.outcome === 'recorded') detail.push(`${c.name} (${c.id}) had finished: its recorded result is used, it is not run again`);
+  }
+  const asked = [...resume.point.approvals.values()].filter((a) => a.status === 'pending');
+  for (const a of asked) detail.push(`approval ${a.id} is asked again`);
+  if (resume.leftovers) detail.push(resume.leftovers);
+  if (resume.point.tornTail) detail.push('the last checkpoint record was cut short by the crash and left out');
+  const diagnosis = new Diagnosis({
+    code: 'resumed',
+    severity: 'warning',
+    summary: `run resumed from its checkpoint (attempt ${resume.attempt}) after its process stopped`,
+    detail: detail.join('\n'),
+    hint: lost.discardFromSeq !== null ? `the partial answer from event ${lost.discardFromSeq} on is discarded and redone` : '',
+  }).toDict();
+  return { phase: 'resumed', resumedAt: Date.now(), attempt: resume.attempt, fromSeq: resume.point.seq, discardFromSeq: lost.discardFromSeq, diagnosis };
+}

@@ -1,0 +1,65 @@
+/**
+ * `runtrail run` killed with SIGKILL at each kind of point, then `runtrail resume <run_id>`: the run
+ * completes from its checkpoint, a finished call is not run again, the call that was running is run
+ * again only when it is safe to, and the event log goes on with no gap and one end.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '../tools/helpers.js';
+import { checkEventLog, durableProject, killHard, MAIN, runEvents, runtrail, type DurableProject } from './durable-fixture.js';
+
+const children: ChildProcess[] = [];
+let p: DurableProject | null = null;
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  p?.cleanup();
+  p = null;
+});
+
+const SEND_A = { name: 'send', args: { key: 'a', ms: 0 } };
+const REPORT = { name: 'write_artifact', args: { path: 'report.md', content: '# Done\n\nall sent\n' } };
+
+function turnsWith(slow: unknown): unknown[] {
+  return [{ text: 'sending a', toolCalls: [SEND_A] }, slow, { toolCalls: [REPORT] }, { text: 'report written' }];
+}
+
+async function killAt(proj: DurableProject, when: () => boolean): Promise<string> {
+  const first = runtrail(proj.dir, ['run', 'worker', '--data-dir', 'data', '--json'], children);
+  expect(await eventually(when, 30_000), first.out()).toBe(true);
+  await killHard(first.child);
+  const id = /"run_id":"(run_[0-9_]+)"|(run_\d{8}_\d{6}_\d{6})/.exec(first.out() + readRunIds(proj).join(' '));
+  return (id?.[1] ?? id?.[2])!;
+}
+
+function readRunIds(proj: DurableProject): string[] {
+  const d = join(proj.dir, 'data', 'runs');
+  return existsSync(d) ? readdirSync(d) : [];
+}
+
+async function resumeToEnd(proj: DurableProject, runId: string) {
+  const again = runtrail(proj.dir, ['resume', runId, '--data-dir', 'data'], children);
+  const code = await again.exited;
+  const status = JSON.parse(readFileSync(join(proj.dir, 'data', 'runs', runId, 'runtime', 'run_status.json'), 'utf8'));
+  return { code, out: again.out(), status, events: runEvents(proj.dir, runId) };
+}
+
+describe.runIf(existsSync(MAIN))('a CLI run killed with SIGKILL, resumed', () => {
+  it('during a slow call that is not safe to repeat: not run again, the model is told, the run completes', async () => {
+    p = durableProject(turnsWith({ text: 'sending b', toolCalls: [{ name: 'send', args: { key: 'b', ms: 60_000 } }] }));
+    const runId = await killAt(p, () => p!.effects().includes('start send:b'));
+    const r = await resumeToEnd(p, runId);
+    expect(r.status.status, r.out).toBe('completed');
+    expect(p.effects().filter((l) => l.startsWith('start send:a'))).toHaveLength(1);
+    expect(p.effects().filter((l) => l.startsWith('start send:b'))).toHaveLength(1);
+    expect(checkEventLog(r.events)).toEqual([]);
+    const resumed = r.events.find((e) => e.stream === 'lifecycle' && e.data.phase === 'resumed');
+    expect(resumed?.data).toMatchObject({ attempt: 1, diagnosis: { code: 'resumed', detail: expect.stringContaining('interrupted_during_call') } });
+    const b = r.events.find((e) => e.stream === 'tool' && e.data.phase === 'result' && e.data.name === 'send' && e.data.isError);
+    expect(b?.data).toMatchObject({ diagnosis: { code: 'interrupted_during_call' } });
+    expect(existsSync(join(p.dir, 'data', 'runs', runId, 'artifacts', 'report.md'))).toBe(true);
+    const metrics = JSON.parse(readFileSync(join(p.dir, 'data', 'runs', runId, 'runtime', 'metrics.json'), 'utf8'));
+    expect(metrics.resumes).toBe(1);
+  }, 120_000);
+});
