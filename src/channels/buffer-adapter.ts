@@ -23,6 +23,8 @@ export class BufferAdapter extends BaseClawAdapter {
   private readonly keepDiagnosis: boolean;
   private deltas = '';
   private reasoning = '';
+  /** a step or text came since the last reasoning: the next reasoning starts a paragraph */
+  private reasoningEnded = false;
   private doneContent: string | null = null;
   private readonly footnotes: string[] = [];
   private finished = false;
@@ -42,11 +44,17 @@ export class BufferAdapter extends BaseClawAdapter {
     switch (ev.type) {
       case 'delta':
         this.deltas += ev.content;
+        this.reasoningEnded = true;
         return;
       case 'reasoning':
-        if (this.keepReasoning) this.reasoning += ev.content;
+        if (!this.keepReasoning) return;
+        // a later turn's reasoning is a paragraph of its own ("…the evidence index." / "Step 2: …")
+        if (this.reasoningEnded && this.reasoning && !/\s$/.test(this.reasoning)) this.reasoning += '\n\n';
+        this.reasoningEnded = false;
+        this.reasoning += ev.content;
         return;
       case 'step':
+        this.reasoningEnded = true;
         if (this.keepDiagnosis && ev.step?.diagnosis?.severity === 'error') this.footnote(ev.toText());
         return;
       case 'done':

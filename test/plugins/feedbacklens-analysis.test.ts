@@ -223,8 +223,14 @@ describe('analyseFeedback', () => {
   it('names a theme by its subject, not by praise words', () => {
     expect(themeTitle(['love', 'board view', 'card'])).toBe('Board view');
     expect(themeTitle(['love', 'card', 'nice'])).toBe('Card');
-    expect(themeTitle(['great', 'love'])).toBe('Great & love');
-    expect(themeTitle(['crashes', 'android'])).toBe('Crashes & android');
+    // never a pair of unrelated words ("Load & list"): the leading term, or a phrase that grows it
+    expect(themeTitle(['great', 'love'])).toBe('Great');
+    expect(themeTitle(['crashes', 'android'])).toBe('Crashes');
+    expect(themeTitle(['calendar', 'calendar sync', 'outlook'], 'en', ['calendar', 'calendar sync', 'outlook'])).toBe('Calendar sync');
+    expect(themeTitle(['load', 'list'])).toBe('Load');
+    // a Chinese label that cuts a word off names nothing
+    expect(themeTitle(['台设备', '同步失败'], 'zh', ['台 设备', '同步 失败'])).toBe('同步失败');
+    expect(themeTitle(['版太贵了', '价格'], 'zh')).toBe('价格');
     expect(themeTitle([])).toBe('General feedback');
   });
   it('maps scores to severities and priorities at the documented thresholds', () => {

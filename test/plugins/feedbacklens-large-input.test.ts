@@ -159,9 +159,13 @@ describe('themes fitted on a sample', () => {
     expect(both.length).toBeGreaterThanOrEqual(5);
     for (const t of both) expect(t.rows).toBe(exact.top_terms.find((e) => e.term === t.term)?.rows);
     // the same problems surface, fitted on a quarter of the rows
-    const names = (st: FeedbackStats) => new Set(st.themes.flatMap((t) => t.key_stems.slice(0, 1)));
-    const shared = [...names(s)].filter((k) => names(exact).has(k));
-    expect(shared.length).toBeGreaterThanOrEqual(Math.min(names(s).size, names(exact).size) - 2);
+    // (a problem is the same when its leading term shares a word with one of the other fit's two
+    // leading terms: "keep crash" and "crash" are one problem named from different rows)
+    const words = (stems: string[]) => stems.flatMap((k) => k.split(' '));
+    const lead = (st: FeedbackStats) => st.themes.map((t) => words(t.key_stems.slice(0, 1)));
+    const known = new Set(exact.themes.flatMap((t) => words(t.key_stems.slice(0, 2))));
+    const shared = lead(s).filter((ws) => ws.some((w) => known.has(w)));
+    expect(shared.length).toBeGreaterThanOrEqual(Math.min(s.themes.length, exact.themes.length) - 2);
     // each theme's ids are its own most central rows
     for (const t of s.themes) expect(t.feedback_ids.length).toBe(Math.min(20, t.mention_count));
   });

@@ -5,6 +5,11 @@
 import type { FeedbackStats, ThemeSummary } from './analysis/analyse-feedback.js';
 import type { Evidence, FeedbackAnalysisDoc, ProductBacklogDoc } from './artifact-schemas.js';
 
+/** "1 row", "12 rows". */
+function rows(n: number): string {
+  return n === 1 ? '1 row' : `${n} rows`;
+}
+
 export interface ArtifactInputs {
   productName: string;
   goal: string;
@@ -66,9 +71,9 @@ function overall(i: ArtifactInputs): string {
   const rating = s.average_rating === null ? '' : ` Average rating ${s.average_rating}${s.rating_scale ? `/${s.rating_scale.max}` : ''}.`;
   const top = quotedThemes(i).filter(isProblem).slice(0, 3);
   const topText = top.length
-    ? ` The most pressing themes are ${top.map((t) => `"${t.title}" (${t.mention_count} rows, ${t.severity} severity)`).join(', ')}.`
+    ? ` The most pressing themes are ${top.map((t) => `"${t.title}" (${rows(t.mention_count)}, ${t.severity} severity)`).join(', ')}.`
     : ' No theme is predominantly negative.';
-  return `${n} feedback rows about ${i.productName} analysed: ${pct(neg)} negative, ${pct(pos)} positive.${rating}${topText}`;
+  return `${n === 1 ? "1 feedback row" : `${n} feedback rows`} about ${i.productName} analysed: ${pct(neg)} negative, ${pct(pos)} positive.${rating}${topText}`;
 }
 
 export function buildFeedbackAnalysis(i: ArtifactInputs): FeedbackAnalysisDoc {
@@ -77,7 +82,7 @@ export function buildFeedbackAnalysis(i: ArtifactInputs): FeedbackAnalysisDoc {
   const docThemes = themes.map((t) => ({
     theme_id: t.theme_id,
     title: t.title,
-    summary: `${t.mention_count} rows (${pct(t.share)}) mention ${t.key_terms.join(', ')}; ${pct(t.negative_share)} negative, ${pct(t.positive_share)} positive${ratingText(t, max)}.`,
+    summary: `${rows(t.mention_count)} (${pct(t.share)}) mention ${t.key_terms.join(', ')}; ${pct(t.negative_share)} negative, ${pct(t.positive_share)} positive${ratingText(t, max)}.`,
     key_terms: t.key_terms,
     mention_count: t.mention_count,
     share: t.share,
@@ -91,19 +96,19 @@ export function buildFeedbackAnalysis(i: ArtifactInputs): FeedbackAnalysisDoc {
   const praised = themes.filter((t) => t.sentiment === 'positive').slice(0, 2);
   const insights = [
     ...problems.map((t) => ({
-      insight: `"${t.title}" is raised in ${t.mention_count} rows (${pct(t.share)}), ${pct(t.negative_share)} of them negative${ratingText(t, max)}: severity ${t.severity}, priority ${t.priority}.`,
+      insight: `"${t.title}" is raised in ${rows(t.mention_count)} (${pct(t.share)}), ${pct(t.negative_share)} of them negative${ratingText(t, max)}: severity ${t.severity}, priority ${t.priority}.`,
       theme_id: t.theme_id,
       evidence: evidenceFor(t, i.quotes, 2),
     })),
     ...praised.map((t) => ({
-      insight: `Users value "${t.title}": ${t.mention_count} rows, ${pct(t.positive_share)} positive; keep it intact while fixing the problems.`,
+      insight: `Users value "${t.title}": ${rows(t.mention_count)}, ${pct(t.positive_share)} positive; keep it intact while fixing the problems.`,
       theme_id: t.theme_id,
       evidence: evidenceFor(t, i.quotes, 2),
     })),
   ];
   if (insights.length === 0 && themes.length > 0) {
     const t = themes[0];
-    insights.push({ insight: `The largest theme is "${t.title}" with ${t.mention_count} rows.`, theme_id: t.theme_id, evidence: evidenceFor(t, i.quotes, 2) });
+    insights.push({ insight: `The largest theme is "${t.title}" with ${rows(t.mention_count)}.`, theme_id: t.theme_id, evidence: evidenceFor(t, i.quotes, 2) });
   }
   return {
     product_name: i.productName,
@@ -146,7 +151,7 @@ export function buildProductBacklog(i: ArtifactInputs): ProductBacklogDoc {
     items: ordered.map((t, k) => ({
       id: `BL-${String(k + 1).padStart(3, '0')}`,
       title: itemTitle(t),
-      description: `${t.mention_count} of ${i.stats.analysed_rows} rows (${pct(t.share)}) mention ${t.key_terms.join(', ')}; ${pct(t.negative_share)} negative${ratingText(t, max)}.`,
+      description: `${t.mention_count} of ${rows(i.stats.analysed_rows)} (${pct(t.share)}) mention ${t.key_terms.join(', ')}; ${pct(t.negative_share)} negative${ratingText(t, max)}.`,
       priority: t.sentiment === 'positive' ? 'P3' : t.priority,
       severity: t.severity,
       theme_id: t.theme_id,
@@ -168,7 +173,7 @@ export function buildInsightReport(i: ArtifactInputs, analysis: FeedbackAnalysis
   lines.push(`# ${i.productName}: feedback insight report`, '');
   if (i.goal) lines.push(`_Goal: ${oneLine(i.goal)}_`, '');
   lines.push('## Executive Summary', '', analysis.summary, '');
-  for (const item of backlog.items.slice(0, 3)) lines.push(`- **${item.priority}** ${item.title} (${item.mention_count} rows, ${item.severity})`);
+  for (const item of backlog.items.slice(0, 3)) lines.push(`- **${item.priority}** ${item.title} (${rows(item.mention_count)}, ${item.severity})`);
   lines.push('', '## Key Themes', '');
   for (const t of analysis.themes) {
     lines.push(`### ${t.theme_id}. ${t.title}`, '', `${t.summary} Sentiment: ${t.sentiment}; severity: ${t.severity}.`, '');
@@ -193,13 +198,13 @@ export function buildInsightReport(i: ArtifactInputs, analysis: FeedbackAnalysis
     '- Themes: TF-IDF over word and two-word terms, seeded by salient co-occurring terms, refined by spherical k-means, near-duplicate themes merged; labels are each cluster\'s most distinctive terms.',
     ...(i.stats.theme_sample
       ? [
-          `- Sample: the themes were fitted on a uniform random sample of ${i.stats.theme_sample.rows} of the ${i.stats.analysed_rows} rows (seed ${i.stats.theme_sample.seed}); every row was then placed in its nearest theme, so sentiment, mention counts, ratings and top terms count all ${i.stats.analysed_rows} rows.`,
+          `- Sample: the themes were fitted on a uniform random sample of ${i.stats.theme_sample.rows} of the ${rows(i.stats.analysed_rows)} (seed ${i.stats.theme_sample.seed}); every row was then placed in its nearest theme, so sentiment, mention counts, ratings and top terms count all ${rows(i.stats.analysed_rows)}.`,
         ]
       : []),
     '- Priority: frequency (rows in the theme ÷ largest theme) × severity (negative share, low-rating share, sentiment intensity).',
     `- Every quote is a verbatim part of the cited row, checked against \`runtime/evidence_index.json\`.`,
   );
-  if (i.stats.unclustered_rows > 0) lines.push(`- ${i.stats.unclustered_rows} rows shared no salient terms with any theme and are counted only in the totals.`);
+  if (i.stats.unclustered_rows > 0) lines.push(`- ${rows(i.stats.unclustered_rows)} shared no salient terms with any theme and ${i.stats.unclustered_rows === 1 ? 'is' : 'are'} counted only in the totals.`);
   if (i.profileNote) lines.push(`- ${oneLine(i.profileNote)}`);
   lines.push('');
   return lines.join('\n');
@@ -209,7 +214,7 @@ export function buildFinalAnswer(i: ArtifactInputs, backlog: ProductBacklogDoc, 
   const top = backlog.items.filter((b) => b.priority !== 'P3').slice(0, 3);
   const list = (top.length ? top : backlog.items.slice(0, 3)).map((b, k) => `${k + 1}. ${b.priority} ${b.title}: ${b.description}`);
   return [
-    `Analysed ${i.stats.analysed_rows} feedback rows for ${i.productName}. Top issues:`,
+    `Analysed ${i.stats.analysed_rows === 1 ? "1 feedback row" : `${i.stats.analysed_rows} feedback rows`} for ${i.productName}. Top issues:`,
     ...list,
     // a paragraph of its own: right after the list, Markdown would read it as part of the last item
     '',

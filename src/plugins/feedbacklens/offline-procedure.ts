@@ -42,7 +42,7 @@ function describeProfile(content: string): string {
   try {
     const p = JSON.parse(content.slice(at)) as { rows?: unknown; columns?: unknown; output_path?: unknown };
     const parts: string[] = [];
-    if (typeof p.rows === 'number') parts.push(`${p.rows} rows`);
+    if (typeof p.rows === 'number') parts.push(p.rows === 1 ? '1 row' : `${p.rows} rows`);
     if (Array.isArray(p.columns)) parts.push(`${p.columns.length} columns`);
     const where = typeof p.output_path === 'string' ? `; ${p.output_path}` : '';
     return parts.length ? ` (${parts.join(', ')}${where})` : '';
@@ -70,14 +70,18 @@ export const feedbackLensOfflineProcedure: OfflineProcedure = (state): ModelTurn
   const readData = read.data ?? {};
   const totalRows = Number(readData.total_rows ?? 0);
   const csvPath = String(readData.csv_path ?? 'input.csv');
+  // each turn its own step number, in the order they come (profiling is a step only when it runs)
+  const profiling = totalRows > COMPUTE_SKILL_THRESHOLD && offered.has(EXECUTE_SKILL_TOOL);
+  const stepOrder = ['read', ...(profiling ? ['profile'] : []), 'stats', 'quotes', 'analysis', 'backlog', 'report', 'confirm'];
+  const step = (name: string, what: string): string => `Step ${stepOrder.indexOf(name) + 1}: ${what}`;
 
   // Large inputs: profile with the compute skill when the runtime offers it (one attempt).
   let profileNote: string | undefined;
-  if (totalRows > COMPUTE_SKILL_THRESHOLD && offered.has(EXECUTE_SKILL_TOOL)) {
+  if (profiling) {
     const tried = results.filter((r) => r.name === EXECUTE_SKILL_TOOL);
     if (tried.length === 0) {
       return {
-        reasoning: `Step 2: ${totalRows} rows; profiling the file with the ${CSV_PROFILE_SKILL} compute skill first.`,
+        reasoning: step('profile', `${totalRows} rows; profiling the file with the ${CSV_PROFILE_SKILL} compute skill first.`),
         toolCalls: [call(EXECUTE_SKILL_TOOL, { skill: CSV_PROFILE_SKILL, input: { csv_path: csvPath } })],
       };
     }
@@ -92,7 +96,7 @@ export const feedbackLensOfflineProcedure: OfflineProcedure = (state): ModelTurn
   if (!statsResult) {
     const f = failures(results, 'feedback_stats');
     if (f.length >= MAX_FAILURES) return giveUp('computing statistics', f);
-    return { reasoning: 'Step 2: sentiment, themes and priorities over all rows.', toolCalls: [call('feedback_stats', {})] };
+    return { reasoning: step('stats', 'sentiment, themes and priorities over all rows.'), toolCalls: [call('feedback_stats', {})] };
   }
   const stats = statsResult.data as unknown as FeedbackStats & { id_source?: 'column' | 'generated' };
 
@@ -102,7 +106,7 @@ export const feedbackLensOfflineProcedure: OfflineProcedure = (state): ModelTurn
     const calls = stats.themes.map((t: ThemeSummary) =>
       call('extract_evidence', { feedback_ids: t.representative_ids.slice(0, 3), terms: t.key_terms.slice(0, 5) }),
     );
-    return { reasoning: `Step 2: quoting real feedback for ${calls.length} theme(s).`, toolCalls: calls };
+    return { reasoning: step('quotes', `quoting real feedback for ${calls.length === 1 ? 'the theme' : `${calls.length} themes`}.`), toolCalls: calls };
   }
   const quotes = new Map<string, string>();
   for (const r of evidenceResults) {
@@ -128,13 +132,13 @@ export const feedbackLensOfflineProcedure: OfflineProcedure = (state): ModelTurn
 
   // 2–4. Write the three artifacts, one per turn, in plan order.
   const steps: Array<{ path: string; tool: string; args: () => unknown; why: string }> = [
-    { path: FEEDBACK_ANALYSIS_FILE, tool: 'write_json_artifact', args: () => ({ path: FEEDBACK_ANALYSIS_FILE, content: analysis }), why: 'Step 2: write the structured analysis.' },
-    { path: PRODUCT_BACKLOG_FILE, tool: 'write_json_artifact', args: () => ({ path: PRODUCT_BACKLOG_FILE, content: backlog }), why: 'Step 3: write the prioritised backlog.' },
+    { path: FEEDBACK_ANALYSIS_FILE, tool: 'write_json_artifact', args: () => ({ path: FEEDBACK_ANALYSIS_FILE, content: analysis }), why: step('analysis', 'write the structured analysis.') },
+    { path: PRODUCT_BACKLOG_FILE, tool: 'write_json_artifact', args: () => ({ path: PRODUCT_BACKLOG_FILE, content: backlog }), why: step('backlog', 'write the prioritised backlog.') },
     {
       path: INSIGHT_REPORT_FILE,
       tool: 'write_markdown_artifact',
       args: () => ({ path: INSIGHT_REPORT_FILE, content: buildInsightReport(inputs, analysis, backlog) }),
-      why: 'Step 4: write the insight report.',
+      why: step('report', 'write the insight report.'),
     },
   ];
   for (const s of steps) {
@@ -148,7 +152,7 @@ export const feedbackLensOfflineProcedure: OfflineProcedure = (state): ModelTurn
   // 4. Confirm what exists, then answer.
   const listed = lastOk(results, 'list_artifacts');
   if (!listed && failures(results, 'list_artifacts').length < MAX_FAILURES) {
-    return { reasoning: 'Step 4: confirm the artifacts exist.', toolCalls: [call('list_artifacts', {})] };
+    return { reasoning: step('confirm', 'confirm the artifacts exist.'), toolCalls: [call('list_artifacts', {})] };
   }
   const files = ((listed?.data?.artifacts as Array<{ path: string }> | undefined) ?? []).map((a) => a.path);
   return { text: buildFinalAnswer(inputs, backlog, files.length ? files : steps.map((s) => s.path)) };

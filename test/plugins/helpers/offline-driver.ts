@@ -38,7 +38,7 @@ export async function driveOffline<I>(
       break;
     }
     const calls = (turn.toolCalls ?? []).map((c, k) => ({ id: `call_${i}_${k}`, name: c.name, args: c.args }));
-    messages.push({ role: 'assistant', content: turn.text ?? '', ...(calls.length ? { toolCalls: calls } : {}) });
+    messages.push({ role: 'assistant', content: turn.text ?? '', ...(calls.length ? { toolCalls: calls } : {}), ...(turn.reasoning ? { reasoning: [{ text: turn.reasoning }] } : {}) });
     if (calls.length === 0) {
       finalText = turn.text ?? '';
       break;

@@ -18,7 +18,7 @@ import { sampleRows } from './row-sample.js';
 import { normaliseRating, ratingScaleOfMax, scoreSentiment, sentimentSource } from './sentiment-score.js';
 import { TermCorpus } from './term-corpus.js';
 import { fitThemes, type ThemeModel } from './theme-clustering.js';
-import { priorityOf, severityOf, themeTitle, type ThemeSentiment } from './theme-scoring.js';
+import { isWholeLabel, priorityOf, severityOf, themeTitle, type ThemeSentiment } from './theme-scoring.js';
 
 /** Rows the themes are fitted on at most; larger inputs fit on a sample of this many. */
 export const THEME_FIT_ROWS = 100_000;
@@ -172,13 +172,19 @@ export class FeedbackAnalyser {
         negShare >= 0.5 ? 'negative' : posShare >= 0.6 ? 'positive' : posShare >= 0.25 && negShare >= 0.25 ? 'mixed' : 'neutral';
       // Central rows first, then within the top central ones prefer the clearest voice of the theme
       // (a stable sort by signal of the central rows: problem themes quote their most negative).
+      // A theme's quotes agree with it: praise quotes praise, a problem quotes complaints (a bug report
+      // is never the voice of a positive theme); mixed and neutral themes keep their central rows.
       const central = Array.from(m.subarray(0, Math.max(5, Math.ceil(size * 0.3))));
-      const reps = (sentiment === 'positive' ? central : central.sort((a, b) => this.signal[a] - this.signal[b])).slice(0, 5);
+      const want = sentiment === 'positive' ? 0 : sentiment === 'negative' ? 2 : -1;
+      const agreeing = want < 0 ? [] : central.filter((d) => this.label[d] === want);
+      const pool = agreeing.length > 0 ? agreeing : central;
+      const reps = (sentiment === 'positive' ? pool.sort((a, b) => this.signal[b] - this.signal[a]) : pool.sort((a, b) => this.signal[a] - this.signal[b])).slice(0, 5);
       drafts.push({
         theme_id: `T${drafts.length + 1}`,
         title: themeTitle(c.keyTermLabels, this.lang, c.keyTerms),
-        key_terms: c.keyTermLabels,
-        key_stems: c.keyTerms,
+        // a label that cuts a word ("版太贵了") is shown to no one
+        key_terms: c.keyTermLabels.filter(isWholeLabel),
+        key_stems: c.keyTerms.filter((_, k) => isWholeLabel(c.keyTermLabels[k])),
         mention_count: size,
         share: round(size / this.n),
         sentiment,

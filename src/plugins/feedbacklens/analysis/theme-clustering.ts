@@ -6,6 +6,7 @@
  * every row is then placed): nearest k-means centroid, as k-means itself assigns.
  */
 import { contentTokens, termsOf } from '../../shared/tokenize.js';
+import { fillerTerms, withoutTerms } from './filler-terms.js';
 import { postingsOf, TermCorpus, type TermVectors } from './term-corpus.js';
 
 export interface ThemeCluster {
@@ -87,6 +88,8 @@ const NO_THEME: Placement = { cluster: -1, sim: 0, terms: [] };
 function rankTopTerms(vocabTerms: string[], labels: string[], df: ArrayLike<number>): Array<{ term: string; rows: number }> {
   return vocabTerms
     .map((_, id) => ({ term: labels[id], rows: df[id] }))
+    // filler terms count no rows
+    .filter((t) => t.rows > 0)
     .sort((a, b) => b.rows - a.rows || a.term.localeCompare(b.term))
     .slice(0, 15);
 }
@@ -100,7 +103,9 @@ export function fitThemes(corpus: TermCorpus, opts: ClusterOptions = {}): ThemeM
   // Vocabulary: terms frequent enough to define a theme, but not so common they say nothing.
   const minDf = n < 20 ? 1 : Math.max(2, Math.floor(n * 0.004));
   const maxDf = n < 10 ? n : Math.ceil(n * 0.7);
-  const vectors = corpus.vectorise(minDf, maxDf, ignore);
+  // filler ("please fix this ASAP", 希望尽快改进) is no topic: its terms are dropped before seeding
+  const all = corpus.vectorise(minDf, maxDf, ignore);
+  const vectors = withoutTerms(all, fillerTerms(all).drop);
   const { vocabTerms, idf, df, labels } = vectors;
   const dim = vocabTerms.length;
 
@@ -325,7 +330,8 @@ function termIdsOf(text: string, lang: string, v: TermVectors): { ids: number[];
   const counts: number[] = [];
   for (const term of termsOf(text, lang).terms) {
     const id = v.vocabIndex.get(term);
-    if (id === undefined) continue;
+    // a filler term (df 0 once dropped) places nothing
+    if (id === undefined || v.df[id] === 0) continue;
     const at = ids.indexOf(id);
     if (at >= 0) counts[at]++;
     else {
