@@ -49,6 +49,13 @@ const PATTERNS: readonly SecretPattern[] = [
     re: /\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b([^\n]{1,80}?)(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g,
     replace: `${SECRET_MASK}$1${SECRET_MASK}`,
   },
+  // an AWS secret access key after its name, alone: `aws configure set aws_secret_access_key <key>`,
+  // `--aws-secret-access-key <key>`, `SecretAccessKey: <key>` (a space is enough on a command line)
+  {
+    name: 'aws-secret-access-key-named',
+    re: /\b([A-Za-z0-9_.-]*secret[_-]?access[_-]?key)(["']?(?:\s*[:=]\s*|\s+)["']?)(?!\[redacted\])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/gi,
+    replace: `$1$2${SECRET_MASK}`,
+  },
   // AWS access key ids
   { name: 'aws-access-key-id', re: /\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b/g, replace: SECRET_MASK },
   // Google API keys
@@ -62,7 +69,7 @@ const PATTERNS: readonly SecretPattern[] = [
   {
     name: 'assignment',
     // the key ends with the word: max_tokens=4096 or token_count: 12 are counts, not secrets
-    re: /\b([A-Za-z0-9_.-]*(?:api[_-]?key|apikey|access[_-]?key|secret|passw(?:or)?d|passwd|pwd|token|credentials?|private[_-]?key))(?![A-Za-z0-9_])(["']?\s*[:=]\s*["']?)(?!\[redacted\])([^\s"'&,;}]{4,})/gi,
+    re: /\b([A-Za-z0-9_.-]*(?:api[_-]?key|apikey|access[_-]?key|secret(?:[_-]?key)?|passw(?:or)?d|passwd|pwd|token|credentials?|private[_-]?key))(?![A-Za-z0-9_])(["']?\s*[:=]\s*["']?)(?!\[redacted\])([^\s"'&,;}]{4,})/gi,
     replace: `$1$2${SECRET_MASK}`,
   },
 ];

@@ -35,8 +35,8 @@ function cleanEnv(): NodeJS.ProcessEnv {
   return { ...env, NO_COLOR: '1' };
 }
 
-function runtrail(args: string[]): Proc {
-  const child = spawn(process.execPath, [MAIN, ...args], { cwd: dir, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+function runtrail(args: string[], env: NodeJS.ProcessEnv = {}): Proc {
+  const child = spawn(process.execPath, [MAIN, ...args], { cwd: dir, env: { ...cleanEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let out = '';
   let err = '';
@@ -52,8 +52,8 @@ function runtrail(args: string[]): Proc {
   return { child, out: () => out, err: () => err, exited };
 }
 
-async function runToEnd(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const p = runtrail(args);
+async function runToEnd(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; out: string; err: string }> {
+  const p = runtrail(args, env);
   const { code } = await p.exited;
   return { code, out: p.out(), err: p.err() };
 }
@@ -179,6 +179,26 @@ describe.skipIf(!BUILT)(`runtrail binary (dist/src/cli/main.js)${BUILT ? '' : ` 
     expect(valid.split(', ')).toEqual(expect.arrayContaining(['feedbacklens', 'file_summary']));
 
     expect(runIdsIn(dataDir)).toEqual([]);
+  });
+
+  it('serve refuses a weak RUNTRAIL_API_TOKEN at start: exit 2, one line saying why and how to make one, the token not shown', { timeout: 60_000 }, async () => {
+    const dataDir = join(dir, 'data-weak-token');
+    for (const [token, why] of [
+      ['a', 'RUNTRAIL_API_TOKEN is 1 character long; it must be at least 24'],
+      [' ', 'RUNTRAIL_API_TOKEN is 1 character long; it must be at least 24'],
+      ['letmein-letmein-letmein', 'RUNTRAIL_API_TOKEN is 23 characters long; it must be at least 24'],
+    ]) {
+      const r = await runToEnd(['serve', '--host', '0.0.0.0', '--port', '0', '--data-dir', dataDir], { RUNTRAIL_API_TOKEN: token });
+      expect(r.code, r.err).toBe(2);
+      expect(r.out).not.toContain('serving on');
+      // said once, on one line, without a stack (other start lines, such as the sandbox's, may come before it)
+      const lines = r.err.trim().split('\n').filter((l) => l.includes('RUNTRAIL_API_TOKEN'));
+      expect(lines, r.err).toHaveLength(1);
+      expect(lines[0]).toContain(why);
+      expect(lines[0]).toContain('openssl rand -hex 32');
+      expect(r.err).not.toMatch(/^\s+at /m);
+      if (token.trim().length > 3) expect(r.err).not.toContain(token);
+    }
   });
 
   it('SIGINT during a slow scripted run exits 130 and leaves the run cancelled on disk with its files', { timeout: 60_000 }, async () => {

@@ -132,6 +132,22 @@ describe('AWS secret access keys', () => {
     expect(out).not.toContain(id);
   });
 
+  it.each([
+    [`aws configure set aws_secret_access_key ${key}`, 'aws configure set aws_secret_access_key [redacted]'],
+    [`aws configure set aws_secret_access_key ${key} --profile dev`, 'aws configure set aws_secret_access_key [redacted] --profile dev'],
+    [`tool --aws-secret-access-key ${key} --region eu-west-1`, 'tool --aws-secret-access-key [redacted] --region eu-west-1'],
+    [`SecretAccessKey '${key}'`, "SecretAccessKey '[redacted]'"],
+    [`mc alias set s3 https://s3.example.org minio secret_key=${key}`, 'mc alias set s3 https://s3.example.org minio secret_key=[redacted]'],
+  ])('alone after its name, without an access key id, are masked in %j', (text, shown) => {
+    expect(maskSecretValues(text)).toBe(shown);
+  });
+
+  it('a name alone, or a shorter value after it, is left as it is', () => {
+    for (const text of ['aws configure get aws_secret_access_key', 'aws_secret_access_key is not set', `secret_access_key ${'x'.repeat(39)} done`]) {
+      expect(maskSecretValues(text)).toBe(text);
+    }
+  });
+
   it('a 40-character hex digest beside an access key id is not taken for one', () => {
     const sha = '3550c5c9f1e2d3b4a5968778695a4b3c2d1e0f9a';
     expect(maskSecretValues(`${id} commit ${sha}`)).toContain(sha);

@@ -2,8 +2,8 @@
  * A secret of the server (an environment variable named like a key) reaches a run every way it can —
  * in the goal, in a file a tool reads, in what the model answers, base64- and URL-encoded — and shows
  * nowhere: not in any file of the data dir, not in the SSE frames, the API's answers or what the model
- * was sent. A credential on a tool call's command line is masked in its start event. Everything the run
- * wrote is its owner's alone, though the process started with umask 000.
+ * was sent. A credential on a tool call's command line (a token, a bare AWS secret access key) is masked
+ * in its start event. Everything the run wrote is its owner's alone, though the process started with umask 000.
  */
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,6 +26,7 @@ const FORMS = {
   basic: Buffer.from(`user:${SECRET}`).toString('base64').slice(8, 30),
 };
 const GITHUB_TOKEN = 'ghp_0123456789abcdefghijABCDEFGHIJ012345';
+const AWS_SECRET_KEY = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
 
 /** Which forms of the secret (and, unless `serverSecretsOnly`, the credential of the tool call) `text` shows. */
 function leaks(text: string, serverSecretsOnly = false): string[] {
@@ -33,6 +34,7 @@ function leaks(text: string, serverSecretsOnly = false): string[] {
     .filter(([, f]) => text.includes(f))
     .map(([k]) => k);
   if (!serverSecretsOnly && text.includes(GITHUB_TOKEN)) found.push('github token');
+  if (!serverSecretsOnly && text.includes(AWS_SECRET_KEY)) found.push('aws secret access key');
   return found;
 }
 
@@ -74,7 +76,7 @@ describe('the server secrets never leave a run', () => {
       },
     };
     const provider = new FakeProvider([
-      { text: 'Reading.', toolCalls: [{ name: 'read_notes', args: {} }, { name: 'run_command', args: { command: `curl -H "Authorization: Bearer ${GITHUB_TOKEN}" https://api.github.com/user` } }] },
+      { text: 'Reading.', toolCalls: [{ name: 'read_notes', args: {} }, { name: 'run_command', args: { command: `curl -H "Authorization: Bearer ${GITHUB_TOKEN}" https://api.github.com/user` } }, { name: 'run_command', args: { command: `aws configure set aws_secret_access_key ${AWS_SECRET_KEY}` } }] },
       {
         toolCalls: [
           { name: 'write_json', args: { path: 'count.json', value: { count: 3, title: 'n' } } },
@@ -114,10 +116,15 @@ describe('the server secrets never leave a run', () => {
 
     const files = walk(env.dataDir);
     expect(files.map((f) => f.path)).toEqual(expect.arrayContaining([expect.stringMatching(/events\.jsonl$/), expect.stringMatching(/trace\.jsonl$/), expect.stringMatching(/request\.json$/), expect.stringMatching(/system_prompt\.md$/)]));
-    // the run's own copy of its input file is the user's data as given; everything Runtrail wrote is masked
-    for (const f of files.filter((x) => !x.dir && !x.path.endsWith(join('input', 'notes.txt')))) expect(leaks(readFileSync(f.path, 'utf8')), f.path).toEqual([]);
+    // the run's own copy of its input file is the user's data as given; everything Runtrail wrote is masked,
+    // but for the checkpoint: it is the conversation a resumed run goes on with, as the model was sent it
+    // (the credential the model wrote into its own call included), so only the server's secrets are masked there
+    for (const f of files.filter((x) => !x.dir && !x.path.endsWith(join('input', 'notes.txt')))) {
+      expect(leaks(readFileSync(f.path, 'utf8'), f.path.endsWith(join('runtime', 'checkpoint.jsonl'))), f.path).toEqual([]);
+    }
     const events = readFileSync(join(env.dataDir, 'runs', runId, 'runtime', 'events.jsonl'), 'utf8');
     expect(events).toContain('Authorization: Bearer [redacted]');
+    expect(events).toContain('aws configure set aws_secret_access_key [redacted]');
 
     for (const f of [{ path: env.dataDir, dir: true }, ...files]) {
       const mode = statSync(f.path).mode & 0o777;
