@@ -70,12 +70,14 @@ class FlightContext implements ToolExecutionContext {
   readonly onAbort: (listener: (reason: unknown) => void) => void;
   readonly toolCallId: string;
   readonly reporter: OperationReporter | undefined;
+  readonly approvedByPerson: boolean;
 
-  constructor(flight: ToolCallFlight, toolCallId: string, reporter: OperationReporter | undefined) {
+  constructor(flight: ToolCallFlight, toolCallId: string, reporter: OperationReporter | undefined, approved: boolean) {
     this.#flight = flight;
     this.onAbort = (l) => flight.onAbort(l);
     this.toolCallId = toolCallId;
     this.reporter = reporter;
+    this.approvedByPerson = approved;
   }
 
   get signal(): AbortSignal {
@@ -106,6 +108,7 @@ export class ToolCallFlight {
     deadlines: ToolDeadlines,
     fail: FailFn,
     reporter?: OperationReporter,
+    approved = false,
   ) {
     this.deadline = Date.now() + timeoutMs;
     this.timeoutMs = timeoutMs;
@@ -113,7 +116,7 @@ export class ToolCallFlight {
     this.fail = fail;
     this.result = new Promise<ToolResult>((r) => (this.resolve = r));
     deadlines.add(this);
-    const ctx = new FlightContext(this, toolCallId, reporter);
+    const ctx = new FlightContext(this, toolCallId, reporter, approved);
     let handled: Promise<ToolResult>;
     try {
       handled = Promise.resolve(tool.execute(args, ctx));

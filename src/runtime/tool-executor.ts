@@ -209,13 +209,17 @@ export class ToolExecutor {
     }
     const checked = parsed.value === call.args ? call : { ...call, args: parsed.value };
     // most calls are allowed outright: no await for them
-    if (permissionFor(this.opts.permissions, tool.name) !== 'allow') {
-      const denied = await this.permit(tool.name, checked);
+    const askWhy = tool.needsApproval ? tool.needsApproval(checked.args) : null;
+    let approved = false;
+    if (askWhy !== null || permissionFor(this.opts.permissions, tool.name) !== 'allow') {
+      const denied = await this.permit(tool.name, checked, askWhy !== null);
       if (denied) return denied;
+      approved = permissionFor(this.opts.permissions, tool.name) === 'ask' || askWhy !== null;
     }
     const pre = this.hooks.preToolUse.length ? await this.preToolUse(tool, checked) : checked;
     if ('ok' in pre) return pre;
-    const result = this.checkedOutput(tool, await this.invoke(tool, pre));
+    // a hook that rewrote the arguments made a call nobody approved
+    const result = this.checkedOutput(tool, await this.invoke(tool, pre, approved && pre === checked));
     return this.hooks.postToolUse.length ? this.postToolUse(pre, result) : result;
   }
 
@@ -276,9 +280,9 @@ export class ToolExecutor {
   }
 
   /** A failed result when the agent's permissions deny the call or a person does; null to go on. */
-  private async permit(name: string, call: ToolCallInfo): Promise<ToolResult | null> {
+  private async permit(name: string, call: ToolCallInfo, askAnyway = false): Promise<ToolResult | null> {
     const rule = permissionFor(this.opts.permissions, name);
-    if (rule === 'allow') return null;
+    if (rule === 'allow' && !askAnyway) return null;
     if (rule === 'deny') return fail('permission_denied', `tool "${name}" is denied to this agent`, 'its permissions say deny', 'do the task another way');
     if (!this.opts.requestApproval) return fail('approval_unavailable', `tool "${name}" needs a person's approval and nobody can be asked here`);
     const d = await this.opts.requestApproval({ name, toolCallId: call.toolCallId, args: call.args });
@@ -288,26 +292,26 @@ export class ToolExecutor {
     return fail('approval_denied', `${name} was not approved: ${why}`, d.reason ?? '', 'do not call it again with these arguments; do the task another way or explain what you need');
   }
 
-  private invoke(tool: AnyToolDefinition, call: ToolCallInfo): Promise<ToolResult> {
+  private invoke(tool: AnyToolDefinition, call: ToolCallInfo, approved = false): Promise<ToolResult> {
     const runSignal = this.opts.signal;
     if (runSignal?.aborted) return Promise.resolve(fail('cancelled', `${tool.name} not started: the run was cancelled`));
     // recorded before the handler runs: on the disk first when running the call twice would not be safe
     const recorded = this.opts.journal?.started(call.toolCallId, tool.name, call.args, !(tool.readOnly || tool.idempotent));
-    if (recorded) return recorded.then(() => this.invokeNow(tool, call));
-    return this.invokeNow(tool, call);
+    if (recorded) return recorded.then(() => this.invokeNow(tool, call, approved));
+    return this.invokeNow(tool, call, approved);
   }
 
-  private invokeNow(tool: AnyToolDefinition, call: ToolCallInfo): Promise<ToolResult> {
+  private invokeNow(tool: AnyToolDefinition, call: ToolCallInfo, approved = false): Promise<ToolResult> {
     if (this.opts.signal?.aborted) return Promise.resolve(fail('cancelled', `${tool.name} not started: the run was cancelled`));
     const timeoutMs = tool.timeoutMs ?? this.opts.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
-    if (!this.opts.reporterFor) return new ToolCallFlight(tool, call.args, call.toolCallId, timeoutMs, this.deadlines, fail).result;
-    return this.invokeReported(tool, call, timeoutMs);
+    if (!this.opts.reporterFor) return new ToolCallFlight(tool, call.args, call.toolCallId, timeoutMs, this.deadlines, fail, undefined, approved).result;
+    return this.invokeReported(tool, call, timeoutMs, approved);
   }
 
   /** A call whose progress goes to a reporter: one its tool started but never ended is ended here. */
-  private async invokeReported(tool: AnyToolDefinition, call: ToolCallInfo, timeoutMs: number): Promise<ToolResult> {
+  private async invokeReported(tool: AnyToolDefinition, call: ToolCallInfo, timeoutMs: number, approved = false): Promise<ToolResult> {
     const reporter = new CallReporter(() => this.opts.reporterFor?.(call));
-    const result = await new ToolCallFlight(tool, call.args, call.toolCallId, timeoutMs, this.deadlines, fail, reporter).result;
+    const result = await new ToolCallFlight(tool, call.args, call.toolCallId, timeoutMs, this.deadlines, fail, reporter, approved).result;
     if (reporter.used && !reporter.ended) {
       if (result.ok) reporter.complete();
       else if (result.diagnosis?.code === 'cancelled') reporter.cancel(result.content);

@@ -14,6 +14,7 @@ export interface SandboxDescription {
   network?: ResolvedNetwork;
   env?: string[];
   limits?: Record<string, { value: number; enforced_by: string }>;
+  elevated?: 'off' | 'ask' | 'allow';
   notes?: string[];
   /** For mode off: said plainly. */
   warning?: string;
@@ -36,6 +37,7 @@ export function describeSandbox(policy: SandboxPolicy): SandboxDescription {
       cpu_s: { value: policy.limits.cpu_s, enforced_by: how.cpu_s },
       file_mb: { value: policy.limits.file_mb, enforced_by: how.file_mb },
     },
+    elevated: policy.elevated,
     ...(policy.notes.length ? { notes: policy.notes } : {}),
   };
 }

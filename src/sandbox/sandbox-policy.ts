@@ -60,6 +60,8 @@ export type SandboxPolicy =
       /** Variables by name (their values are the server's, read when a process starts). */
       env: string[];
       limits: SandboxLimits;
+      /** Whether an `elevated: true` exec may run on the host: never, after a person's approval, or at once (the operator's). */
+      elevated: ElevatedMode;
       /** What the operator's settings changed of the agent's ask, in words (resolved_config.json shows it). */
       notes: string[];
     };
@@ -115,6 +117,7 @@ export function resolveSandboxPolicy(operator: OperatorSandboxSettings | undefin
     network: resolveNetwork(agent?.network, operator?.network, notes),
     env: union(agentEnv, operator?.env),
     limits: resolveLimits(agent?.limits, operator?.limits, notes),
+    elevated: operator?.elevated ?? 'off',
     notes,
   };
 }

@@ -6,6 +6,7 @@
  * cancels the run (POST /api/runs/:id/cancel does): it resumes. An assistant message whose tool parts
  * answer approvals (state `approval-responded`) decides them on the live run and continues its stream.
  */
+import { refuseRunProcess } from './run-process-guard.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { RUN_STATUSES } from '../events/agent-event.js';
@@ -195,6 +196,7 @@ export function registerChatRoutes(app: FastifyInstance, service: RunServiceApi,
       const run = await liveRunOf(service, body.id);
       if (!run) throw new HttpError(409, 'wrong_state', `chat ${body.id} has no live run waiting for these approvals (${answers.map((a) => a.id).join(', ')})`);
       if (!service.decideApproval) throw new HttpError(501, 'not_supported', 'this service takes no approvals');
+      refuseRunProcess(req, 'an approval decision');
       for (const a of answers) {
         await service.decideApproval(run.run_id, a.id, { decision: a.approved ? 'approve' : 'deny', ...(a.reason ? { reason: a.reason } : {}), by: 'web' });
       }

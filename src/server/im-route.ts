@@ -1,4 +1,5 @@
 /** POST /api/im/messages { conversation_id, text } — what a chat bot calls; answers with the messages to post. */
+import { refuseRunProcess } from './run-process-guard.js';
 import type { AgentEvent } from '../events/agent-event.js';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -25,6 +26,8 @@ export interface ImOptions {
 
 export function registerImRoute(app: FastifyInstance, service: RunServiceApi, opts: ImOptions): void {
   app.post('/api/im/messages', async (req) => {
+    // an IM message can decide approvals and steer runs: not from a run's own process
+    refuseRunProcess(req, 'an IM message');
     const parsed = ImBody.safeParse(req.body);
     if (!parsed.success) throw invalidBody(issuesFromZod(parsed.error.issues));
     const { conversation_id, text } = parsed.data;

@@ -7,6 +7,7 @@ import type { DecisionSource } from '../events/agent-event.js';
 import type { RunServiceApi } from '../runtime/run-service-types.js';
 import { HttpError, invalidBody } from './http-error.js';
 import { isRunId } from './run-id-param.js';
+import { refuseRunProcess } from './run-process-guard.js';
 
 function sourceOf(req: FastifyRequest): DecisionSource {
   return req.headers['x-runtrail-client'] === 'web' ? 'web' : 'api';
@@ -31,6 +32,7 @@ export function registerInteractionRoutes(app: FastifyInstance, service: RunServ
   });
 
   app.post<{ Params: { id: string; approval: string } }>('/api/runs/:id/approvals/:approval', async (req) => {
+    refuseRunProcess(req, 'an approval decision');
     const b = bodyOf(req);
     if (!service.decideApproval) throw new HttpError(501, 'not_supported', 'this service takes no approvals');
     const approval = await service.decideApproval(runIdOf(req.params.id), req.params.approval, { decision: b.decision, reason: b.reason, by: sourceOf(req) });
@@ -38,6 +40,7 @@ export function registerInteractionRoutes(app: FastifyInstance, service: RunServ
   });
 
   app.post<{ Params: { id: string } }>('/api/runs/:id/messages', async (req, reply) => {
+    refuseRunProcess(req, 'a message to a run');
     const b = bodyOf(req);
     if (!service.sendMessage) throw new HttpError(501, 'not_supported', 'this service takes no messages');
     const sent = await service.sendMessage(runIdOf(req.params.id), { text: b.text, mode: b.mode, from: sourceOf(req) });

@@ -1,4 +1,5 @@
 /** The run API: create, list, show, cancel, manifest, artifacts, plan and metrics of a run. */
+import { refuseRunProcess } from './run-process-guard.js';
 import { createReadStream } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { extname, isAbsolute, join, relative, sep } from 'node:path';
@@ -145,6 +146,7 @@ export function registerRunRoutes(app: FastifyInstance, service: RunServiceApi, 
   app.get<{ Params: { id: string } }>('/api/runs/:id', async (req) => requireRun(service, req.params.id));
 
   app.post<{ Params: { id: string } }>('/api/runs/:id/cancel', async (req) => {
+    refuseRunProcess(req, 'a cancel');
     await requireRun(service, req.params.id);
     return service.cancel(req.params.id);
   });

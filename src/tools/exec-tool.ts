@@ -63,6 +63,12 @@ export function createExecTool(opts: ExecToolOptions): ToolDefinition<ExecArgs> 
       'the background and you get a sessionId for the process tool (you are also told when it exits).',
     parameters: execParameters,
     kind: 'tool',
+    // leaving the sandbox is the operator's to allow: at once, or per call by a person
+    needsApproval: (a) => {
+      if (a.elevated !== true || opts.allowElevated) return null;
+      const { policy } = registry.sandboxOf(scopeKey);
+      return policy.mode === 'on' && policy.elevated === 'ask' ? 'elevated: this command would run on the host, outside the sandbox' : null;
+    },
     // The executor's own deadline must outlast ours: the longest yield, or the whole run without the process tool.
     // (a timer cannot hold more than MAX_TIMER_MS: beyond it the deadline would fire at once)
     timeoutMs: processTool
@@ -79,8 +85,13 @@ export function createExecTool(opts: ExecToolOptions): ToolDefinition<ExecArgs> 
       if (command.length > MAX_COMMAND_CHARS)
         return badInput('exec', `command is ${command.length} chars; the limit is ${MAX_COMMAND_CHARS}`, 'Write long scripts to a file and run the file.');
       if (command.includes('\0')) return badInput('exec', 'command contains a NUL byte');
-      if (args.elevated && !opts.allowElevated)
-        return badInput('exec', 'elevated mode is disabled on this server', 'Run without `elevated`, inside the workspace.');
+      const { policy } = registry.sandboxOf(scopeKey);
+      const elevatedMode = opts.allowElevated ? 'allow' : policy.mode === 'on' ? policy.elevated : 'off';
+      if (args.elevated && elevatedMode === 'off')
+        return badInput('exec', "elevated mode is off on this server (the operator's config.json sandbox.elevated)", 'Run without `elevated`, inside the sandbox and the workspace.');
+      // `needsApproval` made the executor ask a person; called any other way, an ask-mode elevated call cannot run
+      if (args.elevated && elevatedMode === 'ask' && !ctx?.approvedByPerson)
+        return badInput('exec', 'elevated needs a person\'s approval on this server, and this call was not approved', 'Run without `elevated`, inside the sandbox.');
 
       const cwd = real(resolve(opts.cwd, args.workdir ?? '.'));
       if (!args.elevated && !roots.some((r) => inside(r, cwd)))

@@ -38,6 +38,8 @@ export interface ToolExecutionContext {
   toolCallId?: string;
   /** Present when run by the executor: report progress of long work here. */
   reporter?: OperationReporter;
+  /** True when a person approved this very call (its permission said ask, or `needsApproval` did). */
+  approvedByPerson?: boolean;
 }
 
 export interface ToolDefinition<Args = unknown> {
@@ -61,6 +63,11 @@ export interface ToolDefinition<Args = unknown> {
   /** True when running a call twice has the effect of running it once: a resumed run re-runs a call
    *  its dead process started and never finished (read-only tools are re-run too; any other is not). */
   idempotent?: boolean;
+  /**
+   * Why this particular call needs a person's approval even where the tool is allowed (exec with
+   * `elevated: true` where the operator says ask), or null. The executor asks before it runs it.
+   */
+  needsApproval?: (args: Args) => string | null;
   execute(args: Args, ctx?: ToolExecutionContext): Promise<ToolResult>;
 }
 

@@ -4,7 +4,7 @@ import { describeUnsupported, sandboxSupport } from '../../src/sandbox/sandbox-s
 
 describe('resolveSandboxPolicy: the agent asks, the operator bounds', () => {
   it('is on with no network and the default limits when nobody says anything', () => {
-    expect(resolveSandboxPolicy(undefined, undefined)).toEqual({ mode: 'on', read: [], write: [], network: { mode: 'none' }, env: [], limits: { ...DEFAULT_SANDBOX_LIMITS }, notes: [] });
+    expect(resolveSandboxPolicy(undefined, undefined)).toEqual({ mode: 'on', read: [], write: [], network: { mode: 'none' }, env: [], limits: { ...DEFAULT_SANDBOX_LIMITS }, elevated: 'off', notes: [] });
   });
 
   it('is off only by the operator', () => {

@@ -116,4 +116,50 @@ describe('a run under the sandbox', () => {
     expect(lines).toMatch(/config\.json.*sandbox.*mode/);
     expect(lines).toMatch(/sh\.md.*sandbox.*network/);
   });
+
+  function elevatedAgent(config: unknown) {
+    return {
+      '.runtrail/agents/up.md': agentFile('name: up\ndescription: d\nmodel: script:up.turns.json\ntools: [exec]'),
+      '.runtrail/agents/up.turns.json': script([{ toolCalls: [{ name: 'exec', args: { command: 'ls -d /root && echo ON-THE-HOST', elevated: true } }] }, { text: 'done' }]),
+      '.runtrail/config.json': JSON.stringify(config),
+    };
+  }
+
+  it('refuses elevated where the operator did not enable it', async () => {
+    const { service: s } = await serviceOver(elevatedAgent({}));
+    const r = await runToEnd(s, { plugin: 'up', input: {} });
+    const [result] = toolResults(r.events);
+    expect(result).toMatchObject({ name: 'exec', isError: true });
+    expect(String(result.result)).toMatch(/elevated mode is off on this server/);
+    expect(String(result.result)).not.toContain('ON-THE-HOST');
+  });
+
+  it('runs elevated on the host only after a person approved it where the operator says ask; the step says elevated', async () => {
+    const { service: s } = await serviceOver(elevatedAgent({ sandbox: { elevated: 'ask' } }));
+    const created = await s.create({ plugin: 'up', input: {} });
+    let pending: Array<{ id: string }> = [];
+    for (let i = 0; i < 200 && pending.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      pending = (s.pendingApprovals?.(created.run_id) ?? []) as Array<{ id: string }>;
+    }
+    expect(pending).toHaveLength(1);
+    await s.decideApproval!(created.run_id, pending[0].id, { decision: 'approve', by: 'api' });
+    const events: AgentEvent[] = [];
+    for await (const e of s.events(created.run_id)) events.push(e);
+    const [result] = toolResults(events);
+    expect(result).toMatchObject({ name: 'exec', isError: false });
+    expect(String(result.result)).toContain('ON-THE-HOST');
+    expect(JSON.stringify(result)).toContain('"sandbox":{"mode":"elevated","network":"host"}');
+    // the approval events say who decided
+    const decided = events.filter((e) => e.stream === 'tool' && e.data.phase === 'approval').map((e) => JSON.stringify(e));
+    expect(decided.some((e) => /"status":"approved"/.test(e) && /"by":"api"/.test(e))).toBe(true);
+  });
+
+  it('runs elevated at once where the operator says allow', async () => {
+    const { service: s } = await serviceOver(elevatedAgent({ sandbox: { elevated: 'allow' } }));
+    const r = await runToEnd(s, { plugin: 'up', input: {} });
+    const [result] = toolResults(r.events);
+    expect(String(result.result)).toContain('ON-THE-HOST');
+    expect(JSON.parse(r.read('runtime/resolved_config.json')).sandbox.elevated).toBe('allow');
+  });
 });
