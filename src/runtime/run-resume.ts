@@ -55,7 +55,9 @@ export async function planResume(
   if (!loaded.ok) return interrupted(run.status, loaded.summary, loaded.detail);
   const point = loaded.point;
   if (point.resumes >= o.settings.max_resumes) {
-    return interrupted(run.status, `it was already resumed ${point.resumes} time${point.resumes === 1 ? '' : 's'} (durability.max_resumes ${o.settings.max_resumes}) and its process died again`);
+    const times = (n: number) => `${n} time${n === 1 ? '' : 's'}`;
+    // a run that kills its process every time must not loop
+    return interrupted(run.status, point.resumes === 0 ? `durability.max_resumes is ${o.settings.max_resumes}` : `it was resumed ${times(point.resumes)} already (durability.max_resumes ${o.settings.max_resumes}) and its process died again`);
   }
   const after = await readEvents(join(runRoot, EVENTS_FILE), 0);
   const lastSeq = after.at(-1)?.seq ?? 0;

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { AgentEvent } from '../../src/events/agent-event.js';
 import { parseEventLines } from '../../src/runtime/event-store.js';
 import { runtrailPackageRoot } from '../../src/runtime/package-root.js';
@@ -15,9 +15,15 @@ export const MAIN = join(runtrailPackageRoot(), 'dist', 'src', 'cli', 'main.js')
 
 /** The effects plugin: `send` is not safe to run twice, `lookup` only reads. Each writes `start <key>`
  *  before it waits `ms` and `done <key>` after, to <project>/effects.log. */
-const EFFECTS_PLUGIN = (log: string) => `import { appendFileSync } from 'node:fs';
+const EFFECTS_PLUGIN = (log: string) => `import { appendFileSync, existsSync } from 'node:fs';
 const log = ${JSON.stringify(log)};
-const wait = (ms, signal) => new Promise((r) => { const t = setTimeout(r, ms); signal?.addEventListener('abort', () => { clearTimeout(t); r(); }); });
+const release = ${JSON.stringify(join(dirname(log), 'release'))};
+// waits \`ms\`, or less once the test creates <project>/release (a call re-run after a resume need not wait again)
+const wait = (ms, signal) => new Promise((r) => {
+  const end = Date.now() + ms;
+  const tick = () => (Date.now() >= end || signal?.aborted || existsSync(release) ? r() : setTimeout(tick, 20));
+  tick();
+});
 const body = (kind) => async (a, ctx) => {
   appendFileSync(log, 'start ' + kind + ':' + a.key + '\\n');
   await wait(a.ms ?? 0, ctx?.signal);
@@ -36,6 +42,8 @@ export default {
 
 export interface DurableProject extends ProjectFixture {
   effects(): string[];
+  /** Lets the slow calls still waiting (and those run again) finish at once. */
+  release(): void;
 }
 
 export function durableProject(turns: unknown[], opts: { agentExtra?: string; config?: Record<string, unknown> } = {}): DurableProject {
@@ -56,7 +64,7 @@ ${opts.agentExtra ?? ''}`),
   );
   p.write('.runtrail/agents/worker.turns.json', JSON.stringify(turns));
   if (opts.config) p.write('.runtrail/config.json', JSON.stringify(opts.config));
-  return { ...p, effects: () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []) };
+  return { ...p, release: () => void p.write('release', ''), effects: () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []) };
 }
 
 export function runtrail(dir: string, args: string[], children: ChildProcess[]) {

@@ -4,7 +4,7 @@
  * again only when it is safe to, and the event log goes on with no gap and one end.
  */
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../tools/helpers.js';
@@ -39,6 +39,7 @@ function readRunIds(proj: DurableProject): string[] {
 }
 
 async function resumeToEnd(proj: DurableProject, runId: string) {
+  proj.release();
   const again = runtrail(proj.dir, ['resume', runId, '--data-dir', 'data'], children);
   const code = await again.exited;
   const status = JSON.parse(readFileSync(join(proj.dir, 'data', 'runs', runId, 'runtime', 'run_status.json'), 'utf8'));
@@ -61,5 +62,67 @@ describe.runIf(existsSync(MAIN))('a CLI run killed with SIGKILL, resumed', () =>
     expect(existsSync(join(p.dir, 'data', 'runs', runId, 'artifacts', 'report.md'))).toBe(true);
     const metrics = JSON.parse(readFileSync(join(p.dir, 'data', 'runs', runId, 'runtime', 'metrics.json'), 'utf8'));
     expect(metrics.resumes).toBe(1);
+  }, 120_000);
+});
+
+describe.runIf(existsSync(MAIN))('a CLI run killed with SIGKILL at other points, resumed', () => {
+  it('during a read-only call: it is run again, the finished call before it is not', async () => {
+    p = durableProject(turnsWith({ toolCalls: [{ name: 'lookup', args: { key: 'q', ms: 60_000 } }] }));
+    const runId = await killAt(p, () => p!.effects().includes('start lookup:q'));
+    const r = await resumeToEnd(p, runId);
+    expect(r.status.status, r.out).toBe('completed');
+    expect(p.effects().filter((l) => l === 'start send:a')).toHaveLength(1);
+    expect(p.effects().filter((l) => l === 'start lookup:q')).toHaveLength(2);
+    expect(checkEventLog(r.events)).toEqual([]);
+    const resumed = r.events.find((e) => e.stream === 'lifecycle' && e.data.phase === 'resumed');
+    expect(resumed?.data).toMatchObject({ diagnosis: { detail: expect.stringContaining('lookup') } });
+    expect((resumed?.data as { diagnosis: { detail: string } }).diagnosis.detail).toContain('run again');
+  }, 120_000);
+
+  it('during a model turn: its partial text stays in the log marked discarded, the turn is redone, what it cost is counted', async () => {
+    const long = Array.from({ length: 30 }, (_, i) => `part${i} `).join('');
+    p = durableProject(turnsWith({ text: long, chunkDelayMs: 100, toolCalls: [{ name: 'send', args: { key: 'b', ms: 0 } }] }));
+    const runsDir = join(p.dir, 'data', 'runs');
+    const streaming = () => readRunIds(p!).some((id) => existsSync(join(runsDir, id, 'runtime', 'events.jsonl')) && readFileSync(join(runsDir, id, 'runtime', 'events.jsonl'), 'utf8').includes('"delta":"part3'));
+    const runId = await killAt(p, streaming);
+    const r = await resumeToEnd(p, runId);
+    expect(r.status.status, r.out).toBe('completed');
+    expect(p.effects().filter((l) => l === 'start send:b')).toHaveLength(1);
+    expect(checkEventLog(r.events)).toEqual([]);
+    const resumed = r.events.find((e) => e.stream === 'lifecycle' && e.data.phase === 'resumed');
+    const d = resumed?.data as { discardFromSeq: number | null; fromSeq: number; seq?: number };
+    expect(d.discardFromSeq).not.toBeNull();
+    // the discarded deltas are the cut turn's: before the resume, after the checkpoint
+    const discarded = r.events.filter((e) => e.stream === 'assistant' && e.seq >= d.discardFromSeq! && e.seq < resumed!.seq);
+    expect(discarded.length).toBeGreaterThan(0);
+    expect(d.fromSeq).toBeLessThan(d.discardFromSeq!);
+    const metrics = JSON.parse(readFileSync(join(runsDir, runId, 'runtime', 'metrics.json'), 'utf8'));
+    expect(metrics.lost_to_resumes.turns).toBe(1);
+  }, 120_000);
+
+  it('a damaged checkpoint fails the resume with a clear diagnosis and the run ends interrupted, never with a wrong conversation', async () => {
+    p = durableProject(turnsWith({ toolCalls: [{ name: 'lookup', args: { key: 'q', ms: 60_000 } }] }));
+    const runId = await killAt(p, () => p!.effects().includes('start lookup:q'));
+    const file = join(p.dir, 'data', 'runs', runId, 'runtime', 'checkpoint.jsonl');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    lines[1] = lines[1].replace('"k":"step"', '"k":"stap"');
+    writeFileSync(file, lines.join('\n'));
+    const r = await resumeToEnd(p, runId);
+    expect(r.status.status).toBe('failed');
+    expect(r.status.diagnosis).toMatchObject({ code: 'interrupted', summary: expect.stringContaining("checkpoint is damaged at line 2") });
+    expect(r.status.diagnosis.detail).toMatch(/checksum/);
+    expect(checkEventLog(r.events)).toEqual([]);
+    expect(p.effects().filter((l) => l === 'start lookup:q')).toHaveLength(1);
+  }, 120_000);
+
+  it('a run resumed max_resumes times is not resumed again: it ends interrupted saying why', async () => {
+    p = durableProject(turnsWith({ toolCalls: [{ name: 'lookup', args: { key: 'q', ms: 60_000 } }] }), { config: { durability: { max_resumes: 0 } } });
+    const runId = await killAt(p, () => p!.effects().includes('start lookup:q'));
+    const list = runtrail(p.dir, ['runs', '--data-dir', 'data'], children);
+    await list.exited;
+    const r = await resumeToEnd(p, runId);
+    expect(r.status.status).toBe('failed');
+    expect(r.status.diagnosis.summary).toContain('durability.max_resumes is 0');
+    expect(checkEventLog(r.events)).toEqual([]);
   }, 120_000);
 });
