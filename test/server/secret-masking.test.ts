@@ -1,7 +1,7 @@
 /**
  * A secret of the server (an environment variable named like a key) reaches a run every way it can —
  * in the goal, in a file a tool reads, in what the model answers, base64- and URL-encoded — and shows
- * nowhere: not in any file of the data dir, not in the SSE frames, the API's answers or what the model
+ * nowhere: not in any file of the data dir, not in the SSE or WebSocket frames, the API's or a chat's answers or what the model
  * was sent. A credential on a tool call's command line (a token, a bare AWS secret access key) is masked
  * in its start event. Everything the run wrote is its owner's alone, though the process started with umask 000.
  */
@@ -15,7 +15,8 @@ import type { AnyToolDefinition } from '../../src/tools/tool.js';
 import { notesPlugin } from '../runtime/fixtures/fake-plugin.js';
 import { FakeProvider } from '../runtime/fixtures/fake-provider.js';
 import { makeEnv, makeService, type TestEnv } from '../runtime/fixtures/setup.js';
-import { getJson, readSse } from './helpers.js';
+import WebSocket from 'ws';
+import { getJson, postJson, readSse } from './helpers.js';
 
 const SECRET = `e2e-Secret/${Math.random().toString(16).slice(2, 10)}+tail`;
 const FORMS = {
@@ -109,6 +110,19 @@ describe('the server secrets never leave a run', () => {
       await getJson(`${server.url}/api/runs/${runId}/artifacts/report.md`),
     ];
     for (const a of answers) expect(leaks(JSON.stringify(a.body))).toEqual([]);
+    // the same frames over a WebSocket, and a chat's reply naming the run's goal
+    const wsFrames = await new Promise<string>((resolve, reject) => {
+      const ws = new WebSocket(`${server!.url.replace('http', 'ws')}/api/runs/${runId}/ws?after=0`);
+      let text = '';
+      ws.on('message', (m) => (text += `${String(m)}\n`));
+      ws.on('close', () => resolve(text));
+      ws.on('error', reject);
+    });
+    expect(wsFrames).toContain('[redacted]');
+    expect(leaks(wsFrames)).toEqual([]);
+    const im = await postJson(`${server.url}/api/im/messages`, { conversation_id: runId, text: '/runs' });
+    expect(im.body.messages.join('\n')).toContain('the key is [redacted]');
+    expect(leaks(JSON.stringify(im.body))).toEqual([]);
     expect(String(answers[0].body.final_answer)).toContain('The key was [redacted] ([redacted]).');
     // the model is sent no server secret (the credential it wrote into its own tool call is its conversation)
     expect(leaks(JSON.stringify(provider.requests), true)).toEqual([]);
