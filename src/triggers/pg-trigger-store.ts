@@ -266,6 +266,10 @@ export class PgWebhookStore implements WebhookStore {
     ]);
   }
 
+  async release(owner: string): Promise<void> {
+    await this.pool.query(`UPDATE ${this.t.messages} SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1 AND state = 'pending'`, [owner]);
+  }
+
   /** The pool is the schedule store's to end. */
   async close(): Promise<void> {}
 }

@@ -127,6 +127,8 @@ export class WebhookDispatcher {
     this.timers.clear();
     this.abort.abort();
     while (this.inflight.size) await Promise.allSettled([...this.inflight]);
+    this.held.clear();
+    await this.o.store.release(this.o.owner).catch((e: unknown) => this.o.log?.(`webhooks: ${(e as Error).message}`));
   }
 
   /** Resolves when nothing is under way (reports written, attempts ended). */

@@ -32,6 +32,9 @@ export interface WebhookStore {
   lease(owner: string, dueBy: number, leaseUntil: number, limit: number, now: number): Promise<WebhookMessage[]>;
   /** A message's state after an attempt or a redelivery (by webhook_id). */
   save(msg: WebhookMessage): Promise<void>;
+  /** `owner`'s pending messages free again (a process that stops hands them back: the next one takes
+   *  them up when they are due, not when the lease runs out). */
+  release(owner: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -156,6 +159,23 @@ export class FileWebhookStore implements WebhookStore {
       return { result: r, changed: true };
     });
     await this.closeIfDone(runId, snapshot);
+  }
+
+  async release(owner: string): Promise<void> {
+    const names = await readdir(this.openDir).catch(() => [] as string[]);
+    for (const n of names) {
+      if (!n.endsWith('.json')) continue;
+      await this.file(n.slice(0, -5)).update((r) => {
+        let changed = false;
+        for (const m of r.messages) {
+          if (m.state !== 'pending' || m.lease_owner !== owner) continue;
+          delete m.lease_owner;
+          delete m.lease_until;
+          changed = true;
+        }
+        return { result: undefined, changed };
+      });
+    }
   }
 
   async close(): Promise<void> {}

@@ -50,7 +50,7 @@ describe.skipIf(down)('PostgreSQL trigger stores', () => {
     expect(await nodes[1].schedules.list()).toEqual([]);
   });
 
-  it('a run event is reported once; a due message is leased to one node until its lease runs out', async () => {
+  it('a run event is reported once; a due message is leased to one node until its lease runs out or the node hands it back', async () => {
     const w = nodes.map((n) => n.webhooks);
     await w[0].register('run_a', [{ url: 'https://example.com/h', source: 'run' }]);
     await w[1].register('run_a', [{ url: 'https://other.example.com/h', source: 'run' }]);
@@ -62,6 +62,13 @@ describe.skipIf(down)('PostgreSQL trigger stores', () => {
     expect(await w[2].openRuns()).not.toContain('run_a');
     // the lease of the node that reported it holds until 5000
     expect((await Promise.all(w.map((x, i) => x.lease(`other${i}`, 2000, 20_000, 10, 4000)))).flat()).toEqual([]);
+    // ... unless that node stopped and handed its messages back
+    const reporter = reports.findIndex((r) => r.length === 1);
+    await w[(reporter + 1) % 3].release('a-node-holding-nothing');
+    expect((await w[2].lease('other2', 2000, 20_000, 10, 4000)).length).toBe(0);
+    await w[(reporter + 1) % 3].release(`n${reporter}`);
+    const early = await w[2].lease('early', 2000, 4500, 10, 4000);
+    expect(early).toEqual([expect.objectContaining({ webhook_id: 'msg_a', lease_owner: 'early', lease_until: 4500 })]);
     const leased = (await Promise.all(w.map((x, i) => x.lease(`other${i}`, 2000, 20_000, 10, 6000)))).flat();
     expect(leased).toHaveLength(1);
     expect(leased[0]).toMatchObject({ webhook_id: 'msg_a', lease_until: 20_000 });

@@ -78,6 +78,32 @@ describe('completion webhooks', () => {
     await vi.waitFor(async () => expect((await getJson(`${stack!.url}/api/runs/${runId}/webhooks`)).body.attempts.at(-1)).toMatchObject({ outcome: 'delivered', redelivery: true }));
   });
 
+  it('a delivery still failing when the server stops is retried by the next one on the data dir, as the same message', async () => {
+    receiver = await new Receiver().start();
+    receiver.answers = [500];
+    const config = { webhooks: { allow: [`http://127.0.0.1:${receiver.port}/*`], retry: { base: '2s', max_interval: '2s', for: '1m' } } };
+    const first = await startStack({ config });
+    stack = first;
+    const created = await postJson(`${first.url}/api/runs`, { plugin: 'talk', goal: 'say hi', webhook: { url: receiver.url(), secret: SECRET } });
+    const runId = created.body.run_id as string;
+    await vi.waitFor(async () => expect((await getJson(`${first.url}/api/runs/${runId}/webhooks`)).body.attempts).toHaveLength(1), { timeout: 10_000 });
+    await first.stop();
+    // the stopped server hands its message back: the next one takes it up when it is due, not when a lease runs out
+    const open = JSON.parse(readFileSync(join(first.dataDir, 'webhooks', 'open', `${runId}.json`), 'utf8')) as { messages: Array<{ state: string; lease_owner?: string; next_attempt_at: number }> };
+    expect(open.messages).toEqual([expect.objectContaining({ state: 'pending', attempts: 1 })]);
+    expect(open.messages[0].lease_owner).toBeUndefined();
+
+    stack = await startStack({ config, dataDir: first.dataDir });
+    await vi.waitFor(() => expect(receiver!.got).toHaveLength(2), { timeout: 15_000 });
+    expect(receiver.got[1].headers['webhook-id']).toBe(receiver.got[0].headers['webhook-id']);
+    expect(() => new Webhook(SECRET).verify(receiver!.got[1].body, receiver!.got[1].headers)).not.toThrow();
+    // not before its time: the second attempt waits out the retry delay the first one set
+    expect(receiver.got[1].at).toBeGreaterThanOrEqual(open.messages[0].next_attempt_at);
+    await vi.waitFor(async () => expect((await getJson(`${stack!.url}/api/runs/${runId}/webhooks`)).body.messages[0].state).toBe('delivered'));
+    const view = (await getJson(`${stack.url}/api/runs/${runId}/webhooks`)).body;
+    expect(view.attempts.map((a: { outcome: string; attempt: number }) => [a.attempt, a.outcome])).toEqual([[1, 'retry'], [2, 'delivered']]);
+  });
+
   it('a receiver that never answers does not hold up the end of the run; its attempt times out and is retried', async () => {
     receiver = await new Receiver().start();
     receiver.answers = ['hang', 200];
