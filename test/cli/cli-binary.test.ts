@@ -181,6 +181,15 @@ describe.skipIf(!BUILT)(`runtrail binary (dist/src/cli/main.js)${BUILT ? '' : ` 
     expect(runIdsIn(dataDir)).toEqual([]);
   });
 
+  it("what the CLI prints shows none of its environment's secrets, even where the user typed one", { timeout: 60_000 }, async () => {
+    const secret = 'cli-Secret-9f3a7c1e5b2d4086';
+    const r = await runToEnd(['run', `agent-${secret}`, '--data-dir', join(dir, 'data-masked')], { MY_SERVICE_API_KEY: secret });
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('unknown plugin "agent-[redacted]"');
+    expect(r.out + r.err).not.toContain(secret);
+    expect(r.out + r.err).not.toContain(Buffer.from(secret).toString('base64'));
+  });
+
   it('serve refuses a weak RUNTRAIL_API_TOKEN at start: exit 2, one line saying why and how to make one, the token not shown', { timeout: 60_000 }, async () => {
     const dataDir = join(dir, 'data-weak-token');
     for (const [token, why] of [
