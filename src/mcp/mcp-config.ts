@@ -4,6 +4,7 @@
  * `${VAR:-default}` expand from the environment. Problems name the file, the field and the value; a
  * definition that cannot be used is still kept (with `unusable`) so a run that needs it fails clearly.
  */
+import { AGENT_SANDBOX_SCHEMA, resolveSandboxPolicy, type AgentSandboxSettings, type SandboxPolicy } from '../sandbox/sandbox-policy.js';
 import { isAbsolute, resolve } from 'node:path';
 import { isPlausibleSecret, isSecretEnvName, registerSecret } from '../events/secret-masker.js';
 import { minimalBaseEnv } from '../tools/exec-config.js';
@@ -26,7 +27,7 @@ export interface McpConfigProblem {
 }
 
 export type McpTransportConfig =
-  | { type: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd: string }
+  | { type: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd: string; sandbox?: SandboxPolicy }
   | { type: 'http' | 'sse'; url: string; headers: Record<string, string> };
 
 export interface McpServerOptions {
@@ -73,6 +74,8 @@ const SERVER_SCHEMA: JsonSchema = {
     include: stringList,
     exclude: stringList,
     max_result_chars: { type: 'integer', minimum: 1000, maximum: 100_000_000 },
+    /** A stdio server in the sandbox: true, or the sandbox's own read/write/network/env/limits. */
+    sandbox: { anyOf: [{ type: 'boolean' }, AGENT_SANDBOX_SCHEMA] },
   },
 };
 const KNOWN_KEYS = new Set(Object.keys((SERVER_SCHEMA.properties as Record<string, unknown>) ?? {}));
@@ -91,6 +94,7 @@ interface RawServer {
   include?: string[];
   exclude?: string[];
   max_result_chars?: number;
+  sandbox?: boolean | AgentSandboxSettings;
 }
 
 export interface McpParseContext {
@@ -181,7 +185,13 @@ export function parseServerDefinition(name: string, raw: unknown, ctx: McpParseC
     const env: Record<string, string> = minimalBaseEnv(ctx.env);
     for (const [k, v] of Object.entries(d.env ?? {})) env[k] = x(v);
     transport = { type: 'stdio', command: x(d.command), args: (d.args ?? []).map(x), env, cwd: isAbsolute(cwd) ? cwd : resolve(ctx.baseDir, cwd) };
-    shown = { type, command: d.command, args: d.args ?? [], ...(d.cwd ? { cwd: d.cwd } : {}), env: Object.keys(d.env ?? {}) };
+    // mcp.json is the operator's: what it says of a server's sandbox is the operator's grant, read/write relative to its folder
+    if (d.sandbox) {
+      const own = d.sandbox === true ? {} : d.sandbox;
+      const rel = (p: string) => (isAbsolute(p) ? p : resolve(ctx.baseDir, p));
+      transport.sandbox = resolveSandboxPolicy({ ...own, read: own.read?.map(rel), write: own.write?.map(rel) }, undefined);
+    }
+    shown = { type, command: d.command, args: d.args ?? [], ...(d.cwd ? { cwd: d.cwd } : {}), env: Object.keys(d.env ?? {}), ...(d.sandbox ? { sandbox: d.sandbox } : {}) };
   } else {
     if (!d.url) {
       err(at, `a${type === 'http' ? 'n http' : ' sse'} server needs "url"`);
@@ -279,5 +289,5 @@ export function clashingNames(servers: McpServerConfig[], file: string, at: stri
 
 /** The whole transport, secrets included: the key runs of one process share a connection by. Held in memory only. */
 export function connectionKey(t: McpTransportConfig): string {
-  return JSON.stringify(t.type === 'stdio' ? [t.type, t.command, t.args, Object.entries(t.env).sort(), t.cwd] : [t.type, t.url, Object.entries(t.headers).sort()]);
+  return JSON.stringify(t.type === 'stdio' ? [t.type, t.command, t.args, Object.entries(t.env).sort(), t.cwd, t.sandbox ?? null] : [t.type, t.url, Object.entries(t.headers).sort()]);
 }

@@ -119,7 +119,7 @@ export class McpConnection {
     if (t.type === 'stdio') {
       let pid: number | undefined;
       const transport = new GroupStdioTransport(
-        { command: t.command, args: t.args, env: t.env, cwd: t.cwd },
+        { command: t.command, args: t.args, env: t.env, cwd: t.cwd, ...(t.sandbox ? { sandbox: t.sandbox } : {}) },
         {
           killGraceMs: opts.killGraceMs,
           onSpawn: (p) => {

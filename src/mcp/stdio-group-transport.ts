@@ -12,6 +12,16 @@ import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import { JSONRPCMessageSchema, type JSONRPCResultResponse } from '@modelcontextprotocol/sdk/types.js';
 import { ByteTailBuffer } from '../tools/byte-tail-buffer.js';
 import { spawnSupervised, type ChildExit, type SupervisedChild } from '../tools/supervised-child.js';
+import { minimalBaseEnv } from '../tools/exec-config.js';
+import { sandboxEnv } from '../sandbox/bwrap-command.js';
+import { launchSandboxed } from '../sandbox/sandbox-launch.js';
+import type { SandboxPolicy } from '../sandbox/sandbox-policy.js';
+
+/** What a definition's env added over the host's minimal base (the base's PATH, HOME… stay the sandbox's own). */
+function definitionEnv(env: Record<string, string>): Record<string, string> {
+  const base = minimalBaseEnv();
+  return Object.fromEntries(Object.entries(env).filter(([k, v]) => base[k] !== v));
+}
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
 const STDERR_TAIL_BYTES = 16 * 1024;
@@ -22,6 +32,8 @@ export interface StdioSpawnSpec {
   /** The complete environment of the server. */
   env: Record<string, string>;
   cwd: string;
+  /** Run it in the sandbox: its folder readable, what the policy lists writable, no network unless allowed. */
+  sandbox?: SandboxPolicy;
 }
 
 export interface StdioTransportOptions {
@@ -53,6 +65,7 @@ export class GroupStdioTransport implements Transport {
   private closed = false;
   private exitInfo: ChildExit | null = null;
   private readonly maxBytes: number;
+  private sandboxCleanup: (() => Promise<void>) | null = null;
 
   constructor(
     private readonly spec: StdioSpawnSpec,
@@ -79,7 +92,20 @@ export class GroupStdioTransport implements Transport {
     if (this.child) throw new Error('GroupStdioTransport already started');
     const { cwd } = this.spec;
     if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new Error(`its working folder ${cwd} does not exist`);
-    const child = await spawnSupervised({ file: this.spec.command, args: this.spec.args, cwd, env: this.spec.env, killGraceMs: this.opts.killGraceMs }, (stream, chunk) => {
+    let file = this.spec.command;
+    let args = this.spec.args;
+    let env = this.spec.env;
+    let insideMembers: (() => number[]) | undefined;
+    const policy = this.spec.sandbox;
+    if (policy?.mode === 'on') {
+      const launch = await launchSandboxed(policy, { file, args, cwd, writable: [], readable: [cwd] });
+      this.sandboxCleanup = launch.cleanup;
+      ({ file, args } = launch);
+      // the sandbox's fixed set, then only what the definition's env names (never the server's own)
+      env = { ...sandboxEnv(policy, {}), ...definitionEnv(this.spec.env), ...launch.env };
+      insideMembers = launch.insideMembers ?? undefined;
+    }
+    const child = await spawnSupervised({ file, args, cwd, env, killGraceMs: this.opts.killGraceMs, ...(insideMembers ? { insideMembers } : {}) }, (stream, chunk) => {
       if (stream === 'stderr') this.stderrTail.append(chunk);
       else this.ingest(chunk);
     });
@@ -91,6 +117,7 @@ export class GroupStdioTransport implements Transport {
     }
     this.opts.onSpawn?.(child.pid);
     void child.exited.then((exit) => {
+      void this.sandboxCleanup?.();
       this.exitInfo = exit;
       this.opts.onExit?.(exit);
       this.finish();
