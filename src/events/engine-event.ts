@@ -2,6 +2,9 @@
  * The wire contract of every channel: one factory per event, one serialisation (`toWire`), a degraded
  * text form (`toText`) and `fromWire` to lift legacy plain objects. Keys are snake_case on the wire;
  * legacy keys are always written, added keys only when non-empty.
+ *
+ * Over 400 lines on purpose: it is the whole wire contract, each event's type, factory and wire form
+ * side by side, so a change to one event is seen against all the others.
  */
 import { Diagnosis, type DiagnosisDict, type DiagnosisInit } from './diagnosis.js';
 import type { RuntimeProcessEvent } from './process-event.js';

@@ -5,6 +5,9 @@
  * call ends. Which span a call belongs to comes from the run's own events (a `model` start opens a
  * loop turn, a `compaction` start a compaction), so the loop itself knows nothing of the record.
  * Secrets are masked, images and files go to the run folder by content hash, and each line is capped.
+ *
+ * Over 400 lines on purpose: the wrapper, the span bookkeeping and the line writer share one call's
+ * state from its start to its line; the record's format and reader are in model-call-record.ts.
  */
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';

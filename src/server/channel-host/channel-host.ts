@@ -4,6 +4,10 @@
  * unless its sender (and group) is allowed, its files put in the upload folder, and handed to the IM
  * layer; what that decides is posted back — a text answer, or a run's reply streamed into the chat.
  * A channel that cannot connect is retried with backoff and never stops the server or the others.
+ *
+ * Over 400 lines on purpose: one message's way through (taken, allowed, handed over, answered) reads
+ * top to bottom in one file; the parts with a life of their own (delivery record, preview, retries,
+ * secret mask) already live beside it.
  */
 import { setMaxListeners } from 'node:events';
 import { writeFile } from 'node:fs/promises';

@@ -4,6 +4,9 @@
  * Nothing here knows any topic in advance; labels come from each cluster's most distinctive terms.
  * The fitted model also places rows it was not fitted on (a bounded sample of a large file fits,
  * every row is then placed): nearest k-means centroid, as k-means itself assigns.
+ *
+ * Over 400 lines on purpose: the steps share the vectors and the vocabulary they are fitted on, and
+ * the clustering is judged as a whole (the analysis tests); split, each part would be half a method.
  */
 import { contentTokens, termsOf } from '../../shared/tokenize.js';
 import { fillerTerms, withoutTerms } from './filler-terms.js';
