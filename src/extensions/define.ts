@@ -15,7 +15,7 @@ export interface PluginToolContext {
   /** Aborted when the run is cancelled or the tool times out. */
   signal: AbortSignal;
   /** `listener` is told once, with the reason, when the run is cancelled or the tool times out
-   *  (at once if it already was): for a tool that only passes the stop on, cheaper than `signal`. */
+   *  (at once if it already was); a shorthand over `signal`. */
   onAbort(listener: (reason: unknown) => void): void;
   /** Progress of long work, shown live as process events of this call. */
   reporter: OperationReporter;

@@ -15,7 +15,6 @@ import { createReadFileTool, type PathScheme } from '../tools/read-file-tool.js'
 import type { AnyToolDefinition, ToolExecutionContext, ToolResult } from '../tools/tool.js';
 import { createWriteArtifactTool } from '../tools/write-artifact-tool.js';
 import type { PluginTool, PluginToolContext, PluginToolResult } from './define.js';
-import type { OperationReporter } from '../events/operation-reporter-types.js';
 import { NOOP_REPORTER } from '../events/noop-reporter.js';
 
 export interface ToolRunContext {
@@ -57,34 +56,17 @@ function normalise(r: PluginToolResult): ToolResult {
   return r as ToolResult;
 }
 
-const NEVER_TOLD = (): void => undefined;
-
-/**
- * What a code plugin's tool is handed: the executor's context plus the run's workspace and id. A
- * class, not an object literal with a `signal` getter (V8 builds such a literal through its runtime,
- * most of a fast call's cost); the signal is made when read, as the executor's own.
- */
-class CodeToolContext implements PluginToolContext {
-  readonly #call: ToolExecutionContext | undefined;
-  #own: AbortSignal | undefined;
-  readonly onAbort: (listener: (reason: unknown) => void) => void;
-  readonly reporter: OperationReporter;
-  readonly workspace: WorkspaceAccess;
-  readonly runId: string;
-  readonly toolCallId: string;
-
-  constructor(run: ToolRunContext, call: ToolExecutionContext | undefined) {
-    this.#call = call;
-    this.onAbort = call?.onAbort ?? NEVER_TOLD;
-    this.reporter = call?.reporter ?? NOOP_REPORTER;
-    this.workspace = run.workspace;
-    this.runId = run.runId;
-    this.toolCallId = call?.toolCallId ?? '';
-  }
-
-  get signal(): AbortSignal {
-    return this.#call?.signal ?? (this.#own ??= new AbortController().signal);
-  }
+/** What a code plugin's tool is handed: the executor's context plus the run's workspace and id. */
+function codeToolContext(run: ToolRunContext, call: ToolExecutionContext | undefined): PluginToolContext {
+  const signal = call?.signal ?? new AbortController().signal;
+  return {
+    signal,
+    onAbort: call?.onAbort ?? ((listener) => signal.addEventListener('abort', () => listener(signal.reason), { once: true })),
+    reporter: call?.reporter ?? NOOP_REPORTER,
+    workspace: run.workspace,
+    runId: run.runId,
+    toolCallId: call?.toolCallId ?? '',
+  };
 }
 
 /** A code plugin's tool as a Runtrail tool of one run (its ctx gives workspace and runId). */
@@ -97,7 +79,7 @@ export function pluginToolFactory(t: PluginTool): ToolFactory {
     ...(t.readOnly ? { readOnly: true } : {}),
     ...(t.idempotent ? { idempotent: true } : {}),
     async execute(args, ectx) {
-      return normalise(await t.execute(args, new CodeToolContext(c, ectx)));
+      return normalise(await t.execute(args, codeToolContext(c, ectx)));
     },
   });
 }

@@ -9,7 +9,6 @@ import type { JsonSchema } from '../tools/schema.js';
 import type { AnyToolDefinition, ToolExecutionContext, ToolResult } from '../tools/tool.js';
 import { ToolSourceError, type ToolSource } from '../tools/tool-source.js';
 import type { McpServerConfig } from './mcp-config.js';
-import { CallStop } from './call-stop.js';
 import type { McpConnection, McpLog } from './mcp-connection.js';
 import { secretValuesOf } from './mcp-diagnosis.js';
 import { McpUnavailableError } from './mcp-unavailable-error.js';
@@ -152,8 +151,7 @@ export class McpToolSource implements ToolSource {
           started = true;
           reporter.start(`${server.name}/${tool.name}`);
         };
-        // the executor's stop reaches the SDK without an AbortController per call (see CallStop)
-        const signal = ctx?.onAbort ? new CallStop(ctx.onAbort).asSignal() : ctx?.signal;
+        const signal = ctx?.signal;
         try {
           const r = await conn.callTool(tool.name, (args ?? {}) as Record<string, unknown>, {
             ...(signal ? { signal } : {}),

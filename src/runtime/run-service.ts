@@ -150,20 +150,6 @@ export class RunService implements RunServiceApi {
   private readonly queue: RunQueue;
   /** Accepted creates not yet queued (between the capacity check and the enqueue there are awaits). */
   private reserving = 0;
-  /**
-   * A create with no other create or run under way: the new run's folder and admission files
-   * (request, owner, status) are written with synchronous calls, and its 201 goes ~1.5 ms sooner.
-   * Otherwise, and for every file a running run writes, the thread pool: it creates files in
-   * parallel (0.3–0.45 ms each here; a burst of 100 creates queued them on the main thread) and
-   * never holds up the request that follows, a client's GET of the new run's events.
-   */
-  private loneAdmission(): boolean {
-    if (this.reserving !== 1) return false;
-    // a run that has ended (writing its last files) does not count: the next POST often comes then
-    for (const r of this.live.values()) if (!r.machine.isTerminal) return false;
-    return true;
-  }
-
   /** the run folders of this data dir, when they are the store (runs are resumed from them) */
   private readonly local: LocalRunStore | null;
   private initDone: Promise<void> | null = null;
@@ -332,7 +318,7 @@ export class RunService implements RunServiceApi {
     };
     let runId: string | null = null;
     try {
-      runId = await reserveRunFolder(this.runsDir, createRunId, { sync: this.loneAdmission() });
+      runId = await reserveRunFolder(this.runsDir, createRunId);
       return await this.createReserved(runId, { req, plugin, input, sources, skill, skills, provider, model }, unreserve, opts, parent);
     } catch (e) {
       unreserve();
@@ -386,7 +372,6 @@ export class RunService implements RunServiceApi {
     const workspace = new RunWorkspace(this.runsDir, runId, {
       readScopes: skill?.manifest.read_scopes,
       writeScopes: skill?.manifest.write_scopes,
-      syncWrites: () => this.loneAdmission(),
     });
     // input values handed to tools are the workspace copies
     for (const [key, abs] of Object.entries(sources)) input[key] = `input/${safeInputName(abs)}`;

@@ -1,9 +1,8 @@
 /**
  * One tool handler call in flight: it ends with the handler's result, the run's cancel or its
- * timeout, whichever comes first. Built for the hot path (a no-op call's overhead): one
- * promise, this object and the handler's context per call; no timer and no signal listener per
- * call: the calls of an executor share one timer, armed for the earliest deadline, and one listener
- * on the run's signal.
+ * timeout, whichever comes first. The handler's context is a plain object: its `signal` aborts on
+ * either, `onAbort` is a shorthand over that signal. The calls of an executor share one timer, armed
+ * for the earliest deadline, and one listener on the run's signal.
  */
 import type { OperationReporter } from '../events/operation-reporter-types.js';
 import type { AnyToolDefinition, ToolExecutionContext, ToolResult } from '../tools/tool.js';
@@ -60,40 +59,27 @@ export class ToolDeadlines {
   }
 }
 
-/**
- * A handler's context. A class, not an object literal with a `signal` getter: V8 builds such a
- * literal through its runtime, about 0.7 µs per call (most of a no-op call's overhead). `signal` is
- * made when first read, through the context (a spread copy of the context has no `signal`).
- */
-class FlightContext implements ToolExecutionContext {
-  readonly #flight: ToolCallFlight;
-  readonly onAbort: (listener: (reason: unknown) => void) => void;
-  readonly toolCallId: string;
-  readonly reporter: OperationReporter | undefined;
-  readonly approvedByPerson: boolean;
-
-  constructor(flight: ToolCallFlight, toolCallId: string, reporter: OperationReporter | undefined, approved: boolean) {
-    this.#flight = flight;
-    this.onAbort = (l) => flight.onAbort(l);
-    this.toolCallId = toolCallId;
-    this.reporter = reporter;
-    this.approvedByPerson = approved;
-  }
-
-  get signal(): AbortSignal {
-    return this.#flight.signal;
-  }
+/** `listener` is told once, with the reason, when `signal` aborts (at once if it already has). */
+function onAbortOf(signal: AbortSignal): (listener: (reason: unknown) => void) => void {
+  return (listener) => {
+    const tell = (): void => {
+      try {
+        listener(signal.reason);
+      } catch {
+        // a tool's stop listener that throws does not change how its call ended
+      }
+    };
+    if (signal.aborted) tell();
+    else signal.addEventListener('abort', tell, { once: true });
+  };
 }
 
 export class ToolCallFlight {
   readonly deadline: number;
   private resolve!: (r: ToolResult) => void;
   private settled = false;
-  /** made on first use: most tools never read their signal, and an AbortController costs µs per call */
-  private ctl: AbortController | undefined;
-  private stopReason: unknown;
-  private stopped = false;
-  private abortListeners: Array<(reason: unknown) => void> | undefined;
+  /** aborted when the run is cancelled or the call times out; the handler's `signal` */
+  private readonly ctl = new AbortController();
   readonly result: Promise<ToolResult>;
   private readonly timeoutMs: number;
   private readonly deadlines: ToolDeadlines;
@@ -116,7 +102,7 @@ export class ToolCallFlight {
     this.fail = fail;
     this.result = new Promise<ToolResult>((r) => (this.resolve = r));
     deadlines.add(this);
-    const ctx = new FlightContext(this, toolCallId, reporter, approved);
+    const ctx: ToolExecutionContext = { signal: this.ctl.signal, onAbort: onAbortOf(this.ctl.signal), toolCallId, reporter, approvedByPerson: approved };
     let handled: Promise<ToolResult>;
     try {
       handled = Promise.resolve(tool.execute(args, ctx));
@@ -132,19 +118,6 @@ export class ToolCallFlight {
     );
   }
 
-  get signal(): AbortSignal {
-    if (!this.ctl) {
-      this.ctl = new AbortController();
-      if (this.stopped) this.ctl.abort(this.stopReason); // read after the stop: already aborted
-    }
-    return this.ctl.signal;
-  }
-
-  onAbort(listener: (reason: unknown) => void): void {
-    if (this.stopped) listener(this.stopReason);
-    else (this.abortListeners ??= []).push(listener);
-  }
-
   /** The run was cancelled: the handler is told, the call ends cancelled. */
   cancel(reason: unknown): void {
     this.stop(reason);
@@ -157,19 +130,7 @@ export class ToolCallFlight {
   }
 
   private stop(reason: unknown): void {
-    if (this.stopped) return;
-    this.stopped = true;
-    this.stopReason = reason;
-    this.ctl?.abort(reason);
-    const ls = this.abortListeners;
-    this.abortListeners = undefined;
-    for (const l of ls ?? []) {
-      try {
-        l(reason);
-      } catch {
-        // a tool's stop listener that throws does not change how its call ended
-      }
-    }
+    if (!this.ctl.signal.aborted) this.ctl.abort(reason);
   }
 
   private settle(r: ToolResult): void {

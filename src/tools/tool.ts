@@ -31,8 +31,7 @@ export interface ToolExecutionContext {
   signal?: AbortSignal;
   /**
    * Present when run by the executor: `listener` is called once, with the reason, when the call is
-   * cancelled or times out (at once if it already was). For a tool that only passes the stop on,
-   * cheaper than reading `signal` (which makes an AbortController for the call).
+   * cancelled or times out (at once if it already was); a shorthand over `signal`.
    */
   onAbort?: (listener: (reason: unknown) => void) => void;
   toolCallId?: string;
