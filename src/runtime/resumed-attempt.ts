@@ -5,9 +5,9 @@
  */
 import type { LifecycleData } from '../events/agent-event.js';
 import { Diagnosis } from '../events/diagnosis.js';
-import type { ChatMessage, ToolCallRequest } from '../providers/model-provider.js';
+import type { ChatMessage, ModelProvider, ToolCallRequest } from '../providers/model-provider.js';
 import type { AgentLoopOptions } from './agent-loop.js';
-import type { RunRecord } from './run-record.js';
+import type { RunInbox } from './run-inbox.js';
 import type { ResumeDecision } from './run-resume.js';
 
 /** A decision to resume, and what the dead process left running (ended since). */
@@ -37,7 +37,7 @@ function unsettledCalls(messages: ChatMessage[]): ToolCallRequest[] {
 }
 
 /** Builds the resumed loop's start and puts back the model's position and the queued messages. */
-export function resumeLoop(resume: ResumeStart, executor: { safeToRepeat(name: string): boolean }, rec: Pick<RunRecord, 'provider' | 'inbox'>): ResumedLoop {
+export function resumeLoop(resume: ResumeStart, executor: { safeToRepeat(name: string): boolean }, rec: { provider: ModelProvider; inbox: RunInbox }): ResumedLoop {
   const p = resume.point;
   if (p.provider !== undefined) rec.provider.restorePosition?.(p.provider);
   rec.inbox.restore(p.queued);
