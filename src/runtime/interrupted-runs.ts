@@ -32,25 +32,33 @@ export async function markInterrupted(runsDir: string, status: RunStatusFile, co
   const leftovers = await endLeftovers(folder.root);
   const file = folder.path('events');
   const { lastSeq } = repairEventsFile(file);
-  // the run did end (its terminal event is on disk) but its final status write was lost: take the
-  // outcome from that event rather than appending a second, contradicting terminal event
-  const last = (await readEvents(file, Math.max(0, lastSeq - 1))).at(-1);
-  if (last && isTerminalRunEvent(last) && last.stream === 'run' && 'status' in last.data) {
-    const d = last.data as { status: RunStatus; content?: string; diagnosis?: RunStatusFile['diagnosis'] };
-    Object.assign(status, {
-      status: d.status,
-      finished_at: status.finished_at ?? new Date(last.ts).toISOString(),
-      final_answer: d.content ?? status.final_answer ?? '',
-      diagnosis: d.diagnosis ?? null,
-      last_seq: last.seq,
-    });
-    if (!status.public_documents?.length) status.public_documents = publicDocuments(await folder.listArtifacts(), contract);
-    await folder.writeStatus(status);
-    return;
-  }
+  if (await endedOnDisk(runsDir, status, contract)) return;
   // `why`: a run that was not resumed says why (its checkpoint, its agent, its resumes)
   const diagnosis = why ? { ...why, detail: [why.detail, leftovers].filter(Boolean).join('\n') } : interruption(status, 'the runtime stopped before it finished', leftovers);
   await endInterrupted(folder, status, contract, new EventStore(file), lastSeq, diagnosis, (s) => folder.writeStatus(s));
+}
+
+/**
+ * A run that did end (its terminal event is on disk) but whose final status write was lost: its status
+ * is taken from that event and written, rather than a second, contradicting ending. Whether it was.
+ */
+export async function endedOnDisk(runsDir: string, status: RunStatusFile, contract: ArtifactContract[]): Promise<boolean> {
+  const folder = new RunFolder(runsDir, status.run_id);
+  const file = folder.path('events');
+  const { lastSeq } = repairEventsFile(file);
+  const last = (await readEvents(file, Math.max(0, lastSeq - 1))).at(-1);
+  if (!last || !isTerminalRunEvent(last) || last.stream !== 'run' || !('status' in last.data)) return false;
+  const d = last.data as { status: RunStatus; content?: string; diagnosis?: RunStatusFile['diagnosis'] };
+  Object.assign(status, {
+    status: d.status,
+    finished_at: status.finished_at ?? new Date(last.ts).toISOString(),
+    final_answer: d.content ?? status.final_answer ?? '',
+    diagnosis: d.diagnosis ?? null,
+    last_seq: last.seq,
+  });
+  if (!status.public_documents?.length) status.public_documents = publicDocuments(await folder.listArtifacts(), contract);
+  await folder.writeStatus(status);
+  return true;
 }
 
 /** The diagnosis of a run that was interrupted while it was live. */

@@ -10,7 +10,7 @@ import type { AgentEvent, RunStatus } from '../events/agent-event.js';
 import { Diagnosis, type DiagnosisDict } from '../events/diagnosis.js';
 import type { ArtifactContract } from './agent.js';
 import { EventStore, readEvents } from './event-store.js';
-import { completeTerminalEvent, endLeftovers, markInterrupted, ownedByLiveProcess } from './interrupted-runs.js';
+import { completeTerminalEvent, endedOnDisk, endLeftovers, markInterrupted, ownedByLiveProcess } from './interrupted-runs.js';
 import { isRunId } from './run-id.js';
 import type { RunListQuery, RunStatusFile } from './run-service-types.js';
 import { isTerminalRunState } from './run-state-machine.js';
@@ -95,6 +95,12 @@ export class LocalRunStore implements RunStore {
       if (!status) continue;
       if (!isTerminalRunState(status.status) && !(await ownedByLiveProcess(this.runsDir, id))) {
         try {
+          // a run whose terminal event is on disk ended: neither resumed nor interrupted
+          if (await endedOnDisk(this.runsDir, status, this.artifactsOf(status.plugin))) {
+            await endLeftovers(join(this.runsDir, id));
+            this.index.set(id, status);
+            continue;
+          }
           const why = this.afterCrash ? await this.afterCrash(status) : undefined;
           if (why === null) {
             this.resumable.add(id);
