@@ -12,6 +12,7 @@ import { analyseFeedback, type FeedbackStats } from '../../src/plugins/feedbackl
 import { parseFeedbackCsv } from '../../src/plugins/feedbacklens/analysis/parse-feedback-csv.js';
 import { isWholeLabel } from '../../src/plugins/feedbacklens/analysis/theme-scoring.js';
 import { createFeedbackLensPlugin } from '../../src/plugins/feedbacklens/feedbacklens-plugin.js';
+import { parseSchema } from '../../src/tools/schema.js';
 import { BufferAdapter } from '../../src/channels/buffer-adapter.js';
 import { makeDone, makeReasoning, makeStep } from '../../src/events/engine-event.js';
 import { driveOffline } from './helpers/offline-driver.js';
@@ -105,3 +106,70 @@ describe('small slips', () => {
     expect(text).toContain('evidence index.\n\nStep 2:');
   });
 });
+
+describe('the goal is read', () => {
+  async function run(lang: ExportLang, goal: string) {
+    const { csv, rows } = realExport(lang, { perTopic: 30, fillerShare: 0.5, seed: 7 });
+    const ws = createTempWorkspace();
+    try {
+      const path = ws.addInput('export.csv', csv);
+      const r = await driveOffline(createFeedbackLensPlugin(), { csv_path: path, product_name: 'Acme' }, ws, { goal });
+      expect(r.error).toBeUndefined();
+      expect(r.issues).toEqual([]);
+      const stats = JSON.parse(r.toolCalls.find((c) => c.name === 'feedback_stats' && c.ok)!.content) as FeedbackStats;
+      const report = readFileSync(`${ws.root}/artifacts/insight_report.md`, 'utf8');
+      return { rows, stats, report, answer: r.finalText };
+    } finally {
+      ws.dispose();
+    }
+  }
+
+  it('a goal naming a platform narrows the analysis to it, and the report says so', async () => {
+    const { rows, stats, report, answer } = await run('en', 'What do our iOS users complain about most?');
+    const ios = rows.filter((r) => r.platform === 'iOS');
+    expect(stats.segment).toEqual({ column: 'platform', values: ['iOS'], rows: ios.length, of_rows: rows.length });
+    expect(stats.analysed_rows).toBe(ios.length);
+    const iosIds = new Set(ios.map((r) => r.id));
+    for (const t of stats.themes) for (const id of t.feedback_ids) expect(iosIds.has(id)).toBe(true);
+    expect(report).toContain(`_Scope: The goal names iOS, so this analysis covers only the ${ios.length} of ${rows.length} rows whose platform is iOS._`);
+    expect(answer).toContain(`(platform iOS only, of ${rows.length} rows, as the goal asks)`);
+  });
+
+  it('"mobile users" in Chinese narrows to the mobile platforms; a plan named in Spanish narrows by plan', async () => {
+    const zh = await run('zh', '移动端用户最不满意的是什么？');
+    expect(zh.stats.segment).toMatchObject({ column: '平台', values: expect.arrayContaining(['iOS', 'Android']) });
+    expect(zh.stats.segment!.values).toHaveLength(2);
+    expect(zh.stats.analysed_rows).toBe(zh.rows.filter((r) => r.platform !== 'Web').length);
+    const es = await run('es', '¿Qué les molesta a los clientes Enterprise?');
+    expect(es.stats.segment).toMatchObject({ column: 'plan', values: ['Enterprise'] });
+    expect(es.stats.analysed_rows).toBe(es.rows.filter((r) => r.plan === 'Enterprise').length);
+  });
+
+  it('a goal it cannot use is stated as such, with the segments the file has', async () => {
+    const { rows, stats, report } = await run('en', 'What do our customers in Germany dislike?');
+    expect(stats.segment).toBeUndefined();
+    expect(stats.analysed_rows).toBe(rows.length);
+    expect(report).toContain("_Scope: Every row is analysed: the goal names no value of the file's segment columns (platform: ");
+    expect(report).toContain('plan: ');
+    expect(report).toContain('so it could not narrow the analysis._');
+  });
+
+  it('feedback_stats refuses a segment the file does not have, naming the columns and values', async () => {
+    const { csv } = realExport('en', { perTopic: 5, seed: 7 });
+    const ws = createTempWorkspace();
+    try {
+      const path = ws.addInput('export.csv', csv);
+      const plugin = createFeedbackLensPlugin();
+      const tools = new Map(plugin.createTools({ runId: ws.runId, input: parseSchema(plugin.inputSchema, { csv_path: path }), goal: 'g', workspace: ws, notice: () => {} }).map((t) => [t.name, t]));
+      const stats = tools.get('feedback_stats')!;
+      const bad = await stats.execute(parseSchema(stats.parameters, { segment: { column: 'country', values: ['DE'] } }));
+      expect(bad.ok).toBe(false);
+      expect(bad.content).toContain('segment.column: \\"country\\" is not a segment column of this file (platform, plan)');
+      const badValue = await stats.execute(parseSchema(stats.parameters, { segment: { column: 'plan', values: ['Gold'] } }));
+      expect(badValue.content).toContain('segment.values: \\"Gold\\" not in plan (');
+    } finally {
+      ws.dispose();
+    }
+  });
+});
+

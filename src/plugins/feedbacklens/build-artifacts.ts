@@ -21,6 +21,8 @@ export interface ArtifactInputs {
   quotes: Map<string, string>;
   /** optional note from a compute skill profile (large inputs) */
   profileNote?: string;
+  /** how the goal was used: the segment it narrowed to (stats.segment), or why it narrowed nothing */
+  scope?: string;
 }
 
 const pct = (x: number): string => `${Math.round(x * 100)}%`;
@@ -120,7 +122,8 @@ export function buildFeedbackAnalysis(i: ArtifactInputs): FeedbackAnalysisDoc {
       id_source: i.idSource,
       ...(i.stats.theme_sample ? { sample: i.stats.theme_sample } : {}),
     },
-    summary: overall(i),
+    // a narrowed analysis says so first: its figures are the segment's
+    summary: i.stats.segment && i.scope ? `${i.scope} ${overall(i)}` : overall(i),
     sentiment: i.stats.sentiment,
     themes: docThemes,
     insights,
@@ -172,6 +175,7 @@ export function buildInsightReport(i: ArtifactInputs, analysis: FeedbackAnalysis
   const lang = i.stats.language ?? { code: 'en', share: 1, sentiment_lexicon: 'AFINN-165 lexicon (`sentiment` package)' };
   lines.push(`# ${i.productName}: feedback insight report`, '');
   if (i.goal) lines.push(`_Goal: ${oneLine(i.goal)}_`, '');
+  if (i.scope) lines.push(`_Scope: ${i.scope}_`, '');
   lines.push('## Executive Summary', '', analysis.summary, '');
   for (const item of backlog.items.slice(0, 3)) lines.push(`- **${item.priority}** ${item.title} (${rows(item.mention_count)}, ${item.severity})`);
   lines.push('', '## Key Themes', '');
@@ -214,7 +218,7 @@ export function buildFinalAnswer(i: ArtifactInputs, backlog: ProductBacklogDoc, 
   const top = backlog.items.filter((b) => b.priority !== 'P3').slice(0, 3);
   const list = (top.length ? top : backlog.items.slice(0, 3)).map((b, k) => `${k + 1}. ${b.priority} ${b.title}: ${b.description}`);
   return [
-    `Analysed ${i.stats.analysed_rows === 1 ? "1 feedback row" : `${i.stats.analysed_rows} feedback rows`} for ${i.productName}. Top issues:`,
+    `Analysed ${i.stats.analysed_rows === 1 ? "1 feedback row" : `${i.stats.analysed_rows} feedback rows`} for ${i.productName}${i.stats.segment ? ` (${i.stats.segment.column} ${i.stats.segment.values.join(' or ')} only, of ${rows(i.stats.segment.of_rows)}, as the goal asks)` : ''}. Top issues:`,
     ...list,
     // a paragraph of its own: right after the list, Markdown would read it as part of the last item
     '',

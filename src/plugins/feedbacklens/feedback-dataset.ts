@@ -11,7 +11,9 @@ import { contentTokens } from '../shared/tokenize.js';
 import { corpusSampleIndices, detectCorpusLanguage, type CorpusLanguage } from '../shared/text-language.js';
 import type { DetectedEncoding } from '../shared/decode-text.js';
 import type { FeedbackStats } from './analysis/analyse-feedback.js';
+import { analyseFeedback } from './analysis/analyse-feedback.js';
 import { FeedbackAnalyser } from './analysis/feedback-analyser.js';
+import { inSegment, segmentColumns, type GoalSegment, type SegmentColumn } from './goal-segment.js';
 import { streamFeedbackCsv, type RowSink, type StreamedFeedback } from './analysis/feedback-csv-stream.js';
 import type { FeedbackRow } from './analysis/feedback-row.js';
 import { FeedbackTally } from './analysis/feedback-tally.js';
@@ -90,7 +92,8 @@ class LoadSink implements RowSink {
 
 export class FeedbackDataset {
   private loads = new Map<string, Promise<LoadOutcome>>();
-  private stats = new Map<LoadedFeedback, Promise<FeedbackStats>>();
+  /** per load, per segment (`''`: every row) */
+  private stats = new Map<LoadedFeedback, Map<string, Promise<FeedbackStats>>>();
   private cited = new Map<string, FeedbackRow>();
 
   constructor(
@@ -206,15 +209,38 @@ export class FeedbackDataset {
     });
   }
 
-  /** The statistics over every analysed row, computed once per load. */
-  analyse(loaded: LoadedFeedback, progress?: ProgressFn): Promise<FeedbackStats> {
-    let s = this.stats.get(loaded);
+  /** The file's segment columns (platform, plan…) with their values: what a goal may narrow to. */
+  segmentColumns(loaded: LoadedFeedback): SegmentColumn[] {
+    return segmentColumns(loaded.tally, loaded.facts.channelColumn);
+  }
+
+  /** The statistics over every analysed row (or a segment's), computed once per load and segment. */
+  analyse(loaded: LoadedFeedback, progress?: ProgressFn, segment?: GoalSegment): Promise<FeedbackStats> {
+    const key = segment ? JSON.stringify(segment) : '';
+    let byKey = this.stats.get(loaded);
+    if (!byKey) this.stats.set(loaded, (byKey = new Map()));
+    let s = byKey.get(key);
     if (!s) {
-      s = this.withIndex(loaded, (l) => this.doAnalyse(l, progress));
-      this.stats.set(loaded, s);
-      void s.catch(() => this.stats.delete(loaded));
+      s = this.withIndex(loaded, (l) => (segment ? this.analyseSegment(l, segment) : this.doAnalyse(l, progress)));
+      byKey.set(key, s);
+      const cache = byKey;
+      void s.catch(() => cache.delete(key));
     }
     return s;
+  }
+
+  /** A segment's rows, analysed whole (in memory: a segment is a part of the file). */
+  private async analyseSegment(loaded: LoadedFeedback, segment: GoalSegment): Promise<FeedbackStats> {
+    const rows: FeedbackRow[] = [];
+    await eachRow(loaded, (r) => {
+      if (inSegment(r, segment, loaded.facts.channelColumn)) rows.push(r);
+    });
+    if (rows.length === 0) throw new Error(`no row has ${segment.column} ${segment.values.join(' or ')}`);
+    const stats = analyseFeedback(rows, { language: loaded.language, ...(this.productName ? { productName: this.productName } : {}) });
+    for (const r of rows) this.cited.set(r.feedback_id, r);
+    if (this.cited.size > CITED_CACHE_MAX) this.cited.clear();
+    if (!loaded.memory) rememberIndexRows(loaded.index, rows.map((r) => [r.feedback_id, r.text]), false);
+    return { ...stats, segment: { ...segment, rows: rows.length, of_rows: loaded.facts.rows } };
   }
 
   private async doAnalyse(loaded: LoadedFeedback, progress?: ProgressFn): Promise<FeedbackStats> {

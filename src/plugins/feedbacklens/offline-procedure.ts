@@ -5,6 +5,7 @@
 import type { ModelTurn, OfflineProcedure } from '../../runtime/agent.js';
 import { argPath, currentGoal, failures, lastOk, summarizeToolResults, toolResults, type SeenToolResult } from '../shared/conversation.js';
 import type { FeedbackStats, ThemeSummary } from './analysis/analyse-feedback.js';
+import { goalSegment, scopeSentence, type SegmentColumn } from './goal-segment.js';
 import { FEEDBACK_ANALYSIS_FILE, INSIGHT_REPORT_FILE, PRODUCT_BACKLOG_FILE } from './artifact-schemas.js';
 import {
   buildFeedbackAnalysis,
@@ -70,6 +71,9 @@ export const feedbackLensOfflineProcedure: OfflineProcedure = (state): ModelTurn
   const readData = read.data ?? {};
   const totalRows = Number(readData.total_rows ?? 0);
   const csvPath = String(readData.csv_path ?? 'input.csv');
+  // the goal read for a segment it names (iOS, enterprise, 移动端): the analysis narrows to it
+  const segmentCols = Array.isArray(readData.segment_columns) ? (readData.segment_columns as SegmentColumn[]) : [];
+  const segment = goalSegment(currentGoal(state.messages), segmentCols);
   // each turn its own step number, in the order they come (profiling is a step only when it runs)
   const profiling = totalRows > COMPUTE_SKILL_THRESHOLD && offered.has(EXECUTE_SKILL_TOOL);
   const stepOrder = ['read', ...(profiling ? ['profile'] : []), 'stats', 'quotes', 'analysis', 'backlog', 'report', 'confirm'];
@@ -96,7 +100,10 @@ export const feedbackLensOfflineProcedure: OfflineProcedure = (state): ModelTurn
   if (!statsResult) {
     const f = failures(results, 'feedback_stats');
     if (f.length >= MAX_FAILURES) return giveUp('computing statistics', f);
-    return { reasoning: step('stats', 'sentiment, themes and priorities over all rows.'), toolCalls: [call('feedback_stats', {})] };
+    return {
+      reasoning: step('stats', segment ? `sentiment, themes and priorities over the rows whose ${segment.column} is ${segment.values.join(' or ')}, the segment the goal names.` : 'sentiment, themes and priorities over all rows.'),
+      toolCalls: [call('feedback_stats', segment ? { segment } : {})],
+    };
   }
   const stats = statsResult.data as unknown as FeedbackStats & { id_source?: 'column' | 'generated' };
 
@@ -126,6 +133,7 @@ export const feedbackLensOfflineProcedure: OfflineProcedure = (state): ModelTurn
     stats,
     quotes,
     ...(profileNote ? { profileNote } : {}),
+    scope: scopeSentence(stats.segment ?? null, segmentCols),
   };
   const analysis = buildFeedbackAnalysis(inputs);
   const backlog = buildProductBacklog(inputs);

@@ -15,6 +15,8 @@ export interface FeedbackFileFacts {
   idColumn: string | null;
   textColumn: string;
   ratingColumn: string | null;
+  /** The channel / platform / source column as written, when there is one. */
+  channelColumn?: string | null;
   idSource: IdSource;
   /** Data rows seen in the file (before max_rows and blank-text filtering). */
   totalDataRows: number;
@@ -182,6 +184,7 @@ export class RowNormaliser {
         idColumn: idCol >= 0 ? columns[idCol] : null,
         textColumn: columns[textCol],
         ratingColumn: ratingCol >= 0 ? columns[ratingCol] : null,
+        channelColumn: this.plan.channelCol >= 0 ? columns[this.plan.channelCol] : null,
         idSource: idCol >= 0 ? 'column' : 'generated',
         totalDataRows,
         skippedBlank: this.skippedBlank,

@@ -39,6 +39,8 @@ export interface FeedbackStats {
   unclustered_rows: number;
   /** present when the themes were fitted on a sample of the rows (large inputs); counts still cover every row */
   theme_sample?: ThemeSample;
+  /** present when the analysis covers a segment the goal named (the rows whose `column` is one of `values`) */
+  segment?: { column: string; values: string[]; rows: number; of_rows: number };
 }
 
 /** How themes were found on a large input: fitted on a sample, every row placed afterwards. */

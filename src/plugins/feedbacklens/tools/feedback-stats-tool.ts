@@ -6,6 +6,10 @@ import type { FeedbackDataset } from '../feedback-dataset.js';
 
 export const feedbackStatsArgs = z.object({
   max_themes: z.number().int().min(1).max(8).optional().describe('themes to return, most urgent first (default 8)'),
+  segment: z
+    .object({ column: z.string().min(1), values: z.array(z.string().min(1)).min(1) })
+    .optional()
+    .describe('analyse only the rows whose column has one of these values (a segment the goal names; read_feedback_csv lists segment_columns)'),
 });
 export type FeedbackStatsArgs = z.infer<typeof feedbackStatsArgs>;
 
@@ -22,8 +26,15 @@ export function createFeedbackStatsTool(data: FeedbackDataset): ToolDefinition<F
       const loaded = await data.load();
       if (!loaded.ok) return errorResult('csv_unreadable', loaded.error, '', loaded.hint);
       const v = loaded.value.facts;
-      ctx?.reporter?.stage('analyse', `analysing ${v.rows} rows`);
-      const stats = await data.analyse(loaded.value, (stage, current, total, message) => ctx?.reporter?.progress({ stage, current, total, message }));
+      if (args.segment) {
+        const columns = data.segmentColumns(loaded.value);
+        const col = columns.find((c) => c.column === args.segment?.column);
+        if (!col) return errorResult('bad_segment', `segment.column: "${args.segment.column}" is not a segment column of this file (${columns.map((c) => c.column).join(', ') || 'it has none'})`);
+        const unknown = args.segment.values.filter((x) => !(x in col.values));
+        if (unknown.length) return errorResult('bad_segment', `segment.values: ${unknown.map((x) => JSON.stringify(x)).join(', ')} not in ${col.column} (${Object.keys(col.values).join(', ')})`);
+      }
+      ctx?.reporter?.stage('analyse', `analysing ${v.rows === 1 ? '1 row' : `${v.rows} rows`}`);
+      const stats = await data.analyse(loaded.value, (stage, current, total, message) => ctx?.reporter?.progress({ stage, current, total, message }), args.segment);
       return okResult({
         csv_path: loaded.value.csvPath,
         total_rows: v.totalDataRows,

@@ -68,6 +68,8 @@ export function createReadFeedbackCsvTool(data: FeedbackDataset, productName: st
           next_offset: next < v.rows ? next : null,
           evidence_index: 'runtime/evidence_index.json',
           warnings: v.warnings,
+          // columns a goal may narrow the analysis to (feedback_stats segment)
+          segment_columns: data.segmentColumns(loaded.value),
           rows: page,
         },
         { csv_path: loaded.value.csvPath, total_rows: v.totalDataRows, analysed_rows: v.rows, returned: page.length, id_source: v.idSource },
