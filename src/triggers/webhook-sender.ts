@@ -62,6 +62,9 @@ export function sendWebhook(r: SendRequest): Promise<SendResult> {
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
+      // the signal is the dispatcher's, alive as long as it is: a listener left on it would keep every
+      // finished attempt (its request, its answer) in memory
+      r.signal?.removeEventListener('abort', onAbort);
       resolve(done({ ...(address ? { address } : {}), ...x }));
     };
     const req = client.request(url, {
@@ -81,10 +84,11 @@ export function sendWebhook(r: SendRequest): Promise<SendResult> {
       req.destroy();
     }, r.timeoutMs);
     deadline.unref();
-    r.signal?.addEventListener('abort', () => {
+    function onAbort(): void {
       finish({ ok: false, error: 'stopped' });
       req.destroy();
-    }, { once: true });
+    }
+    r.signal?.addEventListener('abort', onAbort, { once: true });
     req.on('error', (e: NodeJS.ErrnoException) => {
       finish({ ok: false, error: e instanceof AddressRefused ? e.message : `${e.code ? `${e.code}: ` : ''}${e.message}` });
     });
