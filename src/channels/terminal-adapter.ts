@@ -43,6 +43,8 @@ export class TerminalAdapter extends BaseClawAdapter {
   private atLineStart = true;
   /** a progress/status line is on screen and will be overwritten */
   private transient = false;
+  /** the last failed step and its reason (a run error repeating it points here instead) */
+  private lastFailure: { label: string; why: string } | null = null;
   private sawText = false;
 
   constructor(opts: TerminalAdapterOptions = {}) {
@@ -75,7 +77,7 @@ export class TerminalAdapter extends BaseClawAdapter {
         return;
       case 'error': {
         const d = ev.diagnosis;
-        this.line(this.paint(`✗ ${d?.summary || ev.message}`, '31'));
+        this.line(this.paint(`✗ ${this.notAgain(d?.summary || ev.message)}`, '31'));
         if (d?.detail) this.line(`  ${d.detail.split('\n').join('\n  ')}`);
         if (d?.hint) this.line(this.paint(`  hint: ${d.hint}`, '2'));
         return;
@@ -98,12 +100,26 @@ export class TerminalAdapter extends BaseClawAdapter {
     const failed = s.phase === 'fail' || s.diagnosis?.severity === 'error';
     if (failed) {
       const why = s.diagnosis?.summary || firstLine(s.result);
+      if (why) this.lastFailure = { label, why };
       this.line(this.paint(`✗ ${label}${why ? ` — ${why}` : ''}`, '31'));
       if (s.diagnosis?.detail) this.line(this.paint(`  ${s.diagnosis.detail.split('\n').join('\n  ')}`, '2'));
     } else {
       const res = firstLine(s.result, 80);
       this.line(`${this.paint('✓', '32')} ${label}${res ? this.paint(` — ${res}`, '2') : ''}`);
     }
+  }
+
+  /**
+   * A run's error that repeats the failed step just printed ("…cannot be analysed: <the step's
+   * reason>") points at that line instead of saying the reason a second time.
+   */
+  private notAgain(summary: string): string {
+    const f = this.lastFailure;
+    if (!f || f.why.length < 20) return summary;
+    const at = summary.indexOf(f.why);
+    if (at <= 0) return summary;
+    const head = summary.slice(0, at).replace(/[:\s]+$/, '');
+    return `${head} (${f.label}, above)${summary.slice(at + f.why.length)}`;
   }
 
   private process(p: RuntimeProcessEvent): void {

@@ -151,7 +151,8 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
       publish: (event) => publish('process', { event }),
     });
     runReporter = pipeline.reporter({ operationId: rec.runId, targetType: 'runtime', source: 'runtime' });
-    runReporter.start(`run ${rec.runId} (${plugin.name})`);
+    // the operation is the run (its id is on the line already): say what started
+    runReporter.start(`${plugin.name} started`);
     rec.status.started_at ??= new Date(startedMs).toISOString();
     // before any tool can spawn: what this run starts is on disk while it lives (a SIGKILL runs no handler)
     deps.processRegistry?.trackScope?.(rec.runId, workspace.folder.path('processes'));
