@@ -3,10 +3,11 @@
  * Each line is `<crc32 hex> <json>\n`: a record is whole only when its checksum matches, so a write a
  * crash cut short (a torn write) or a damaged disk block is found, never read as a shorter record.
  *
- * Appends go to the file at once, in one write each: a process that is killed (SIGKILL, OOM) loses
- * nothing it appended. Flushing to the disk itself (fdatasync, ~3 ms here) runs in the background,
- * several appends per flush; `durable()` waits for it where losing a record to a power cut would
- * repeat a side effect (before a tool that is not idempotent runs).
+ * The records of one synchronous burst go to the file together at its end, in one write: a process
+ * killed (SIGKILL, OOM) after that loses nothing. Flushing to the disk itself (fdatasync, ~3 ms here)
+ * follows in the background within FLUSH_DELAY_MS, one flush for the writes of that time; `durable()`
+ * writes and flushes at once, where losing a record to a power cut would repeat a side effect
+ * (before a tool that is not idempotent runs).
  */
 import { closeSync, fdatasync, fdatasyncSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
@@ -91,10 +92,17 @@ export function repairCheckpointFile(file: string): boolean {
   return true;
 }
 
+/** How long after a write its background flush to the disk may wait (flushes are shared by the writes of that time). */
+export const FLUSH_DELAY_MS = 50;
+
 export class CheckpointLogWriter<R> {
   private fd: number | null;
-  /** appends not yet flushed to the disk */
+  /** lines appended in this turn of the event loop, written together at its end */
+  private pending: string[] = [];
+  private writeQueued = false;
+  /** written and not yet flushed to the disk */
   private dirty = false;
+  private flushTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
   private failure: Error | null = null;
   appended = 0;
@@ -108,45 +116,68 @@ export class CheckpointLogWriter<R> {
     this.fd = openSync(file, 'a');
   }
 
-  /** Writes the record now (one write, whole); a background flush follows. Throws when the disk refuses. */
+  /** Queues the record: the records of one synchronous burst go to the file in one write, at its end. */
   append(record: R): void {
     if (this.fd === null) return;
-    const buf = Buffer.from(checkpointLine(record, this.mask));
-    let off = 0;
-    while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off);
+    this.pending.push(checkpointLine(record, this.mask));
     this.appended++;
-    this.bytes += buf.length;
-    this.dirty = true;
-    this.scheduleFlush();
+    if (!this.writeQueued) {
+      this.writeQueued = true;
+      queueMicrotask(() => this.writeNow());
+    }
   }
 
-  private scheduleFlush(): void {
-    if (this.flushing || this.fd === null) return;
+  /** Writes the queued lines whole (a short write is continued); throws when the disk refuses. */
+  private writeNow(): void {
+    this.writeQueued = false;
+    if (this.fd === null || this.pending.length === 0) return;
+    const buf = Buffer.from(this.pending.join(''));
+    this.pending = [];
+    let off = 0;
+    try {
+      while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off);
+    } catch (e) {
+      this.failure ??= e as Error;
+      return;
+    }
+    this.bytes += buf.length;
+    this.dirty = true;
+    // a killed process loses nothing written; a power cut loses at most the last FLUSH_DELAY_MS
+    this.flushTimer ??= setTimeout(() => {
+      this.flushTimer = null;
+      void this.flush();
+    }, FLUSH_DELAY_MS);
+    this.flushTimer.unref?.();
+  }
+
+  private flush(): Promise<void> {
+    if (this.flushing) return this.flushing;
+    if (!this.dirty || this.fd === null) return Promise.resolve();
     const fd = this.fd;
     this.dirty = false;
     this.flushing = new Promise<void>((resolve) =>
       fdatasync(fd, (err) => {
-        if (err) this.failure = err;
+        if (err) this.failure ??= err;
         this.flushing = null;
         resolve();
-        // appends that came while this flush ran get the next one
-        if (this.dirty) this.scheduleFlush();
       }),
     );
+    return this.flushing;
   }
 
-  /** Resolves once every record appended so far is on the disk; rejects when a flush failed. */
+  /** Resolves once every record appended so far is on the disk; rejects when a write or flush failed. */
   async durable(): Promise<void> {
-    while (this.flushing || (this.dirty && this.fd !== null)) {
-      if (!this.flushing) this.scheduleFlush();
-      await this.flushing;
-    }
+    this.writeNow();
+    while (this.flushing || (this.dirty && this.fd !== null)) await this.flush();
     if (this.failure) throw this.failure;
   }
 
-  /** Flushes what is left and closes the file (after a flush in flight: its descriptor must stay open until then). */
+  /** Writes and flushes what is left and closes the file (after a flush in flight: its descriptor must stay open until then). */
   async close(): Promise<void> {
     if (this.fd === null) return;
+    this.writeNow();
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
     const fd = this.fd;
     this.fd = null;
     await this.flushing;

@@ -1,0 +1,138 @@
+/**
+ * Durable runs:
+ *  1. what checkpoints cost: a 1,000-tool-call run (a scripted model, a tool that does nothing) with
+ *     its checkpoint against the same run without one (`durability: interrupt`), alternated, medians;
+ *     once with a read-only tool (its journal records are not waited for) and once with a tool that
+ *     is not safe to run twice (its `started` record is flushed to the disk before the handler runs);
+ *  2. restart → the resumed run's first new event: a `runtrail run` killed with SIGKILL mid-call,
+ *     then a service that resumes at start, against a new run's create → first event in the same process.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ExtensionRegistry } from '../src/extensions/extension-registry.js';
+import { RunService } from '../src/runtime/run-service.js';
+
+const CALLS = 1_000;
+/** calls per model turn (an agent may take at most 200 turns) */
+const PER_TURN = 10;
+const ROUNDS = 3;
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+function write(dir: string, rel: string, text: string): void {
+  mkdirSync(dirname(join(dir, rel)), { recursive: true });
+  writeFileSync(join(dir, rel), text);
+}
+
+/** Agents `<tool>-kept` (checkpointed) and `<tool>-bare` (durability: interrupt), CALLS calls each. */
+function project(dir: string): void {
+  write(
+    dir,
+    '.runtrail/plugins/noop.mjs',
+    `const p = { type: 'object', properties: { n: { type: 'number' } } };
+export default { name: 'noop', tools: [
+  { name: 'peek', description: 'reads nothing', parameters: p, readOnly: true, execute: () => 'ok' },
+  { name: 'poke', description: 'changes nothing', parameters: p, execute: () => 'ok' },
+] };
+`,
+  );
+  for (const tool of ['peek', 'poke']) {
+    const turns = [...Array.from({ length: CALLS / PER_TURN }, (_, t) => ({ toolCalls: Array.from({ length: PER_TURN }, (_, i) => ({ name: tool, args: { n: t * PER_TURN + i } })) })), { text: 'done' }];
+    write(dir, `.runtrail/agents/${tool}.turns.json`, JSON.stringify(turns));
+    for (const [name, extra] of [[`${tool}-kept`, ''], [`${tool}-bare`, '\ndurability: interrupt']]) {
+      write(
+        dir,
+        `.runtrail/agents/${name}.md`,
+        `---\nname: ${name}\ndescription: ${CALLS} calls\nmodel: script:${tool}.turns.json\ntools: [${tool}]\nlimits: { max_iterations: ${CALLS / PER_TURN + 5}, max_tool_calls: ${CALLS}, timeout_s: 600 }${extra}\n---\nCall the tool.\n`,
+      );
+    }
+  }
+}
+
+async function benchCheckpointCost(dir: string): Promise<void> {
+  project(dir);
+  const registry = await ExtensionRegistry.load({ projectDir: dir, builtins: [], builtinSkillsDir: join(dir, 'none') });
+  if (registry.problems.length) throw new Error(registry.problems.map((p) => p.message).join('; '));
+  const service = new RunService({ dataDir: join(dir, 'data'), pluginSource: registry, env: {}, cwd: dir, processRegistry: null, concurrency: 1 });
+  const once = async (agent: string): Promise<number> => {
+    const t = performance.now();
+    const { run_id } = await service.create({ plugin: agent, input: {} });
+    const st = await service.wait(run_id);
+    if (st.status !== 'completed') throw new Error(`${agent} ${st.status}: ${st.diagnosis?.summary}`);
+    return performance.now() - t;
+  };
+  for (const tool of ['peek', 'poke']) {
+    await once(`${tool}-bare`); // warm-up
+    const kept: number[] = [];
+    const bare: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      bare.push(await once(`${tool}-bare`));
+      kept.push(await once(`${tool}-kept`));
+    }
+    const k = median(kept);
+    const b = median(bare);
+    const what = tool === 'peek' ? 'read-only tool' : 'tool not safe to run twice (started record flushed before the handler)';
+    console.log(`${CALLS.toLocaleString('en')}-call run, ${what}, ${ROUNDS} rounds (median): with checkpoints ${k.toFixed(0)} ms, without ${b.toFixed(0)} ms → ratio ${(k / b).toFixed(2)}× (goal ≤ 1.10×), ${(((k - b) / CALLS) * 1000).toFixed(0)} µs per tool call`);
+  }
+  const size = statSync(join(service.runsDir, (await service.list({ plugin: 'poke-kept', limit: 1 })).runs[0].run_id, 'runtime', 'checkpoint.jsonl')).size;
+  console.log(`  checkpoint of a ${CALLS.toLocaleString('en')}-call run: ${(size / 1024).toFixed(0)} KiB`);
+  await service.close();
+}
+
+async function benchRestart(dir: string): Promise<void> {
+  const main = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli', 'main.js');
+  write(
+    dir,
+    '.runtrail/plugins/slow.mjs',
+    `export default { name: 'slow', tools: [{ name: 'wait', description: 'waits', parameters: { type: 'object' }, readOnly: true, execute: () => new Promise((r) => setTimeout(() => r('ok'), 60_000)) }] };\n`,
+  );
+  write(dir, '.runtrail/agents/slow.turns.json', JSON.stringify([{ toolCalls: [{ name: 'wait', args: {} }] }, { text: 'done' }]));
+  write(dir, '.runtrail/agents/slow.md', '---\nname: slow\ndescription: waits\nmodel: script:slow.turns.json\ntools: [wait]\n---\nWait.\n');
+  const restarts: number[] = [];
+  const fresh: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const data = join(dir, `restart-${r}`);
+    const child = spawn(process.execPath, [main, 'run', 'slow', '--data-dir', data], { cwd: dir, stdio: 'ignore' });
+    const runsDir = join(data, 'runs');
+    const eventsFile = () => {
+      const id = existsSync(runsDir) ? readdirSync(runsDir)[0] : undefined;
+      return id ? join(runsDir, id, 'runtime', 'events.jsonl') : '';
+    };
+    for (let i = 0; i < 600 && !(eventsFile() && readFileSync(eventsFile(), 'utf8').includes('"phase":"start","name":"wait"')); i++) await new Promise((res) => setTimeout(res, 20));
+    child.kill('SIGKILL');
+    await new Promise((res) => child.once('close', res));
+    const file = eventsFile();
+    const before = readFileSync(file, 'utf8').length;
+    const registry = await ExtensionRegistry.load({ projectDir: dir, builtins: [], builtinSkillsDir: join(dir, 'none') });
+    const t = performance.now();
+    const service = new RunService({ dataDir: data, pluginSource: registry, env: {}, cwd: dir, processRegistry: null, resumeOnStart: true });
+    await service.init();
+    while (readFileSync(file, 'utf8').length === before) await new Promise((res) => setImmediate(res));
+    restarts.push(performance.now() - t);
+    // the baseline: a new run of the same agent, create → its first event, in the same process
+    const t2 = performance.now();
+    const created = await service.create({ plugin: 'slow', input: {} });
+    const newFile = join(runsDir, created.run_id, 'runtime', 'events.jsonl');
+    while (!existsSync(newFile) || statSync(newFile).size === 0) await new Promise((res) => setImmediate(res));
+    fresh.push(performance.now() - t2);
+    await service.close();
+  }
+  console.log(`restart → resumed run's first new event, ${ROUNDS} rounds (median): ${median(restarts).toFixed(1)} ms (a new run's create → first event in the same process: ${median(fresh).toFixed(1)} ms)`);
+}
+
+export async function run(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'runtrail-bench-durable-'));
+  try {
+    await benchCheckpointCost(dir);
+    await benchRestart(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
