@@ -11,17 +11,10 @@ import type { DiagnosisDict } from '../events/diagnosis.js';
 import type { ReasoningEffort } from '../providers/model-provider.js';
 import type { ModelUsageSnapshot } from './model-usage-totals.js';
 import type { ModelCallFeed } from './model-call-feed.js';
+import type { Agent } from './agent.js';
+import type { RunLimits } from './run-limits.js';
 
-export interface RunLimits {
-  max_iterations: number; // 20
-  max_tool_calls: number; // 60
-  timeout_s: number; // 600
-  stop_repair_turns: number; // 0
-  /** Overrides the model's context window from the catalog (tokens); absent: the catalog's. */
-  context_tokens?: number;
-  /** How long an `ask` tool call waits for a person before it counts as denied; default 600. */
-  approval_timeout_s?: number;
-}
+export type { RunLimits } from './run-limits.js';
 
 /** The body of POST /api/runs and of `runtrail run`. */
 export interface CreateRunRequest {
@@ -177,4 +170,11 @@ export interface RunServiceApi {
   decideApproval?(runId: string, approvalId: string, d: { decision: unknown; reason?: unknown; by: DecisionSource; who?: string }): Promise<StepApproval>;
   pendingApprovals?(runId: string): StepApproval[];
   close(): Promise<void>;
+  /** The service's data folder, when it has one (RunService does): uploads and run files are under it. */
+  readonly dataDir?: string;
+  /** The folders skills are loaded from, when the service knows them. */
+  readonly skillDirs?: readonly string[];
+  /** The agents it serves, by name (asked again each time: a watched project replaces them). */
+  pluginNames?(): string[];
+  getPlugin?(name: string): Agent | undefined;
 }

@@ -140,9 +140,7 @@ const PAGE_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'un
 
 /** RunService exposes pluginNames()/getPlugin(); any other RunServiceApi gives none unless passed. */
 function pluginsOf(service: RunServiceApi): Agent[] {
-  const s = service as Partial<{ pluginNames(): string[]; getPlugin(name: string): Agent | undefined }>;
-  if (typeof s.pluginNames !== 'function' || typeof s.getPlugin !== 'function') return [];
-  return s.pluginNames().flatMap((n) => s.getPlugin?.(n) ?? []);
+  return service.pluginNames?.().flatMap((n) => service.getPlugin?.(n) ?? []) ?? [];
 }
 
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
@@ -155,8 +153,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   }
   const limits: HttpLimits = { ...HTTP_LIMIT_DEFAULTS, ...opts.http };
   // the service's own folder when it has one (RunService does), so uploads and plan files line up with it
-  const serviceDir = (opts.service as { dataDir?: unknown }).dataDir;
-  const dataDir = resolve(opts.dataDir ?? (typeof serviceDir === 'string' ? serviceDir : env.RUNTRAIL_DATA_DIR?.trim() || '.runtrail'));
+  const dataDir = resolve(opts.dataDir ?? opts.service.dataDir ?? (env.RUNTRAIL_DATA_DIR?.trim() || '.runtrail'));
   const uploadDir = join(dataDir, 'uploads');
   const inputRoots = opts.inputRoots ?? [uploadDir];
   const root = packageRoot();
@@ -165,8 +162,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   // asked at each request: `serve --watch` replaces the service's plugins while it runs
   const plugins = () => opts.plugins ?? pluginsOf(opts.service);
   const infos = () => plugins().map(pluginInfo);
-  const serviceSkillDirs = (opts.service as { skillDirs?: unknown }).skillDirs;
-  const skillDirs = Array.isArray(serviceSkillDirs) ? (serviceSkillDirs as string[]) : [skillsDir];
+  const skillDirs = opts.service.skillDirs ? [...opts.service.skillDirs] : [skillsDir];
   const counters = newStreamCounters();
   const service = opts.service;
 
