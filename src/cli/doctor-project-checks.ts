@@ -16,7 +16,7 @@ export interface ProjectCheck {
 }
 
 /** Every definition problem, as `validate` lists them: an error fails, a warning warns. */
-export async function definitionChecks(registry: ExtensionRegistry): Promise<ProjectCheck[]> {
+export async function definitionChecks(registry: ExtensionRegistry, validateCommand: string): Promise<ProjectCheck[]> {
   const { projectTriggerProblems } = await import('../triggers/project-triggers.js');
   const problems = [...registry.problems, ...projectTriggerProblems(registry)];
   const errors = errorsOf(problems);
@@ -24,7 +24,7 @@ export async function definitionChecks(registry: ExtensionRegistry): Promise<Pro
   if (!problems.length) return [{ name: 'definitions', status: 'ok', detail: `${registry.names().length} agents, ${registry.tools.names().length} tools valid` }];
   const lines = problems.map((p) => `\n    ${p.level === 'warning' ? 'warning: ' : ''}${problemLine(p)}`).join('');
   const counts = [errors.length ? `${errors.length} error(s)` : '', warnings ? `${warnings} warning(s)` : ''].filter(Boolean).join(', ');
-  return [{ name: 'definitions', status: errors.length ? 'fail' : 'warn', detail: `${counts} (runtrail validate lists them):${lines}` }];
+  return [{ name: 'definitions', status: errors.length ? 'fail' : 'warn', detail: `${counts} (${validateCommand} lists them):${lines}` }];
 }
 
 function timedOut(server: string, ms: number): ProbeResult {

@@ -79,3 +79,8 @@ export function runtrailCommand(cwd: string, env: Record<string, string | undefi
   if (project && isRuntrailProject(project)) return 'npx runtrail';
   return `node ${shellWord(main)}`;
 }
+
+/** A command to print for this shell (`hintCommand(deps, 'validate')` → `npx runtrail validate` in a checkout). */
+export function hintCommand(deps: { cwd: string; env: Record<string, string | undefined> }, rest: string): string {
+  return `${runtrailCommand(deps.cwd, deps.env)} ${rest}`;
+}

@@ -79,7 +79,7 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
   // schedules and webhooks (croner, standardwebhooks) load with the server, not with every command
   const { projectTriggerProblems, projectTriggers } = await import('../triggers/project-triggers.js');
   const triggerProblems = () => projectTriggerProblems(registry);
-  reportProblems(registry, io, opts.strict === true, triggerProblems());
+  reportProblems(registry, { ...io, env: opts.env, cwd: opts.projectDir }, opts.strict === true, triggerProblems());
   io.stderr.write(`runtrail: ${sandboxStartLine(registry.config.sandbox)}\n`);
   await prepareMcp(registry, opts.dataDir, io.stderr);
   const source = new LiveAgentSource(registry);
@@ -140,7 +140,7 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
     ? watchProject(roots, async () => {
         const next = await load();
         registry = next;
-        reportProblems(next, io, false, triggerProblems());
+        reportProblems(next, { ...io, env: opts.env, cwd: opts.projectDir }, false, triggerProblems());
         source.replace(next);
         await triggers.syncDeclared();
         io.stderr.write(`runtrail: definitions reloaded (${next.names().length} agents)\n`);

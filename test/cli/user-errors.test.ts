@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
+import { runtrailMain } from '../../src/cli/runtrail-command.js';
 import type { CliDeps } from '../../src/cli/cli-io.js';
 import { closestName, didYouMean } from '../../src/events/did-you-mean.js';
 import { createFeedbackLensPlugin } from '../../src/plugins/feedbacklens/feedbacklens-plugin.js';
@@ -141,6 +142,15 @@ describe('agent files', () => {
     expect(r.code).toBe(2);
     expect(r.err).toContain('agent "notes" is not available: .runtrail/agents/notes.md failed to load: tools: unknown tool "web_search"');
     expect(r.err).not.toContain('unknown plugin');
+  });
+
+  it("the CLI's own hints are commands this shell runs (outside a checkout: the path of this runtrail)", async () => {
+    writeAgent('notes', 'name: notes\ndescription: notes\ntools: [read_file, web_search]');
+    const r = await cli(['run', 'notes', '--strict']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`--strict stops here (node ${runtrailMain()} validate lists them)`);
+    const s = await cli(['schedules', 'rm']);
+    expect(s.err).toContain(`(node ${runtrailMain()} schedules list shows them)`);
   });
 
   it('validate reports every problem of a file in one pass, with suggestions', async () => {

@@ -14,6 +14,7 @@ import { EXIT, UsageError, type CliDeps } from '../cli-io.js';
 import type { CliCommand } from '../cli-command.js';
 import { dataDirOf, loadRegistry, projectDirOf } from '../project-context.js';
 import { checkChannels } from '../../server/channel-host/check-channels.js';
+import { hintCommand } from '../runtrail-command.js';
 
 export interface DoctorCheck {
   name: string;
@@ -40,7 +41,7 @@ function checkNode(): DoctorCheck {
     : { name: 'node', status: 'fail', detail: `Node.js ${process.versions.node}: Runtrail needs 20 or later` };
 }
 
-async function clusterChecks(s: ClusterSettings, dataDir: string): Promise<DoctorCheck[]> {
+async function clusterChecks(s: ClusterSettings, dataDir: string, hint: (rest: string) => string): Promise<DoctorCheck[]> {
   const out: DoctorCheck[] = [];
   const [{ checkRedis }, { PgRunStore }, { workersSeen, clusterDir }, { Redis }] = await Promise.all([
     import('../../distributed/cluster.js'),
@@ -73,7 +74,7 @@ async function clusterChecks(s: ClusterSettings, dataDir: string): Promise<Docto
     await redis.connect();
     const workers = await workersSeen(dataDir, redis, s.prefix);
     if (workers.length === 0) {
-      out.push({ name: 'workers', status: 'warn', detail: 'no worker is running (start one with `runtrail worker`); the shared data dir is checked against running workers' });
+      out.push({ name: 'workers', status: 'warn', detail: `no worker is running (start one with \`${hint('worker')}\`); the shared data dir is checked against running workers` });
     }
     for (const w of workers) {
       const file = join(clusterDir(dataDir), `${w.name}.json`);
@@ -121,9 +122,9 @@ async function doctor(values: { json?: unknown }, dataDir: string, deps: CliDeps
     if (!(e instanceof ClusterConfigError)) throw e;
     checks.push({ name: 'mode', status: 'fail', detail: e.message });
   }
-  if (settings) checks.push(...(await clusterChecks(settings, dataDir)));
+  if (settings) checks.push(...(await clusterChecks(settings, dataDir, (rest) => hintCommand(deps, rest))));
   const registry = await loadRegistry(projectDir, deps);
-  checks.push(...(await definitionChecks(registry)));
+  checks.push(...(await definitionChecks(registry, hintCommand(deps, 'validate'))));
   checks.push(...(await mcpChecks(registry, deps.env, mcpTimeoutMs)));
   checks.push(...apiKeyChecks(registry, deps.env));
   checks.push(sandboxCheck());

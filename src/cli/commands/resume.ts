@@ -4,6 +4,7 @@ import { EXIT, UsageError } from '../cli-io.js';
 import type { CliCommand } from '../cli-command.js';
 import { executeAndFollow } from '../follow-run.js';
 import { projectContext } from '../project-context.js';
+import { hintCommand } from '../runtrail-command.js';
 
 export const resumeCommand: CliCommand = {
   name: 'resume',
@@ -16,7 +17,7 @@ export const resumeCommand: CliCommand = {
       deps.stdout.write(usage);
       return EXIT.ok;
     }
-    if (positionals.length !== 1) throw new UsageError('resume needs exactly one run id (runtrail runs lists them)');
+    if (positionals.length !== 1) throw new UsageError(`resume needs exactly one run id (${hintCommand(deps, 'runs')} lists them)`);
     const runId = positionals[0];
     const ctx = await projectContext(values, deps);
     return executeAndFollow({ plugin: '', input: {} }, values, deps, values.json === true ? 'ndjson' : 'text', ctx, (service) => service.resume(runId));

@@ -14,6 +14,7 @@ import type { CliCommand } from '../cli-command.js';
 import { exitFor, printSummary } from '../follow-run.js';
 import { projectContext, serviceFor, type ProjectContext } from '../project-context.js';
 import { createWireWriter } from '../wire-output.js';
+import { hintCommand } from '../runtrail-command.js';
 
 const SUBCOMMANDS = ['list', 'add', 'pause', 'resume', 'rm', 'run'] as const;
 
@@ -72,8 +73,8 @@ async function triggersOf(ctx: ProjectContext, deps: CliDeps): Promise<TriggerHo
   return host;
 }
 
-function one(positionals: string[], what: string): string {
-  if (positionals.length !== 1) throw new UsageError(`schedules ${what} needs one schedule id (runtrail schedules list shows them)`);
+function one(deps: Pick<CliDeps, 'cwd' | 'env'>, positionals: string[], what: string): string {
+  if (positionals.length !== 1) throw new UsageError(`schedules ${what} needs one schedule id (${hintCommand(deps, 'schedules list')} shows them)`);
   return positionals[0];
 }
 
@@ -94,27 +95,27 @@ async function subcommand(sub: (typeof SUBCOMMANDS)[number], host: TriggerHost, 
     case 'list': {
       const all = await host.list();
       if (values.json) deps.stdout.write(`${JSON.stringify({ schedules: all })}\n`);
-      else if (!all.length) deps.stdout.write('no schedules (runtrail schedules add <agent> --every 1h)\n');
+      else if (!all.length) deps.stdout.write(`no schedules (${hintCommand(deps, 'schedules add <agent> --every 1h')})\n`);
       else for (const s of all) out(s);
       return EXIT.ok;
     }
     case 'add': {
-      const agent = one(positionals, 'add <agent>');
+      const agent = one(deps, positionals, 'add <agent>');
       out(await host.create(addBody(agent, ctx, values, deps)));
       return EXIT.ok;
     }
     case 'pause':
     case 'resume':
-      out(await host.update(one(positionals, sub), { enabled: sub === 'resume' }));
+      out(await host.update(one(deps, positionals, sub), { enabled: sub === 'resume' }));
       return EXIT.ok;
     case 'rm': {
-      const id = one(positionals, 'rm');
+      const id = one(deps, positionals, 'rm');
       await host.remove(id);
       deps.stdout.write(`removed ${id}\n`);
       return EXIT.ok;
     }
     case 'run':
-      return runNow(one(positionals, 'run'), host, ctx, deps);
+      return runNow(one(deps, positionals, 'run'), host, ctx, deps);
   }
 }
 

@@ -9,6 +9,7 @@ import { printSummary } from '../follow-run.js';
 import { modelCallText, noCallsText } from '../model-calls-text.js';
 import { projectContext, serviceFor } from '../project-context.js';
 import { readRunMetrics, usageLines } from '../usage-lines.js';
+import { hintCommand } from '../runtrail-command.js';
 
 /** Calls are read a page at a time: a run of thousands of calls never holds them all whole at once. */
 const PAGE = 50;
@@ -36,7 +37,7 @@ export const showCommand: CliCommand = {
     const { values, positionals } = parse(args, { json: { type: 'boolean' }, calls: { type: 'boolean' }, turn: { type: 'string' } });
     if (positionals.length !== 1) throw new UsageError('show needs a run id');
     const turn = intOpt(values, 'turn', 1);
-    if (turn !== undefined && !values.calls) throw new UsageError('--turn goes with --calls (runtrail show <run_id> --calls --turn N)');
+    if (turn !== undefined && !values.calls) throw new UsageError(`--turn goes with --calls (${hintCommand(deps, 'show <run_id> --calls --turn N')})`);
     if (turn !== undefined && !Number.isInteger(turn)) throw new UsageError(`--turn must be a whole number, got ${JSON.stringify(values.turn)}`);
     const service = serviceFor(await projectContext(values, deps), deps);
     try {
