@@ -102,7 +102,8 @@ const mib = (b: number) => (b / 1024 ** 2).toFixed(1);
 const gbps = (s: Sample) => s.bytes / 1e9 / (s.ms / 1000);
 
 export async function run(): Promise<void> {
-  const registry = new ProcessRegistry();
+  // Runtrail's own cost of exec (caps, tail, events) on the host; the sandbox's cost is sandbox.bench
+  const registry = new ProcessRegistry({ sandbox: { mode: 'off' } });
   try {
     const bare: Sample[] = [];
     const own: Sample[] = [];

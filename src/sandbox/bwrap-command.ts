@@ -4,7 +4,7 @@
  * private /tmp and home; own pid, ipc, uts and (unless the host network is granted) net namespaces;
  * no capabilities; the sandbox dies with the process that started it.
  */
-import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { SandboxPolicy } from './sandbox-policy.js';
 import { PROXY_SOCKET_INSIDE } from './network-proxy.js';
@@ -30,6 +30,7 @@ const ETC_SECRETS = [
 ];
 /** How deep below a writable root repositories are looked for (their hooks and config stay read-only). */
 const REPO_SEARCH_DEPTH = 3;
+const REPO_SEARCH_DIRS = 200;
 const REPO_SEARCH_SKIP = new Set(['node_modules', '.venv', 'venv', '__pycache__', 'dist', 'build', 'target']);
 
 export interface SandboxedSpawn {
@@ -68,29 +69,26 @@ function isDir(p: string): boolean {
   }
 }
 
-/** `.git` folders (and worktree pointer files) at or below `root`, a few levels deep. */
+/**
+ * `.git` folders (and worktree pointer files) at or below `root`, a few levels deep and at most
+ * REPO_SEARCH_DIRS folders read (a sandbox starts on every exec: a workspace of thousands of folders
+ * must not cost tens of ms; a repository deeper than that is not protected).
+ */
 function repositoriesUnder(root: string, depth = REPO_SEARCH_DEPTH): string[] {
   const found: string[] = [];
+  let budget = REPO_SEARCH_DIRS;
   const walk = (dir: string, left: number) => {
-    let names: string[];
+    if (budget-- <= 0) return;
+    let entries: Dirent[];
     try {
-      names = readdirSync(dir);
+      entries = readdirSync(dir, { withFileTypes: true });
     } catch {
       return;
     }
-    for (const name of names) {
-      const p = join(dir, name);
-      if (name === '.git') {
-        found.push(p);
-        continue;
-      }
-      if (left > 0 && !REPO_SEARCH_SKIP.has(name) && !name.startsWith('.')) {
-        try {
-          if (lstatSync(p).isDirectory()) walk(p, left - 1);
-        } catch {
-          /* gone meanwhile */
-        }
-      }
+    for (const e of entries) {
+      const p = join(dir, e.name);
+      if (e.name === '.git') found.push(p);
+      else if (left > 0 && e.isDirectory() && !REPO_SEARCH_SKIP.has(e.name) && !e.name.startsWith('.')) walk(p, left - 1);
     }
   };
   walk(root, depth);
