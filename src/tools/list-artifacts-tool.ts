@@ -11,6 +11,8 @@ export function createListArtifactsTool(o: { workspace: Pick<FileAccess, 'listAr
     name: 'list_artifacts',
     description: 'List the files written under artifacts/ with their sizes, and the required artifacts still missing.',
     parameters: listArtifactsArgs,
+    // it only reads: a call a crash cut short is run again
+    idempotent: true,
     async execute() {
       try {
         const files = await o.workspace.listArtifacts();

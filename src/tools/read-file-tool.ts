@@ -38,6 +38,8 @@ export function createReadFileTool(o: ReadFileToolOptions): ToolDefinition<ReadF
     name: 'read_file',
     description: `Read a text file by lines: a path relative to the run folder (input/…, artifacts/…)${schemeList.length ? ` or ${schemeList.join(', ')}…` : ''}. Use offset and limit to page through long files.`,
     parameters: readFileArgs,
+    // it only reads: a call a crash cut short is run again
+    idempotent: true,
     async execute(args) {
       let abs: string;
       try {

@@ -26,6 +26,8 @@ export function createWriteJsonArtifactTool(o: WriteJsonArtifactOptions): ToolDe
     name: 'write_json_artifact',
     description: `Write a JSON artifact under artifacts/. Contracted files (${documented.join(', ')}) are checked against their schema first and rejected with the failing field paths.`,
     parameters: writeJsonArtifactArgs,
+    // writing the same bytes to the same path twice is writing them once: a crash mid-call is run again
+    idempotent: true,
     async execute(args) {
       if (!/\.json$/i.test(args.path)) return errorResult('bad_artifact_path', `path must end in .json, got ${JSON.stringify(args.path)}`);
       let value: unknown = args.content;

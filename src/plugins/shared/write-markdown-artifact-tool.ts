@@ -25,6 +25,8 @@ export function createWriteMarkdownArtifactTool(o: {
       .map((c) => `${c.path} must contain the headings: ${(c.requiredHeadings ?? []).join(', ')}.`)
       .join(' ')}`,
     parameters: writeMarkdownArtifactArgs,
+    // writing the same bytes to the same path twice is writing them once: a crash mid-call is run again
+    idempotent: true,
     async execute(args) {
       if (!/\.(md|markdown)$/i.test(args.path)) return errorResult('bad_artifact_path', `path must end in .md, got ${JSON.stringify(args.path)}`);
       const contract = findContract(o.contracts, args.path);

@@ -28,6 +28,8 @@ export function createExtractEvidenceTool(data: FeedbackDataset): ToolDefinition
       'Return verbatim quotes (evidence_text) for feedback rows: by feedback_ids, or by searching terms. ' +
       'Each quote is an exact part of the row text, so it passes the evidence check.',
     parameters: extractEvidenceArgs,
+    // it only reads: a call a crash cut short is run again
+    idempotent: true,
     async execute(args) {
       const loaded = await data.load();
       if (!loaded.ok) return errorResult('csv_unreadable', loaded.error, '', loaded.hint);

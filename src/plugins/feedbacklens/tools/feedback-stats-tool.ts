@@ -22,6 +22,8 @@ export function createFeedbackStatsTool(data: FeedbackDataset): ToolDefinition<F
       'and themes found by term clustering, each with mention_count, sentiment, severity (from negative sentiment and low ratings), ' +
       'priority (frequency × severity) and representative feedback_ids.',
     parameters: feedbackStatsArgs,
+    // it only reads: a call a crash cut short is run again
+    idempotent: true,
     async execute(args, ctx) {
       const loaded = await data.load();
       if (!loaded.ok) return errorResult('csv_unreadable', loaded.error, '', loaded.hint);

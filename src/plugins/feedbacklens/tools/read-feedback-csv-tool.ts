@@ -24,6 +24,8 @@ export function createReadFeedbackCsvTool(data: FeedbackDataset, productName: st
       'rating, channel, date optional). Fails, listing the columns found, when no column holds feedback text. ' +
       'Writes runtime/evidence_index.json and returns normalised rows one page at a time (offset/limit; next_offset is null on the last page).',
     parameters: readFeedbackCsvArgs,
+    // it only reads: a call a crash cut short is run again
+    idempotent: true,
     async execute(args) {
       const loaded = await data.load(args.path ?? data.defaultPath);
       if (!loaded.ok) return errorResult('csv_unreadable', loaded.error, '', loaded.hint);
