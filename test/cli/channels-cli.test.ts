@@ -5,7 +5,7 @@
  * serving when one channel's service is away, and `channels run` answers chats without the server.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -139,6 +139,18 @@ describe.runIf(existsSync(MAIN))('chat channels through the CLI', { timeout: 120
     await eventually(() => /channels running/.test(first.out()), 30_000);
     tg.userMessage({ chatId: 555, from: 555, text: '/run slow -- take your time' });
     expect(await eventually(() => tg.messagesIn(555).length === 1, 30_000), first.err()).toBe(true);
+    // killed once the preview is on record (its message id in the reply's delivery file): a kill between
+    // Telegram's answer and that record leaves a send that may have landed, whose id nobody knows, and
+    // the answer then comes as a message of its own, by design
+    const deliveries = join(p.dir, '.runtrail', 'channels', 'telegram', 'deliveries');
+    const previewRecorded = () => {
+      try {
+        return readdirSync(deliveries).some((f) => f.endsWith('.json') && (JSON.parse(readFileSync(join(deliveries, f), 'utf8')) as { sent: Record<string, string> }).sent.preview === String(tg.messagesIn(555)[0].message_id));
+      } catch {
+        return false; // not written yet
+      }
+    };
+    expect(await eventually(previewRecorded, 30_000), first.err()).toBe(true);
     first.child.kill('SIGKILL');
     await first.done;
     const again = runtrail(['channels', 'run'], p.dir, { TG: tg.token });
