@@ -13,6 +13,7 @@ import { replayCommand } from './replay.js';
 import { resumeCommand } from './resume.js';
 import { runCommand } from './run.js';
 import { runsCommand } from './runs.js';
+import { sandboxCommand } from './sandbox.js';
 import { schedulesCommand } from './schedules.js';
 import { serveCommand } from './serve.js';
 import { showCommand } from './show.js';
@@ -36,6 +37,7 @@ export const COMMANDS: readonly CliCommand[] = [
   serveCommand,
   workerCommand,
   doctorCommand,
+  sandboxCommand,
   mcpCommand,
   channelsCommand,
   schedulesCommand,
