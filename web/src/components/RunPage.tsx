@@ -16,6 +16,7 @@ import { MetricsPanel } from './MetricsPanel.js';
 import { Waterfall } from './Waterfall.js';
 import { WebhooksCard } from './WebhooksCard.js';
 import type { RunTraceView } from '../trace-view.js';
+import { noAnswerText } from '../no-answer-text.js';
 
 type Action = { frames: WireFrame[] } | { reset: true };
 
@@ -243,12 +244,4 @@ export function RunPage({ runId }: { runId: string }) {
       </div>
     </div>
   );
-}
-
-/** Where the answer would be: why there is none, in the user's words (a failed run's reason is in the box below). */
-function noAnswerText(finished: boolean, status: string): string {
-  if (!finished) return 'Waiting for the model…';
-  if (status === 'failed') return 'No answer: the run failed (why is below).';
-  if (status === 'cancelled') return 'No answer: the run was cancelled.';
-  return 'The run ended without a written answer.';
 }
