@@ -45,7 +45,7 @@ export function segmentColumns(tally: FeedbackTally, channelColumn: string | nul
   return out;
 }
 
-function escape(s: string): string {
+function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
@@ -54,7 +54,7 @@ function names(goal: string, value: string): boolean {
   const v = value.trim();
   if (v.length < 2) return false;
   if (/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u.test(v)) return goal.includes(v);
-  return new RegExp(`(^|[^\\p{L}\\p{N}])${escape(v)}s?($|[^\\p{L}\\p{N}])`, 'iu').test(goal);
+  return new RegExp(`(^|[^\\p{L}\\p{N}])${escapeRegExp(v)}s?($|[^\\p{L}\\p{N}])`, 'iu').test(goal);
 }
 
 /** The segment the goal names, or null. The column whose values it names most wins. */
