@@ -22,6 +22,8 @@ export class BufferAdapter extends BaseClawAdapter {
   private readonly keepReasoning: boolean;
   private readonly keepDiagnosis: boolean;
   private deltas = '';
+  /** where each delta and reasoning part began, by seq: a resumed run's discarded ones are cut off */
+  private readonly starts: Array<{ seq: number; deltas: number; reasoning: number }> = [];
   private reasoning = '';
   /** a step or text came since the last reasoning: the next reasoning starts a paragraph */
   private reasoningEnded = false;
@@ -41,6 +43,7 @@ export class BufferAdapter extends BaseClawAdapter {
   }
 
   protected handle(ev: EngineEvent): void {
+    if ((ev.type === 'delta' || ev.type === 'reasoning') && ev.seq) this.starts.push({ seq: ev.seq, deltas: this.deltas.length, reasoning: this.reasoning.length });
     switch (ev.type) {
       case 'delta':
         this.deltas += ev.content;
@@ -54,6 +57,7 @@ export class BufferAdapter extends BaseClawAdapter {
         this.reasoning += ev.content;
         return;
       case 'step':
+        this.discardRedone(ev);
         this.reasoningEnded = true;
         if (this.keepDiagnosis && ev.step?.diagnosis?.severity === 'error') this.footnote(ev.toText());
         return;
@@ -68,6 +72,17 @@ export class BufferAdapter extends BaseClawAdapter {
       case 'process':
         return;
     }
+  }
+
+  /** A run resumed after its process died redoes the turn that was streaming: its partial text goes. */
+  private discardRedone(ev: EngineEvent): void {
+    const from = ev.step?.name === 'resume' ? ev.step.args.discard_from_seq : undefined;
+    if (typeof from !== 'number') return;
+    const first = this.starts.find((x) => x.seq >= from);
+    if (!first) return;
+    this.deltas = this.deltas.slice(0, first.deltas);
+    this.reasoning = this.reasoning.slice(0, first.reasoning);
+    this.starts.splice(this.starts.indexOf(first));
   }
 
   private footnote(text: string): void {

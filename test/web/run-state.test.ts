@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyFrame, emptyRunView, type RunView } from '../../web/src/run-state.js';
+import { applyFrame, applyFrames, emptyRunView, type RunView } from '../../web/src/run-state.js';
 import { makeDelta, makeDone, makeError, makeProcess, makeStep } from '../../src/events/engine-event.js';
 import { Diagnosis } from '../../src/events/diagnosis.js';
 import type { EngineEvent } from '../../src/events/engine-event.js';
@@ -47,5 +47,26 @@ describe('run view state (web)', () => {
     expect(v.ended).toBe('error');
     expect(v.error?.diagnosis?.hint).toBe('start it again');
     expect(v.text).toBe('partial');
+  });
+});
+
+describe('a run resumed after its process died', () => {
+  it('drops the partial text and thinking of the turn it redoes (from the resume step\'s discard_from_seq), keeping the rest', () => {
+    const frames = [
+      { type: 'delta', content: 'Looking.', seq: 1 },
+      { type: 'step', step: { type: 'tool', name: 'lookup', args: {}, result: '', phase: 'start' }, index: 0, seq: 2 },
+      { type: 'step', step: { type: 'tool', name: 'lookup', args: {}, result: 'ok', phase: 'ok' }, index: 0, seq: 3 },
+      { type: 'reasoning', content: 'half a tho', seq: 4 },
+      { type: 'delta', content: 'The answer is', seq: 5 },
+      { type: 'step', step: { type: 'agent', name: 'resume', args: { attempt: 1, from_seq: 3, discard_from_seq: 4 }, result: 'run resumed', phase: 'ok', diagnosis: { code: 'resumed', severity: 'warning', summary: 'run resumed' } }, index: 1, seq: 6 },
+      { type: 'reasoning', content: 'a whole thought', seq: 7 },
+      { type: 'delta', content: 'The answer is 42.', seq: 8 },
+    ];
+    const v = applyFrames(emptyRunView(), frames);
+    expect(v.text).toBe('Looking.\n\nThe answer is 42.');
+    expect(v.reasoning).toEqual(['a whole thought']);
+    expect(v.steps.map((s) => s.name)).toEqual(['lookup', 'resume']);
+    // frame by frame, the same
+    expect(frames.reduce((s, f) => applyFrame(s, f), emptyRunView()).text).toBe(v.text);
   });
 });

@@ -66,9 +66,12 @@ export interface RunView {
   ended: 'done' | 'error' | null;
   error: { message: string; diagnosis: Diagnosis | null } | null;
   frames: number;
+  /** where the text and thinking of the frames since the last step began, by seq: a run resumed after
+   *  its process died redoes the turn that was streaming, and its partial text is cut off */
+  turnStarts: Array<{ seq: number; text: number; reasoning: number; reasoningLast: number }>;
 }
 
-export const emptyRunView = (): RunView => ({ text: '', reasoning: [], lastContent: null, steps: [], operations: {}, operationOrder: [], ended: null, error: null, frames: 0 });
+export const emptyRunView = (): RunView => ({ text: '', reasoning: [], lastContent: null, steps: [], operations: {}, operationOrder: [], ended: null, error: null, frames: 0, turnStarts: [] });
 
 function str(v: unknown): string {
   return typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v);
@@ -85,7 +88,7 @@ export function applyFrame(s: RunView, f: WireFrame): RunView {
  * not to frames × steps.
  */
 export function applyFrames(s: RunView, frames: readonly WireFrame[]): RunView {
-  const draft: RunView = { ...s, reasoning: [...s.reasoning], steps: [...s.steps], operations: { ...s.operations }, operationOrder: [...s.operationOrder] };
+  const draft: RunView = { ...s, reasoning: [...s.reasoning], steps: [...s.steps], operations: { ...s.operations }, operationOrder: [...s.operationOrder], turnStarts: [...s.turnStarts] };
   for (const f of frames) applyTo(draft, f);
   return draft;
 }
@@ -97,9 +100,23 @@ function placeOf(steps: StepView[], index: number): { at: number; replace: boole
   return i > 0 && steps[i - 1].index === index ? { at: i - 1, replace: true } : { at: i, replace: false };
 }
 
+/** A resume step names the first delta of the redone turn: the text and thinking from it on go. */
+function discardRedone(next: RunView, step: Record<string, unknown>): void {
+  const from = step.name === 'resume' && step.args && typeof step.args === 'object' ? (step.args as Record<string, unknown>).discard_from_seq : undefined;
+  if (typeof from !== 'number') return;
+  const first = next.turnStarts.find((x) => x.seq >= from);
+  if (!first) return;
+  next.text = next.text.slice(0, first.text);
+  next.reasoning.length = first.reasoning;
+  if (first.reasoning > 0 && next.reasoning[first.reasoning - 1].length > first.reasoningLast) next.reasoning[first.reasoning - 1] = next.reasoning[first.reasoning - 1].slice(0, first.reasoningLast);
+}
+
 function applyTo(next: RunView, f: WireFrame): void {
   const s = next;
   next.frames++;
+  if ((f.type === 'delta' || f.type === 'reasoning') && typeof f.seq === 'number') {
+    next.turnStarts.push({ seq: f.seq, text: next.text.length, reasoning: next.reasoning.length, reasoningLast: next.reasoning.at(-1)?.length ?? 0 });
+  }
   switch (f.type) {
     case 'delta': {
       // text after a step or thinking is a new turn's: a paragraph of its own, never glued to the last one
@@ -132,6 +149,8 @@ function applyTo(next: RunView, f: WireFrame): void {
       };
       const place = placeOf(next.steps, index);
       next.steps.splice(place.at, place.replace ? 1 : 0, view);
+      discardRedone(next, st);
+      next.turnStarts.length = 0;
       next.lastContent = 'step';
       break;
     }

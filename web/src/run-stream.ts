@@ -38,6 +38,8 @@ export function followRun(runId: string, h: StreamHandlers): () => void {
         const id = ev.id !== undefined && /^\d+$/.test(ev.id) ? Number(ev.id) : null;
         if (id !== null) lastId = id;
         if (frame.type === 'done' || (frame.type === 'error' && !isSlowClientError(frame))) finished = true;
+        // the frame's seq (its SSE id): a resumed run's discarded text is found by it
+        if (id !== null && frame.seq === undefined) frame.seq = id;
         h.onFrame(frame, id);
       },
     });
