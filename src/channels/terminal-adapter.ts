@@ -97,6 +97,13 @@ export class TerminalAdapter extends BaseClawAdapter {
       if (this.showReasoning && s.text) this.line(this.paint(`💭 ${firstLine(s.text)}`, '2'));
       return;
     }
+    if (s.name === 'resume' && s.kind === 'agent') {
+      // a terminal cannot take back what it printed: it says which text is void, and what was lost
+      const partial = typeof s.args.discard_from_seq === 'number' ? ' — the partial answer above is discarded and redone' : '';
+      this.line(this.paint(`↺ ${s.result || 'run resumed'}${partial}`, '33'));
+      if (s.diagnosis?.detail) this.line(this.paint(`  ${s.diagnosis.detail.split('\n').join('\n  ')}`, '2'));
+      return;
+    }
     const failed = s.phase === 'fail' || s.diagnosis?.severity === 'error';
     if (failed) {
       const why = s.diagnosis?.summary || firstLine(s.result);

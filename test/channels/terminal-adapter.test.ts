@@ -14,6 +14,15 @@ const pe = (status: 'running' | 'completed' | 'failed', current?: number) =>
   makeProcessEvent({ operationId: 'op', targetType: 'skill', source: 'skill', stage: 'detect', status, current, total: 4 }, () => 0);
 
 describe('TerminalAdapter', () => {
+  it('a resumed run: one line says so, that the partial answer printed above is void, and what was redone', () => {
+    const out = sink(false);
+    const t = new TerminalAdapter({ stream: out.stream, log: () => {} });
+    t.emit(makeDelta('The answer is'));
+    t.emit(makeStep('agent', { name: 'resume', args: { attempt: 1, from_seq: 3, discard_from_seq: 4 }, result: 'run resumed from its checkpoint (attempt 1) after its process stopped', phase: 'ok', index: 1, diagnosis: { code: 'resumed', severity: 'warning', summary: 'run resumed', detail: '1 model turn redone' } }));
+    t.emit(makeDelta('The answer is 42.'));
+    expect(out.text()).toBe('The answer is\n↺ run resumed from its checkpoint (attempt 1) after its process stopped — the partial answer above is discarded and redone\n  1 model turn redone\nThe answer is 42.');
+  });
+
   it('plain output: live text, one ✓/✗ line per finished step, plain process lines', () => {
     const out = sink(false);
     const t = new TerminalAdapter({ stream: out.stream, log: () => {} });
