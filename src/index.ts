@@ -193,3 +193,22 @@ export { webhookRetryDelay } from './triggers/webhook-retry.js';
 export { FileScheduleStore, type ScheduleStore } from './triggers/schedule-store.js';
 export { FileWebhookStore, type WebhookStore, type RunWebhooks } from './triggers/webhook-store.js';
 export type { ScheduleDefinition, Schedule, FireRecord, WebhookMessage, WebhookAttemptLine, WebhookEventType, StoredTarget, AnnounceTarget } from './triggers/types.js';
+// The sandbox of a run's processes: policy (agent within the operator's config), support, probes, the proxy
+export {
+  resolveSandboxPolicy,
+  sandboxSummary,
+  DEFAULT_SANDBOX_LIMITS,
+  type SandboxPolicy,
+  type AgentSandboxSettings,
+  type OperatorSandboxSettings,
+  type SandboxLimits,
+  type NetworkSetting,
+  type ResolvedNetwork,
+  type ElevatedMode,
+} from './sandbox/sandbox-policy.js';
+export { describeSandbox, sandboxStartLine, type SandboxDescription } from './sandbox/sandbox-description.js';
+export { sandboxSupport, describeUnsupported, type SandboxSupport } from './sandbox/sandbox-support.js';
+export { runSandboxProbes, type ProbeResult } from './sandbox/sandbox-probes.js';
+export { launchSandboxed, SandboxUnavailableError, type SandboxLaunch } from './sandbox/sandbox-launch.js';
+export { FilteringProxy, isPublicAddress, type ProxyDenial } from './sandbox/network-proxy.js';
+export { limitEnforcement, type LimitEnforcement } from './sandbox/sandbox-limits.js';
