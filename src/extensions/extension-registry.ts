@@ -288,7 +288,10 @@ export class ExtensionRegistry {
       if (!parsed.ok) {
         this.problems.push(...parsed.problems);
         // the names it uses are checked too, so one pass shows every problem of the file
-        if (parsed.references) await this.checkReferences(parsed.references, shown);
+        if (parsed.references) {
+          await this.checkReferences(parsed.references, shown);
+          this.checkServerNames(parsed.references.mcpServers ?? [], shown);
+        }
         this.noteFailed([stem, parsed.references?.name ?? stem], shown, before);
         continue;
       }
@@ -330,6 +333,15 @@ export class ExtensionRegistry {
       }
     }
     return ok;
+  }
+
+  /** MCP servers a file that did not parse names by name: each must be in mcp.json (as resolveAgentMcp checks a valid file's). */
+  private checkServerNames(names: string[], shown: string): void {
+    const known = [...this.mcpServers.keys()].sort();
+    for (const entry of names) {
+      if (this.mcpServers.has(entry)) continue;
+      this.problem(shown, `unknown MCP server "${entry}"${didYouMean(entry, known)} (${known.length ? `configured: ${known.join(', ')}` : 'none is configured'}; define it in .runtrail/mcp.json or inline)`, 'mcpServers');
+    }
   }
 
   /** Every skill name of the skill folders (for suggestions). */

@@ -58,6 +58,8 @@ export interface AgentReferences {
   name: string | null;
   tools: string[];
   skills: string[];
+  /** the MCP servers it names from mcp.json (inline definitions are checked once the file is valid) */
+  mcpServers?: string[];
 }
 
 export type ParsedAgent = { ok: true; agent: AgentDefinition; warnings: DefinitionProblem[] } | { ok: false; problems: DefinitionProblem[]; references?: AgentReferences };
@@ -67,7 +69,7 @@ function strings(v: unknown): string[] {
 }
 
 function referencesOf(data: Record<string, unknown>): AgentReferences {
-  return { name: typeof data.name === 'string' ? data.name : null, tools: strings(data.tools), skills: strings(data.skills) };
+  return { name: typeof data.name === 'string' ? data.name : null, tools: strings(data.tools), skills: strings(data.skills), mcpServers: strings(data.mcpServers) };
 }
 
 interface RawArtifact {

@@ -154,13 +154,15 @@ describe('agent files', () => {
   });
 
   it('validate reports every problem of a file in one pass, with suggestions', async () => {
-    writeAgent('notes', 'name: notes\ndescription: notes\nmodle: offline\ntools: [read_file, write_artifac]\nskills: [no-such-skill]\nlimits: { max_iterations: 0 }');
+    writeAgent('notes', 'name: notes\ndescription: notes\nmodle: offline\ntools: [read_file, write_artifac]\nskills: [no-such-skill]\nmcpServers: [everythin]\nlimits: { max_iterations: 0 }');
+    writeFileSync(join(dir, '.runtrail', 'mcp.json'), JSON.stringify({ mcpServers: { everything: { command: 'node', args: ['server.js'] } } }));
     const r = await cli(['validate']);
     expect(r.code).toBe(2);
     expect(r.out).toContain('.runtrail/agents/notes.md: modle: is not a known field (did you mean model?)');
     expect(r.out).toContain('limits.max_iterations:');
     expect(r.out).toContain('tools: unknown tool "write_artifac" (did you mean write_artifact?)');
     expect(r.out).toContain('skills: unknown skill "no-such-skill"');
+    expect(r.out).toContain('mcpServers: unknown MCP server "everythin" (did you mean everything?)');
   });
 });
 
