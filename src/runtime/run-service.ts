@@ -1,69 +1,63 @@
 /**
- * RunService: validates a request, creates the run id and workspace, queues it
- * under a concurrency limit, runs it through the engine, and serves status, events and documents.
+ * RunService: the front of a run's core. It admits a request (run-admission.ts checks it), has the run
+ * prepared (run-preparation.ts), queues it under a concurrency limit, hosts it while the engine runs it
+ * (run-engine.ts, which ends every run through run-ending.ts), recovers runs a crash or a dead worker
+ * left (run-store.ts, interrupted-runs.ts), and serves status, events and documents.
+ *
+ * Over 400 lines: admission, hosting and the public API still share the map of live runs and the
+ * queue's reservations, so they stay in this one class for now; preparation and ending are out.
  */
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { AgentEvent, DecisionSource, RunStatus } from '../events/agent-event.js';
 import type { StepApproval } from '../events/engine-event.js';
-import { AgentEventBus } from '../events/agent-event-bus.js';
 import { Diagnosis } from '../events/diagnosis.js';
 import { ThinkingTagFilter } from '../events/thinking-tag-filter.js';
-import { createRawStreamLogger } from '../events/raw-stream-log.js';
-import { maskSecretsDeep, registerEnvSecrets } from '../events/secret-masker.js';
-import type { ChatMessage, ModelProvider, ReasoningEffort } from '../providers/model-provider.js';
+import { registerEnvSecrets } from '../events/secret-masker.js';
+import type { ChatMessage } from '../providers/model-provider.js';
 import { resolveModelProvider, type ModelSpec } from '../providers/resolve-model-provider.js';
-import { loadSkill, skillIncompatibilities, type LoadedSkill } from '../skills/skill-loader.js';
-import type { AnyToolDefinition } from '../tools/tool.js';
-import type { ToolSource } from '../tools/tool-source.js';
+import { loadSkill } from '../skills/skill-loader.js';
 import { defaultProcessRegistry } from '../tools/default-process-registry.js';
 import { holdSignalForwarding } from '../tools/signal-bridge.js';
 import type { TextFilter } from './agent-loop.js';
 import { DEFAULT_LIMITS } from './agent-loop.js';
-import type { Agent, AgentRunContext } from './agent.js';
+import type { Agent } from './agent.js';
 import type { ParsedCreateRunRequest } from './create-run-request.js';
 import { defaultDataDir } from './data-dir.js';
 import { ownerOnlyDataDir, ownerOnlyUmask } from './owner-only.js';
 import { defaultSkillsDir } from './package-root.js';
 import { AgentRegistry, type AgentSource } from './agent-registry.js';
-import { activeSkill, checkedInput, checkInputFiles, checkRequestedLimits, chooseModel, fileInputSources, ownLimits, grantedSkills, parseRunRequest, pluginOf, providerFor, type ModelChoice, type ProviderResolver } from './run-admission.js';
+import { activeSkill, checkedInput, checkInputFiles, checkRequestedLimits, chooseModel, fileInputSources, ownLimits, grantedSkills, parseRunRequest, pluginOf, providerFor, type ProviderResolver } from './run-admission.js';
 import { confinePath, isInside, realpathLoose } from '../tools/confine-path.js';
-import { resolveCapabilities } from './run-capabilities.js';
 import { CancelledBecause, executeRun, finalise, RunInterrupted, type NoticeSource } from './run-engine.js';
 import { endLeftovers, interruptInSharedStore, markInterrupted, ownedByLiveProcess } from './interrupted-runs.js';
-import { RunFolder, type RequestFile } from './run-folder.js';
+import { RunFolder } from './run-folder.js';
+import { prepareRun, type ParentLink, type PreparationHost, type RunSpec } from './run-preparation.js';
 import type { RunHooks } from './run-hooks.js';
 import { createRunId, isRunId } from './run-id.js';
 import { RunMetrics } from './run-metrics.js';
 import { ModelUsageTotals } from './model-usage-totals.js';
 import type { RunRecord } from './run-record.js';
 import { RunRequestError } from './run-request-error.js';
-import type { CreateRunOptions, RunLimits, RunListQuery, RunObserver, RunServiceApi, RunServiceStats, RunStatusFile, RunTrigger, RunWebhook } from './run-service-types.js';
-import { runTraceContext, type RunTraceContext } from '../events/trace-context.js';
-import { RunStateMachine, isTerminalRunState } from './run-state-machine.js';
-import { LatestWrite } from './latest-write.js';
-import { RunWorkspace, reserveRunFolder } from './run-workspace.js';
-import { RunInbox, type MessageMode } from './run-inbox.js';
+import type { CreateRunOptions, RunLimits, RunListQuery, RunObserver, RunServiceApi, RunServiceStats, RunStatusFile } from './run-service-types.js';
+import { runTraceContext } from '../events/trace-context.js';
+import { isTerminalRunState } from './run-state-machine.js';
+import { reserveRunFolder } from './run-workspace.js';
+import type { MessageMode } from './run-inbox.js';
 import { LocalRunQueue, type RunQueue } from './run-queue.js';
 import { LocalRunStore, type RunStore } from './run-store.js';
 import { afterCheck } from './after-check.js';
 import { LocalEventFanout, type EventFanout } from './event-fanout.js';
-import { createRunAgentTool, type SubagentHost } from './subagent-tool.js';
-import { resolveCapture, type CaptureSettings, type ResolvedCapture } from './capture-settings.js';
-import { resolveSandboxPolicy, type OperatorSandboxSettings, type SandboxPolicy } from '../sandbox/sandbox-policy.js';
-import { ModelCallFeed } from './model-call-feed.js';
+import type { SubagentHost } from './subagent-tool.js';
+import { resolveCapture, type CaptureSettings } from './capture-settings.js';
+import { resolveSandboxPolicy, type OperatorSandboxSettings } from '../sandbox/sandbox-policy.js';
 import { DEFAULT_DURABILITY, planResume, type DurabilitySettings } from './run-resume.js';
 import { CHECKPOINT_FILE, noteLeftovers } from './run-checkpoint.js';
 import { EVENTS_FILE, repairEventsFile } from './event-store.js';
 import type { DiagnosisDict } from '../events/diagnosis.js';
 
 /** A subagent's parent: its run, and the run_agent call that started it. */
-interface ParentLink {
-  rec: RunRecord;
-  toolCallId: string;
-}
-
 export type { ProviderResolver };
 
 export interface RunServiceOptions {
@@ -153,6 +147,8 @@ export class RunService implements RunServiceApi {
   /** the run folders of this data dir, when they are the store (runs are resumed from them) */
   private readonly local: LocalRunStore | null;
   private initDone: Promise<void> | null = null;
+  /** What preparation needs of this service. */
+  private readonly preparation: PreparationHost;
   private eventsPublished = 0;
   private readonly usageTotals = new ModelUsageTotals();
   private closed = false;
@@ -191,6 +187,18 @@ export class RunService implements RunServiceApi {
       this.reconciler = setInterval(() => void this.reconcile().catch(() => undefined), opts.reconcileMs ?? 10_000);
       this.reconciler.unref();
     }
+    this.preparation = {
+      runsDir: this.runsDir,
+      dataDir: this.dataDir,
+      env: this.env,
+      store: this.store,
+      observers: opts.observers ?? [],
+      historyFor: (c) => this.historyFor(c),
+      childArtifact: (rec, rest) => this.childArtifact(rec, rest),
+      subagentHost: (parentOf, front) => this.subagentHost(parentOf, front),
+      persistStatus: (rec) => this.persistStatus(rec),
+      countEvent: () => void this.eventsPublished++,
+    };
   }
 
   pluginNames(): string[] {
@@ -359,142 +367,8 @@ export class RunService implements RunServiceApi {
       ...(front.trigger ? { trigger: front.trigger } : {}),
       ...(front.webhook ? { webhook: front.webhook } : {}),
     };
-    const rec = await this.prepare(runId, spec, parent, null);
+    const rec = await prepareRun(this.preparation, runId, spec, parent, null);
     return this.announce(rec, onQueued, parent);
-  }
-
-  /**
-   * A run's record: its workspace, tools, capability snapshot, bus, event log and state machine.
-   * `resume` is set when a worker claims a run another node created: its status and events exist.
-   */
-  private async prepare(runId: string, spec: RunSpec, parent: ParentLink | null, resume: { status: RunStatusFile; lastSeq: number } | null): Promise<RunRecord> {
-    const { plugin, input, sources, skill, skills, provider, goal, conversationId, limits, depth } = spec;
-    const workspace = new RunWorkspace(this.runsDir, runId, {
-      readScopes: skill?.manifest.read_scopes,
-      writeScopes: skill?.manifest.write_scopes,
-    });
-    // input values handed to tools are the workspace copies
-    for (const [key, abs] of Object.entries(sources)) input[key] = `input/${safeInputName(abs)}`;
-    let busRef: AgentEventBus | null = null;
-    // the machine's listener and the tools' host need the record, which needs them
-    let recRef: RunRecord | null = null;
-    const ctx: AgentRunContext<Record<string, unknown>> = {
-      runId,
-      input,
-      goal,
-      workspace,
-      notice: (text) => void busRef?.publish('run', { type: 'notice', text: String(text) }),
-      skills,
-      // run://<child_run_id>/artifacts/<path>: what this run's subagents wrote
-      schemes: { run: (rest) => this.childArtifact(recRef, rest) },
-    };
-    let tools: AnyToolDefinition[];
-    let toolSources: ToolSource[];
-    try {
-      tools = plugin.createTools(ctx);
-      toolSources = plugin.createToolSources?.(ctx) ?? [];
-    } catch (e) {
-      this.fail('incompatible', `plugin ${plugin.name} could not create its tools: ${(e as Error).message}`);
-    }
-    if (skill) {
-      const reasons = skillIncompatibilities(skill.manifest, { plugin: plugin.name, tools: tools.map((t) => t.name), inputKeys: Object.keys(input).filter((k) => input[k] !== undefined) });
-      if (reasons.length) this.fail('incompatible', reasons.join('; '), { issues: reasons.map((r) => ({ path: 'skill', message: r })) });
-    }
-    if (plugin.agents?.length) tools.push(createRunAgentTool({ agents: plugin.agents, depth, timeoutMs: limits.timeout_s * 1000, host: this.subagentHost(() => recRef!, { claw: spec.claw }) }));
-    const capabilities = resolveCapabilities({ plugin, skill: skill?.manifest ?? null, toolNames: [...tools.map((t) => t.name), ...toolSources.flatMap((s) => s.grants)] });
-
-    // the workspace, the bus and the event log
-    await workspace.createDirs();
-    for (const [key, abs] of Object.entries(sources)) input[key] = await workspace.importInput(abs, safeInputName(abs));
-    const bus = new AgentEventBus({ runId, ...(resume ? { startSeq: resume.lastSeq } : {}) });
-    busRef = bus;
-    const store = this.store.openLog(runId, workspace.root);
-    bus.subscribe((e) => store.append(e));
-    bus.subscribe(() => void this.eventsPublished++);
-    const rawLog = createRawStreamLogger({ dataDir: this.dataDir, env: this.env });
-    if (rawLog) bus.subscribe(rawLog);
-    const createdAtMs = resume ? Date.parse(resume.status.created_at) : Date.now();
-    const status: RunStatusFile = resume?.status ?? {
-      run_id: runId,
-      status: 'queued',
-      plugin: plugin.name,
-      plugin_version: plugin.version,
-      skill: skill?.manifest.name ?? null,
-      goal,
-      conversation_id: conversationId,
-      provider: provider.provider,
-      model: provider.model,
-      created_at: new Date(createdAtMs).toISOString(),
-      started_at: null,
-      finished_at: null,
-      final_answer: '',
-      diagnosis: null,
-      last_seq: 0,
-      public_documents: [],
-      trace_id: spec.trace.traceId,
-      ...(parent ? { parent_run_id: parent.rec.runId, parent_tool_call_id: parent.toolCallId } : {}),
-      ...(spec.trigger ? { trigger: spec.trigger } : {}),
-    };
-    const machine = new RunStateMachine(status.status, (from, to) => {
-      status.status = to;
-      status.last_seq = bus.lastSeq + 1;
-      bus.publish('run', { type: 'run.state', from, to });
-      if (!isTerminalRunState(to) && recRef) void this.persistStatus(recRef).catch(() => undefined);
-    });
-    let resolveDone!: (s: RunStatusFile) => void;
-    const done = new Promise<RunStatusFile>((r) => (resolveDone = r));
-    const rec: RunRecord = {
-      runId,
-      plugin,
-      input,
-      goal,
-      conversationId,
-      tenantId: spec.tenantId,
-      skill,
-      provider,
-      limits,
-      depth,
-      children: [...(status.children ?? [])],
-      grantedSkills: skills,
-      reasoning: spec.reasoning,
-      capture: spec.capture,
-      sandbox: spec.sandbox,
-      modelCalls: new ModelCallFeed(),
-      workspace,
-      bus,
-      store,
-      machine,
-      status,
-      history: await this.historyFor(conversationId),
-      tools,
-      ...(toolSources.length ? { toolSources } : {}),
-      capabilities,
-      request: requestFile(runId, spec, status.created_at),
-      abort: new AbortController(),
-      createdAtMs,
-      done,
-      resolveDone,
-      // a shared store's record is text that leaves this process too
-      statusWrites: new LatestWrite((s: RunStatusFile) => this.store.save(maskSecretsDeep(s), workspace)),
-      usedSkills: [],
-      durability: { checkpoint: plugin.durability !== 'interrupt' },
-      inbox: new RunInbox((stream, data) => void bus.publish(stream, data)),
-    };
-    recRef = rec;
-    for (const observe of this.opts.observers ?? []) {
-      // an observer (tracing) must never stop a run from starting
-      try {
-        observe({
-          runId, plugin: plugin.name, tenantId: spec.tenantId, conversationId, claw: spec.claw, trace: spec.trace, bus, modelCalls: rec.modelCalls,
-          ...(parent ? { parent: { runId: parent.rec.runId, toolCallId: parent.toolCallId } } : {}),
-          ...(status.trigger ? { trigger: status.trigger } : {}),
-          ...(spec.webhook ? { webhook: spec.webhook } : {}),
-        });
-      } catch {
-        // it subscribes or it does not
-      }
-    }
-    return rec;
   }
 
   /** A new run made known: input/request.json, its first events, its status, then the queue (or, for a
@@ -588,7 +462,7 @@ export class RunService implements RunServiceApi {
       depth: 1,
       sourcesRecorded: file.input_sources,
     };
-    const rec = await this.prepare(runId, spec, null, { status, lastSeq: events.at(-1)?.seq ?? 0 });
+    const rec = await prepareRun(this.preparation, runId, spec, null, { status, lastSeq: events.at(-1)?.seq ?? 0 });
     await rec.workspace.folder.writeOwner();
     this.live.set(runId, rec);
     return rec;
@@ -878,59 +752,6 @@ export class RunService implements RunServiceApi {
 }
 
 /** What a run is built from: the admission's results, or (a worker's claim) its request file's. */
-interface RunSpec {
-  req: ParsedCreateRunRequest;
-  plugin: Agent<Record<string, unknown>>;
-  input: Record<string, unknown>;
-  /** file inputs to copy into input/ (empty when rebuilding: they are there) */
-  sources: Record<string, string>;
-  skill: LoadedSkill | null;
-  skills: LoadedSkill[];
-  provider: ModelProvider;
-  model: ModelChoice;
-  goal: string;
-  conversationId: string;
-  tenantId: string | null;
-  limits: RunLimits;
-  reasoning: ReasoningEffort;
-  capture: ResolvedCapture;
-  sandbox: SandboxPolicy;
-  /** what the request itself asked for (request.json keeps it as sent) */
-  requested: { model: unknown; limits: Partial<RunLimits>; skill: string | null };
-  trace: RunTraceContext;
-  claw: string;
-  depth: number;
-  /** a rebuilt run's recorded file sources */
-  sourcesRecorded?: Record<string, string>;
-  trigger?: RunTrigger;
-  webhook?: RunWebhook;
-}
-
-function requestFile(runId: string, spec: RunSpec, createdAt: string): RequestFile & Record<string, unknown> {
-  return {
-    run_id: runId,
-    plugin: spec.plugin.name,
-    goal: spec.goal,
-    input: spec.input,
-    input_sources: spec.sourcesRecorded ?? spec.sources,
-    model: spec.requested.model,
-    limits: spec.requested.limits,
-    reasoning: spec.reasoning,
-    skill: spec.requested.skill,
-    conversation_id: spec.conversationId,
-    tenant_id: spec.tenantId,
-    trace: { trace_id: spec.trace.traceId, parent_span_id: spec.trace.parentSpanId },
-    created_at: createdAt,
-    skill_active: spec.skill?.manifest.name ?? null,
-    resolved: { model_spec: spec.model.spec ?? null, model_cwd: spec.model.cwd, limits: spec.limits, claw: spec.claw, capture: spec.capture, sandbox: spec.sandbox },
-  };
-}
-
 function maxQueueOf(opts: RunServiceOptions): number {
   return Math.max(0, opts.maxQueue ?? 100);
-}
-
-function safeInputName(abs: string): string {
-  const base = abs.split(/[\\/]/).pop() ?? 'input';
-  return base.replace(/[^A-Za-z0-9._-]/g, '_') || 'input';
 }
