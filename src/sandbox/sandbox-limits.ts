@@ -6,7 +6,7 @@
  * are rlimits (enforced for every user). What is enforced where is said by `enforcement`.
  */
 import { mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { SandboxLimits } from './sandbox-policy.js';
 
 const CGROUP_ROOT = '/sys/fs/cgroup';
@@ -88,8 +88,52 @@ function controllerHomes() {
   if (!homes) {
     const own = ownCgroups();
     homes = { pids: findHome('pids', own), memory: findHome('memory', own) };
+    const made = [homes.pids, homes.memory].filter((h): h is ControllerHome => h !== null);
+    for (const h of made) removeDeadHomes(dirname(h.dir));
+    // this server's folders go with it (empty ones only: the kernel refuses to remove a cgroup with processes)
+    process.once('exit', () => {
+      for (const h of made) removeEmptyTree(h.dir);
+    });
   }
   return homes;
+}
+
+/** Removes `dir`'s empty child cgroups, then `dir` itself if it is empty now. */
+function removeEmptyTree(dir: string): void {
+  try {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (!e.isDirectory()) continue;
+      try {
+        rmdirSync(join(dir, e.name));
+      } catch {
+        /* still has processes */
+      }
+    }
+    rmdirSync(dir);
+  } catch {
+    /* not empty, or gone */
+  }
+}
+
+/** The folders of servers that are gone (a crash, a SIGKILL): removed when empty. */
+function removeDeadHomes(parent: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = /^runtrail-(\d+)$/.exec(name);
+    if (!m || Number(m[1]) === process.pid) continue;
+    try {
+      process.kill(Number(m[1]), 0);
+      continue; // that server still runs
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EPERM') continue;
+    }
+    removeEmptyTree(join(parent, name));
+  }
 }
 
 /** What holds each limit on this machine, in words (printed by `runtrail sandbox check` and at start). */
