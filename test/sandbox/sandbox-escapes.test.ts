@@ -189,6 +189,20 @@ describe('the sandbox closes what a command could reach', () => {
 });
 
 describe('ordinary work inside the sandbox', () => {
+  it("writes a workdir the operator or CLI user named outside the workspace (shell_task's), and nothing beside it", async () => {
+    const named = join(base, 'named-workdir');
+    mkdirSync(named, { recursive: true });
+    registry = new ProcessRegistry({ sandbox: resolveSandboxPolicy(undefined, undefined) });
+    const exec = createExecTool({ registry, scopeKey: 'run_b', cwd: ws, allowedRoots: [ws, named] });
+    const r = await exec.execute({ command: `echo built > out.txt && touch ${join(base, 'beside.txt')} ; touch ${join(base, 'runs', 'run_other', 'x')}; echo end`, workdir: named });
+    expect(r.content).toContain('end');
+    expect(readFileSync(join(named, 'out.txt'), 'utf8')).toBe('built\n');
+    // beside it is the sandbox's private /tmp: nothing reaches the host's
+    expect(existsSync(join(base, 'beside.txt'))).toBe(false);
+    expect(existsSync(join(base, 'runs', 'run_other', 'x'))).toBe(false);
+  });
+
+
   it('runs node, python3 and git', async () => {
     const r = await run(
       'node -e "console.log(\'node\', 6*7)" && python3 -c "print(\'python\', 6*7)" && git init -q g && cd g && echo a > a && git add a && git -c user.email=a@b -c user.name=a commit -qm one && git log --oneline | wc -l',
