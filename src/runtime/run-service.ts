@@ -215,7 +215,13 @@ export class RunService implements RunServiceApi {
     this.initDone ??= this.dataDirClosed.then(async () => {
       await this.store.init();
       if (!this.opts.resumeOnStart) return;
-      for (const id of [...(this.local?.resumable ?? [])]) await this.resumeNow(id);
+      const resumable = new Set(this.local?.resumable ?? []);
+      for (const id of resumable) {
+        // a subagent whose parent is resumed too is taken up by the parent's run_agent call, which waits for it
+        const parent = (await this.store.get(id))?.parent_run_id;
+        if (parent && resumable.has(parent)) continue;
+        await this.resumeNow(id);
+      }
     });
     return this.initDone;
   }
@@ -259,7 +265,32 @@ export class RunService implements RunServiceApi {
     return (await this.get(runId)) ?? status;
   }
 
-  private async resumeNow(runId: string): Promise<void> {
+  /** The subagent run `parent`'s call `toolCallId` started before its process died (resumed beside the
+   *  parent's queue slot when it died too), or null when the call started none. */
+  private async childOfCall(parent: RunRecord, toolCallId: string): Promise<RunStatusFile | null> {
+    if (!toolCallId) return null;
+    for (const id of parent.children) {
+      const s = this.live.get(id)?.status ?? (await this.store.get(id));
+      if (s?.parent_tool_call_id !== toolCallId) continue;
+      if (!isTerminalRunState(s.status) && !this.live.has(id)) await this.resumeNow(id, { beside: true });
+      return { ...((this.live.get(id)?.status ?? (await this.store.get(id))) ?? s) };
+    }
+    return null;
+  }
+
+  /** Resumes under way, by run: a run is taken up once even when its parent's call and a person ask together. */
+  private readonly resuming = new Map<string, Promise<void>>();
+
+  private resumeNow(runId: string, o: { beside?: boolean } = {}): Promise<void> {
+    let p = this.resuming.get(runId);
+    if (!p) {
+      p = this.resumeOnce(runId, o).finally(() => this.resuming.delete(runId));
+      this.resuming.set(runId, p);
+    }
+    return p;
+  }
+
+  private async resumeOnce(runId: string, o: { beside?: boolean }): Promise<void> {
     this.local?.resumable.delete(runId);
     const status = await this.store.get(runId);
     if (!status || isTerminalRunState(status.status) || this.live.has(runId)) return;
@@ -279,7 +310,9 @@ export class RunService implements RunServiceApi {
       if (!rec) return;
       rec.durability = { checkpoint: true, resume: { ...d, leftovers } };
       this.store.note(rec.status);
-      await this.queue.enqueue(runId);
+      // a subagent runs beside its parent's queue slot, as when it was started
+      if (o.beside) void executeRun(rec, this.engineDeps()).catch(() => undefined);
+      else await this.queue.enqueue(runId);
     } catch (e) {
       this.live.delete(runId);
       await interrupt(new Diagnosis({ code: 'interrupted', severity: 'error', summary: `run was interrupted while ${status.status} and could not be resumed: ${(e as Error)?.message ?? String(e)}`, hint: 'start the run again' }).toDict());
@@ -471,8 +504,10 @@ export class RunService implements RunServiceApi {
   /** What run_agent needs of this service, for one parent run. */
   private subagentHost(parentOf: () => RunRecord, front: CreateRunOptions): SubagentHost {
     return {
-      start: (r) => {
+      start: async (r) => {
         const parent = parentOf();
+        const earlier = await this.childOfCall(parent, r.toolCallId);
+        if (earlier) return earlier;
         return this.admit({ plugin: r.agent, goal: r.goal, input: r.input }, { ...(front.claw ? { claw: front.claw } : {}) }, { rec: parent, toolCallId: r.toolCallId });
       },
       events: (id) => this.events(id),

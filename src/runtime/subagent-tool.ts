@@ -64,6 +64,9 @@ export function createRunAgentTool(o: RunAgentToolOptions): AnyToolDefinition {
     parameters: runAgentArgs,
     kind: 'agent',
     timeoutMs: o.timeoutMs,
+    // a call a crash cut short runs again without a second child: the host finds the child this call
+    // started (by the call's id), resumes it when it died too, and the call waits for it
+    idempotent: true,
     async execute(args: z.infer<typeof runAgentArgs>, ctx?: ToolExecutionContext): Promise<ToolResult> {
       if (!o.agents.includes(args.agent)) {
         return errorResult('unknown_agent', `"${args.agent}" is not one of your subagents`, '', `you may start: ${o.agents.join(', ')}`);

@@ -38,10 +38,11 @@ async function pendingApproval(url: string, runId: string): Promise<string> {
   throw new Error(`run ${runId} asked for no approval within 30 s`);
 }
 
+/** The run reached `want`, and its terminal event is in its events.jsonl (the status is written just before it). */
 async function statusOf(url: string, runId: string, want: string): Promise<boolean> {
   const end = Date.now() + 30_000;
   while (Date.now() < end) {
-    if ((await getJson(`${url}/api/runs/${runId}`)).body.status === want) return true;
+    if ((await getJson(`${url}/api/runs/${runId}`)).body.status === want && runEvents(p!.dir, runId).some((e) => e.stream === 'run' && e.data.type === `run.${want}`)) return true;
     await new Promise((res) => setTimeout(res, 50));
   }
   return false;
@@ -101,5 +102,39 @@ describe.runIf(existsSync(MAIN))('serve killed with SIGKILL, started again', () 
     expect(at).toBeGreaterThan(0);
     expect(resumedClient.events).toEqual(fresh.events.slice(at + 1));
     expect(fresh.events.some((e) => e.data.includes('"name":"resume"'))).toBe(true);
+  }, 180_000);
+});
+
+describe.runIf(existsSync(MAIN))('serve killed during a subagent', () => {
+  it('resumes the parent, whose run_agent call waits for its resumed child: one child, both complete', async () => {
+    p = durableProject([
+      { text: 'looking up', toolCalls: [{ name: 'lookup', args: { key: 'q', ms: 60_000 } }] },
+      { toolCalls: [{ name: 'write_artifact', args: { path: 'report.md', content: '# Done\n\nlooked up\n' } }] },
+      { text: 'child done' },
+    ]);
+    p.write('.runtrail/agents/boss.md', '---\nname: boss\ndescription: delegates\nmodel: script:boss.turns.json\nagents: [worker]\n---\nDelegate.\n');
+    p.write('.runtrail/agents/boss.turns.json', JSON.stringify([{ toolCalls: [{ name: 'run_agent', args: { agent: 'worker', goal: 'look it up' } }] }, { text: 'boss done' }]));
+    const first = await serve(p.dir);
+    const created = await postJson(`${first.url}/api/runs`, { plugin: 'boss', input: {} });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const runId = created.body.run_id as string;
+    expect(await eventually(() => p!.effects().includes('start lookup:q'), 30_000)).toBe(true);
+    await killHard(first.child);
+    p.release();
+
+    const second = await serve(p.dir);
+    expect(await statusOf(second.url, runId, 'completed')).toBe(true);
+    const parent = (await getJson(`${second.url}/api/runs/${runId}`)).body;
+    expect(parent.children).toHaveLength(1);
+    const show = (id: string) => runEvents(p!.dir, id).map((e) => `${e.seq}:${e.stream}:${(e.data as { type?: string; phase?: string }).type ?? (e.data as { phase?: string }).phase}`).join(' ');
+    const child = (await getJson(`${second.url}/api/runs/${parent.children[0]}`)).body;
+    expect(child.status, JSON.stringify(child.diagnosis) + show(child.run_id)).toBe('completed');
+    expect(parent.final_answer).toBe('boss done');
+    expect(checkEventLog(runEvents(p.dir, runId)), show(runId)).toEqual([]);
+    expect(checkEventLog(runEvents(p.dir, child.run_id)), show(child.run_id)).toEqual([]);
+    // the child's read-only call ran again; no second child was started
+    expect(p.effects().filter((l) => l === 'start lookup:q')).toHaveLength(2);
+    const result = runEvents(p.dir, runId).filter((e) => e.stream === 'tool' && e.data.phase === 'result' && e.data.name === 'run_agent');
+    expect(result.map((e) => (e.data as { isError: boolean }).isError)).toEqual([false]);
   }, 180_000);
 });
