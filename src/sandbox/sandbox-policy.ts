@@ -4,6 +4,7 @@
  * from. The agent asks; only the operator can turn the sandbox off, give the host network, raise a
  * limit above its default or grant a secret-looking variable.
  */
+import { isAbsolute, posix } from 'node:path';
 import { isSecretEnvName } from '../events/secret-masker.js';
 
 /** `network:` as written: no network, the host's, or named hosts through the filtering proxy. */
@@ -100,6 +101,23 @@ function resolveLimits(agent: SandboxLimitSettings | undefined, operator: Sandbo
   return out;
 }
 
+/**
+ * The paths an agent may list itself: inside the project (relative, not leaving it, not into
+ * `.runtrail` where the data dir and the operator's config live) or inside a path the operator
+ * listed. Anything else — `/`, `/root`, another run's folder — needs the operator.
+ */
+function agentPaths(kind: 'read' | 'write', asked: string[] | undefined, operatorPaths: string[], notes: string[]): string[] {
+  const ok: string[] = [];
+  for (const p of asked ?? []) {
+    const norm = posix.normalize(p);
+    const insideOperator = operatorPaths.some((o) => isAbsolute(o) && isAbsolute(norm) && (norm === o || norm.startsWith(o.endsWith('/') ? o : `${o}/`)));
+    const insideProject = !isAbsolute(norm) && norm !== '..' && !norm.startsWith('../') && norm.split('/')[0] !== '.runtrail';
+    if (insideProject || insideOperator) ok.push(p);
+    else notes.push(`${kind} ${p}: an agent may list paths inside the project (not .runtrail) or inside the operator's sandbox.${kind}; not given`);
+  }
+  return ok;
+}
+
 /** The agent's ask within the operator's bounds. */
 export function resolveSandboxPolicy(operator: OperatorSandboxSettings | undefined, agent: AgentSandboxSettings | undefined): SandboxPolicy {
   if (operator?.mode === 'off') return { mode: 'off' };
@@ -112,8 +130,8 @@ export function resolveSandboxPolicy(operator: OperatorSandboxSettings | undefin
   });
   return {
     mode: 'on',
-    read: union(agent?.read, operator?.read),
-    write: union(agent?.write, operator?.write),
+    read: union(agentPaths('read', agent?.read, [...(operator?.read ?? []), ...(operator?.write ?? [])], notes), operator?.read),
+    write: union(agentPaths('write', agent?.write, operator?.write ?? [], notes), operator?.write),
     network: resolveNetwork(agent?.network, operator?.network, notes),
     env: union(agentEnv, operator?.env),
     limits: resolveLimits(agent?.limits, operator?.limits, notes),

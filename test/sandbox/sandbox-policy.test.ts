@@ -30,6 +30,13 @@ describe('resolveSandboxPolicy: the agent asks, the operator bounds', () => {
     expect(capped).toMatchObject({ limits: { processes: 1024 } });
   });
 
+  it("lets an agent list paths inside the project or the operator's, nothing else", () => {
+    const p = resolveSandboxPolicy({ read: ['/opt/data'], write: ['/srv/cache'] }, { read: ['docs', '/opt/data/sets', '/root', '../x', '.runtrail/runs'], write: ['out', '/', '/srv/cache/npm'] });
+    expect(p).toMatchObject({ read: ['docs', '/opt/data/sets', '/opt/data'], write: ['out', '/srv/cache/npm', '/srv/cache'] });
+    const notes = p.mode === 'on' ? p.notes.join('\n') : '';
+    for (const refused of ['read /root', 'read ../x', 'read .runtrail/runs', 'write /:']) expect(notes).toContain(refused);
+  });
+
   it('grants a secret-looking variable only by the operator', () => {
     const p = resolveSandboxPolicy(undefined, { env: ['OPENAI_API_KEY', 'NODE_ENV'] });
     expect(p).toMatchObject({ env: ['NODE_ENV'] });
