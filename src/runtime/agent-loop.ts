@@ -41,21 +41,31 @@ export interface AgentLoopOptions {
   metrics: RunMetrics;
   /** The run's cancel signal (user cancel / shutdown). */
   signal: AbortSignal;
-  /** Called on model_thinking ⇄ tool_executing. */
+  /**
+   * Called synchronously on model_thinking ⇄ tool_executing, before the turn or the batch it names.
+   * Must not throw: a throw ends the run failed (the loop does not catch it).
+   */
   setState(state: 'model_thinking' | 'tool_executing'): void;
   /** Reasoning effort asked of the model each turn; default off. */
   reasoning?: ReasoningEffort;
   /** Stable for the run: the prompt-cache key of providers that route caches by key (OpenAI). */
   cacheKey?: string;
-  /** Messages to append before each model turn (e.g. background-process notices). */
+  /**
+   * Messages to append before each model turn (e.g. background-process notices); each is taken once.
+   * Must not throw: a throw ends the run failed.
+   */
   drainNotices?: () => string[];
-  /** A person's messages to the live run: `steer` before the next turn, `follow_up` after the answer. */
+  /**
+   * A person's messages to the live run: `steer` ones before the next turn, `follow_up` ones after
+   * the answer (a new turn each). `take` empties what it returns and must not throw.
+   */
   inbox?: { take(mode: 'steer' | 'follow_up'): string[] };
   /** Keeps the context within the model's window (publishes on the `compaction` stream). */
   compactor?: ContextCompactor;
   createTextFilter?: () => TextFilter;
-  /** Called when the conversation moved on (a model turn, a tool result, input before a turn) or
-   *  was compacted: the run's checkpoint is written then. */
+  /** Called synchronously when the conversation moved on (a model turn, a tool result, input before
+   *  a turn) or was compacted: the run's checkpoint is written then. Must not throw; slow work is
+   *  its own to defer (the loop waits for nothing it returns). */
   onStep?: (why: 'turn' | 'tool' | 'input' | 'compacted') => void;
   /** A resumed run: its counters, the run time already used (the timeout counts it), and the calls
    *  of the last turn that have no result in the conversation yet (run first, as their batch). */

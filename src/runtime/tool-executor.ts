@@ -18,6 +18,9 @@ import { noopPublish, type PublishFn } from './run-publisher.js';
 import { CallReporter } from './call-reporter.js';
 import { ToolCallFlight, ToolDeadlines } from './tool-call-flight.js';
 
+
+/** What the PreToolUse hooks made of a call: the call to run (its arguments maybe rewritten), or its refusal as the call's result. */
+type PreToolUseOutcome = { kind: 'call'; call: ToolCallInfo } | { kind: 'refused'; result: ToolResult };
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
 
 export interface ToolExecutorOptions {
@@ -216,11 +219,11 @@ export class ToolExecutor {
       if (denied) return denied;
       approved = permissionFor(this.opts.permissions, tool.name) === 'ask' || askWhy !== null;
     }
-    const pre = this.hooks.preToolUse.length ? await this.preToolUse(tool, checked) : checked;
-    if ('ok' in pre) return pre;
+    const pre: PreToolUseOutcome = this.hooks.preToolUse.length ? await this.preToolUse(tool, checked) : { kind: 'call', call: checked };
+    if (pre.kind === 'refused') return pre.result;
     // a hook that rewrote the arguments made a call nobody approved
-    const result = this.checkedOutput(tool, await this.invoke(tool, pre, approved && pre === checked));
-    return this.hooks.postToolUse.length ? this.postToolUse(pre, result) : result;
+    const result = this.checkedOutput(tool, await this.invoke(tool, pre.call, approved && pre.call === checked));
+    return this.hooks.postToolUse.length ? this.postToolUse(pre.call, result) : result;
   }
 
   private notFound(name: string): ToolResult {
@@ -229,7 +232,7 @@ export class ToolExecutor {
   }
 
   /** The call as the PreToolUse hooks leave it (a hook may rewrite its arguments), or the failure. */
-  private async preToolUse(tool: AnyToolDefinition, call: ToolCallInfo): Promise<ToolCallInfo | ToolResult> {
+  private async preToolUse(tool: AnyToolDefinition, call: ToolCallInfo): Promise<PreToolUseOutcome> {
     let args = call.args;
     for (const h of this.hooks.preToolUse) {
       let d;
@@ -237,15 +240,15 @@ export class ToolExecutor {
         const r = h.beforeTool({ ...call, args });
         d = isPromise(r) ? await r : r;
       } catch (e) {
-        return fail('hook_error', `PreToolUse hook ${h.name} failed`, (e as Error).message);
+        return { kind: 'refused', result: fail('hook_error', `PreToolUse hook ${h.name} failed`, (e as Error).message) };
       }
       if (!d || d.action === 'allow') continue;
-      if (d.action === 'deny') return fail('hook_denied', `${h.name} denied ${tool.name}`, d.reason);
+      if (d.action === 'deny') return { kind: 'refused', result: fail('hook_denied', `${h.name} denied ${tool.name}`, d.reason) };
       const again = checkSchema(tool.parameters, d.args);
-      if (!again.ok) return fail('hook_error', `PreToolUse hook ${h.name} rewrote invalid arguments`, issuesText(again.issues));
+      if (!again.ok) return { kind: 'refused', result: fail('hook_error', `PreToolUse hook ${h.name} rewrote invalid arguments`, issuesText(again.issues)) };
       args = again.value;
     }
-    return args === call.args ? call : { ...call, args };
+    return { kind: 'call', call: args === call.args ? call : { ...call, args } };
   }
 
   private checkedOutput(tool: AnyToolDefinition, result: ToolResult): ToolResult {
