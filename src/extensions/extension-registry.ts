@@ -3,6 +3,8 @@
  * tools, skills and config, from three layers — the builtins, the user's `~/.runtrail/` and the
  * project's `<DIR>/.runtrail/`. A later layer wins; a clash is a warning naming both files. One broken
  * file is a problem in the list, never a reason the others do not load.
+ *
+ * Just over 400 lines: the three layers are loaded and merged by the same rules, kept side by side.
  */
 import { didYouMean } from '../events/did-you-mean.js';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';

@@ -1,6 +1,10 @@
 /**
  * The model ⇄ tools loop: stream a turn, run its tool calls through the executor,
  * feed the observations back, until a final answer or a limit. Errors end the loop as data.
+ *
+ * Over 400 lines: the turn, the tool batch, retries, steering and resume share the conversation and
+ * the counters of one loop; the metrics and the run's state it still updates directly are the next
+ * things to move out (derived from the events it publishes).
  */
 import { Diagnosis, type DiagnosisDict, type DiagnosisInit } from '../events/diagnosis.js';
 import { modelCost } from '../providers/model-catalog.js';

@@ -2,6 +2,9 @@
  * One run from `created` to a terminal state: skill activation, capability
  * snapshot, plan/todo, hooks, prompt, tool specs, the agent loop, stop validation and finalisation.
  * A failing stage still ends in finalise(), so a failed run writes status, metrics, events and manifest.
+ *
+ * Over 400 lines: the stages of a run are read in order here; how a run ends is run-ending.ts, how its
+ * record is made run-preparation.ts.
  */
 import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
