@@ -18,7 +18,7 @@ import { RunService } from '../src/runtime/run-service.js';
 const CALLS = 1_000;
 /** calls per model turn (an agent may take at most 200 turns) */
 const PER_TURN = 10;
-const ROUNDS = 3;
+const ROUNDS = 5;
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -69,7 +69,8 @@ async function benchCheckpointCost(dir: string): Promise<void> {
     return performance.now() - t;
   };
   for (const tool of ['peek', 'poke']) {
-    await once(`${tool}-bare`); // warm-up
+    await once(`${tool}-bare`); // warm-up, both sides
+    await once(`${tool}-kept`);
     const kept: number[] = [];
     const bare: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
@@ -103,7 +104,8 @@ async function benchRestart(dir: string): Promise<void> {
     const runsDir = join(data, 'runs');
     const eventsFile = () => {
       const id = existsSync(runsDir) ? readdirSync(runsDir)[0] : undefined;
-      return id ? join(runsDir, id, 'runtime', 'events.jsonl') : '';
+      const file = id ? join(runsDir, id, 'runtime', 'events.jsonl') : '';
+      return file && existsSync(file) ? file : '';
     };
     for (let i = 0; i < 600 && !(eventsFile() && readFileSync(eventsFile(), 'utf8').includes('"phase":"start","name":"wait"')); i++) await new Promise((res) => setTimeout(res, 20));
     child.kill('SIGKILL');

@@ -100,6 +100,20 @@ describe.runIf(existsSync(MAIN))('a CLI run killed with SIGKILL at other points,
     expect(metrics.lost_to_resumes.turns).toBe(1);
   }, 120_000);
 
+  it('runtrail runs marks the killed run resumable, and `run <agent> --resume` takes it up (not a new run)', async () => {
+    p = durableProject(turnsWith({ toolCalls: [{ name: 'lookup', args: { key: 'q', ms: 60_000 } }] }));
+    const runId = await killAt(p, () => p!.effects().includes('start lookup:q'));
+    const list = runtrail(p.dir, ['runs', '--data-dir', 'data'], children);
+    await list.exited;
+    expect(list.out()).toMatch(new RegExp(`${runId}\\s+\\S+ \\(resumable\\)`));
+    p.release();
+    const again = runtrail(p.dir, ['run', 'worker', '--resume', '--data-dir', 'data'], children);
+    expect(await again.exited, again.out()).toBe(0);
+    expect(readRunIds(p)).toEqual([runId]);
+    expect(JSON.parse(readFileSync(join(p.dir, 'data', 'runs', runId, 'runtime', 'run_status.json'), 'utf8')).status).toBe('completed');
+    expect(checkEventLog(runEvents(p.dir, runId))).toEqual([]);
+  }, 120_000);
+
   it('a damaged checkpoint fails the resume with a clear diagnosis and the run ends interrupted, never with a wrong conversation', async () => {
     p = durableProject(turnsWith({ toolCalls: [{ name: 'lookup', args: { key: 'q', ms: 60_000 } }] }));
     const runId = await killAt(p, () => p!.effects().includes('start lookup:q'));
