@@ -51,7 +51,7 @@ import { afterCheck } from './after-check.js';
 import { LocalEventFanout, type EventFanout } from './event-fanout.js';
 import type { SubagentHost } from './subagent-tool.js';
 import { resolveCapture, type CaptureSettings } from './capture-settings.js';
-import { resolveSandboxPolicy, type OperatorSandboxSettings } from '../sandbox/sandbox-policy.js';
+import { resolveSandboxPolicy, withBaseDir, type OperatorSandboxSettings } from '../sandbox/sandbox-policy.js';
 import { DEFAULT_DURABILITY, planResume, type DurabilitySettings } from './run-resume.js';
 import { CHECKPOINT_FILE, noteLeftovers } from './run-checkpoint.js';
 import { EVENTS_FILE, repairEventsFile } from './event-store.js';
@@ -391,7 +391,8 @@ export class RunService implements RunServiceApi {
       limits: { ...DEFAULT_LIMITS, ...this.opts.defaults?.().limits, ...plugin.limits, ...(req.limits ?? {}) },
       reasoning: req.reasoning ?? 'off',
       capture: resolveCapture(this.opts.defaults?.().capture, plugin.capture),
-      sandbox: resolveSandboxPolicy(this.opts.defaults?.().sandbox, plugin.sandbox),
+      // relative read/write paths are the project's: made absolute here, so the run's record holds them as they apply
+      sandbox: withBaseDir(resolveSandboxPolicy(this.opts.defaults?.().sandbox, plugin.sandbox), this.opts.cwd ?? process.cwd()),
       requested: { model: req.model ?? null, limits: req.limits ?? {}, skill: req.skill ?? null },
       // a subagent is part of its parent's trace: its run span goes under the parent's invoke_agent span
       trace: parent ? { traceId: parent.rec.status.trace_id || runTraceContext().traceId, parentSpanId: null, sampled: true } : runTraceContext(front.traceparent),
@@ -488,7 +489,7 @@ export class RunService implements RunServiceApi {
       limits: r.limits,
       reasoning: file.reasoning,
       capture: r.capture ?? resolveCapture(undefined, plugin.capture),
-      sandbox: r.sandbox ?? resolveSandboxPolicy(this.opts.defaults?.().sandbox, plugin.sandbox),
+      sandbox: r.sandbox ?? withBaseDir(resolveSandboxPolicy(this.opts.defaults?.().sandbox, plugin.sandbox), this.opts.cwd ?? process.cwd()),
       requested: { model: file.model, limits: file.limits, skill: file.skill },
       trace: { traceId: file.trace.trace_id, parentSpanId: file.trace.parent_span_id, sampled: true },
       claw: r.claw,

@@ -4,7 +4,7 @@
  * from. The agent asks; only the operator can turn the sandbox off, give the host network, raise a
  * limit above its default or grant a secret-looking variable.
  */
-import { isAbsolute, posix } from 'node:path';
+import { isAbsolute, posix, resolve } from 'node:path';
 import { isSecretEnvName } from '../events/secret-masker.js';
 
 /** `network:` as written: no network, the host's, or named hosts through the filtering proxy. */
@@ -138,6 +138,13 @@ export function resolveSandboxPolicy(operator: OperatorSandboxSettings | undefin
     elevated: operator?.elevated ?? 'off',
     notes,
   };
+}
+
+/** The policy with its relative `read`/`write` paths resolved against `dir` (the project). */
+export function withBaseDir(policy: SandboxPolicy, dir: string): SandboxPolicy {
+  if (policy.mode === 'off') return policy;
+  const abs = (p: string) => (isAbsolute(p) ? p : resolve(dir, p));
+  return { ...policy, read: policy.read.map(abs), write: policy.write.map(abs) };
 }
 
 /** The policy as a step's payload says it: `{ mode, network }`. */

@@ -3,7 +3,7 @@
  * resolved_config.json says how, each exec step says how it ran, a refused write is a
  * `sandbox_denied` diagnosis, and a run that needs the sandbox where it cannot start fails at once.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/events/agent-event.js';
@@ -161,5 +161,21 @@ describe('a run under the sandbox', () => {
     const [result] = toolResults(r.events);
     expect(String(result.result)).toContain('ON-THE-HOST');
     expect(JSON.parse(r.read('runtime/resolved_config.json')).sandbox.elevated).toBe('allow');
+  });
+
+  it("reads a project path the agent's sandbox.read lists (relative to the project), and writes none of it", async () => {
+    const { service: s } = await serviceOver({
+      '.runtrail/agents/rd.md': agentFile('name: rd\ndescription: d\nmodel: script:rd.turns.json\ntools: [exec]\nsandbox: { read: ["docs"] }'),
+      '.runtrail/agents/rd.turns.json': script([{ text: 'placeholder' }]),
+      'docs/a.txt': 'project doc\n',
+    });
+    const docs = join(p!.dir, 'docs');
+    writeFileSync(join(p!.dir, '.runtrail/agents/rd.turns.json'), script([{ toolCalls: [{ name: 'exec', args: { command: `cat ${docs}/a.txt; touch ${docs}/b.txt` } }] }, { text: 'done' }]));
+    const r = await runToEnd(s, { plugin: 'rd', input: {} });
+    expect(JSON.parse(r.read('runtime/resolved_config.json')).sandbox.read).toEqual([docs]);
+    const [result] = toolResults(r.events);
+    expect(String(result.result)).toContain('project doc');
+    expect(result.diagnosis).toMatchObject({ code: 'sandbox_denied' });
+    expect(existsSync(join(docs, 'b.txt'))).toBe(false);
   });
 });
