@@ -43,6 +43,36 @@ function runtrail(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
   return { child, done, out: () => out, err: () => err };
 }
 
+/** A read-only tool that waits until the test creates <project>/release (safe to run again after a resume). */
+const LOOKUP_PLUGIN = `import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+export default {
+  name: 'lookup',
+  tools: [{
+    name: 'lookup', description: 'Looks something up', readOnly: true,
+    parameters: { type: 'object', properties: {} },
+    execute: (_a, ctx) => new Promise((r) => {
+      writeFileSync(join(process.cwd(), 'lookup.started'), '');
+      const tick = () => (existsSync(join(process.cwd(), 'release')) || ctx?.signal?.aborted ? r('42') : setTimeout(tick, 20));
+      tick();
+    }),
+  }],
+};
+`;
+
+/** Whether `.runtrail/runs/<any>/runtime/checkpoint.jsonl` holds `text` (the run can go on from there). */
+function checkpointHolds(dir: string, text: string): boolean {
+  const runs = join(dir, '.runtrail', 'runs');
+  try {
+    return readdirSync(runs).some((id) => {
+      const file = join(runs, id, 'runtime', 'checkpoint.jsonl');
+      return existsSync(file) && readFileSync(file, 'utf8').includes(text);
+    });
+  } catch {
+    return false; // no run yet
+  }
+}
+
 async function fake(): Promise<FakeTelegram> {
   const f = new FakeTelegram();
   await f.start();
@@ -160,5 +190,38 @@ describe.runIf(existsSync(MAIN))('chat channels through the CLI', { timeout: 120
     again.child.kill('SIGTERM');
     expect((await again.done).code).toBe(0);
   });
-});
 
+  it('the process dies mid-run (SIGKILL) in a run that can be resumed: started again, the same message says it resumes, then holds the answer, sent once', async () => {
+    const tg = await fake();
+    const p = project({ telegram: { token: '${TG}', api_root: tg.url, allow_from: [555], poll_timeout_s: 1 } });
+    p.write('.runtrail/plugins/lookup.mjs', LOOKUP_PLUGIN);
+    p.write('.runtrail/agents/steps.md', agentFile('name: steps\ndescription: looks things up\nmodel: script:steps.turns.json\ntools: [lookup]'));
+    p.write('.runtrail/agents/steps.turns.json', JSON.stringify([{ text: 'Looking it up.', toolCalls: [{ name: 'lookup', args: {} }] }, { text: 'The answer is 42.' }]));
+    const first = runtrail(['channels', 'run'], p.dir, { TG: tg.token });
+    await eventually(() => /channels running/.test(first.out()), 30_000);
+    tg.userMessage({ chatId: 555, from: 555, text: '/run steps -- what is the answer?' });
+    // killed while the lookup runs, once its call is in the checkpoint and the preview shows it
+    const working = () => existsSync(join(p.dir, 'lookup.started')) && checkpointHolds(p.dir, '"lookup"') && /lookup/.test(tg.messagesIn(555)[0]?.text ?? '');
+    expect(await eventually(working, 30_000), first.err()).toBe(true);
+    const preview = tg.messagesIn(555)[0].message_id;
+    first.child.kill('SIGKILL');
+    await first.done;
+
+    const again = runtrail(['channels', 'run'], p.dir, { TG: tg.token });
+    // the run goes on (the lookup is read-only: run again, and waiting); the chat is told, in the same message
+    expect(await eventually(() => /^⏳ resumed after a restart/.test(tg.messagesIn(555)[0]?.text ?? ''), 30_000), again.err()).toBe(true);
+    p.write('release', '');
+    expect(await eventually(() => (tg.messagesIn(555)[0]?.text ?? '').includes('The answer is 42.'), 30_000), again.err()).toBe(true);
+    again.child.kill('SIGTERM');
+    expect((await again.done).code).toBe(0);
+    expect(tg.calls('sendMessage')).toHaveLength(1);
+    expect(tg.messagesIn(555)).toHaveLength(1);
+    const answer = tg.messagesIn(555)[0];
+    expect(answer.message_id).toBe(preview);
+    // the run's answer as it would be had nothing happened: no status line, nothing twice
+    expect(answer.text).toBe('The answer is 42.');
+    const edits = tg.calls('editMessageText').map((c) => c.params as { message_id: unknown; text: string });
+    expect(edits.every((e) => String(e.message_id) === String(preview))).toBe(true);
+    expect(edits.filter((e) => e.text.includes('The answer is 42.') && !e.text.startsWith('⏳'))).toHaveLength(1);
+  });
+});

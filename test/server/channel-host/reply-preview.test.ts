@@ -1,6 +1,7 @@
 /** The live preview: a status line over the answer so far, never longer than the channel's limit. */
 import { describe, expect, it } from 'vitest';
 import { makeAgentEvent } from '../../../src/events/agent-event-factory.js';
+import { Diagnosis } from '../../../src/events/diagnosis.js';
 import type { AgentEventMap, AgentStream } from '../../../src/events/agent-event.js';
 import { ReplyPreview } from '../../../src/server/channel-host/reply-preview.js';
 
@@ -31,5 +32,21 @@ describe('ReplyPreview', () => {
       expect(s.length).toBeLessThanOrEqual(limit);
       expect(/[\uDC00-\uDFFF]/.test(s[s.indexOf('…') + 1] ?? '')).toBe(false);
     }
+  });
+
+  it('a run resumed after its process died says so, and the text of the turn it redoes is not shown twice', () => {
+    const p = new ReplyPreview();
+    p.apply(ev('run', { type: 'run.state', from: 'queued', to: 'model_thinking' }));
+    p.apply(ev('assistant', { text: 'Looking. ', delta: 'Looking. ' }));
+    const redoneFrom = seq + 1;
+    p.apply(ev('assistant', { text: 'Looking. The ans', delta: 'The ans' }));
+    expect(p.text(4096)).toBe('⏳ writing\n\nLooking. The ans');
+    const diagnosis = new Diagnosis({ code: 'resumed', severity: 'warning', summary: 'run resumed from its checkpoint', detail: '', hint: '' }).toDict();
+    expect(p.apply(ev('lifecycle', { phase: 'resumed', resumedAt: 0, attempt: 1, fromSeq: 2, discardFromSeq: redoneFrom, diagnosis }))).toBe(true);
+    expect(p.text(4096)).toBe('⏳ resumed after a restart · writing\n\nLooking.');
+    p.apply(ev('assistant', { text: 'The answer is 42.', delta: 'The answer is 42.' }));
+    expect(p.text(4096)).toBe('⏳ resumed after a restart · writing\n\nLooking. The answer is 42.');
+    p.apply(ev('lifecycle', { phase: 'resumed', resumedAt: 0, attempt: 2, fromSeq: 9, discardFromSeq: null, diagnosis }));
+    expect(p.text(4096)).toBe('⏳ resumed after a restart (2 times) · writing\n\nLooking. The answer is 42.');
   });
 });
