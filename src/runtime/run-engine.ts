@@ -21,7 +21,7 @@ import { PendingWrites } from './pending-writes.js';
 import { PlanProgress } from './plan-progress.js';
 import type { RunHooks } from './run-hooks.js';
 import { RunMetrics } from './run-metrics.js';
-import { endRun } from './run-ending.js';
+import { endRun, type RunOutcome } from './run-ending.js';
 import { RUN_FILES } from './run-folder.js';
 import type { ModelUsageTotals } from './model-usage-totals.js';
 import type { PublishFn } from './run-publisher.js';
@@ -105,11 +105,8 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
   const startedMs = Date.now() - (resume?.usedMs ?? 0);
   let pipeline: ProcessPipeline | null = null;
   let runReporter: OperationReporter | null = null;
-  let outcome: { status: 'completed' | 'failed' | 'cancelled'; text: string; diagnosis: DiagnosisDict | null } = {
-    status: 'failed',
-    text: '',
-    diagnosis: null,
-  };
+  // how the run ends: set by each way out below, then handed to finalise
+  let outcome: RunOutcome = { status: 'failed', text: '', diagnosis: null };
   const checkCancel = () => {
     if (rec.abort.signal.aborted) throw new Cancelled();
   };
@@ -310,7 +307,11 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
       let repairs = rec.limits.stop_repair_turns;
       for (;;) {
         const result: LoopOutcome = await loop.run();
-        if (result.kind === 'cancelled') throw new Cancelled();
+        // the abort's reason decides below whether it ends cancelled or interrupted
+        if (result.kind === 'cancelled') {
+          outcome = { status: 'cancelled', text: outcome.text, diagnosis: null };
+          break;
+        }
         if (result.kind === 'failed') {
           outcome = { status: 'failed', text: result.text, diagnosis: result.diagnosis };
           break;
@@ -350,21 +351,13 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
       loop.dispose();
     }
   } catch (e) {
-    if (e instanceof StartFailure && !rec.abort.signal.aborted) {
-      outcome = { status: 'failed', text: '', diagnosis: e.diagnosis };
-    } else if (e instanceof Cancelled || rec.abort.signal.aborted) {
-      outcome = { status: 'cancelled', text: outcome.text, diagnosis: new Diagnosis({ code: 'cancelled', severity: 'warning', summary: 'run cancelled' }).toDict() };
-    } else {
-      outcome = { status: 'failed', text: outcome.text, diagnosis: diag('runtime_error', `run failed: ${(e as Error)?.message ?? String(e)}`) };
-    }
-  }
-  if (rec.abort.signal.aborted && outcome.status !== 'completed') {
-    const why = rec.abort.signal.reason;
+    // a stage that cannot start says why; anything else is the runtime's failure (or the abort's, below)
     outcome =
-      why instanceof RunInterrupted
-        ? { status: 'failed', text: outcome.text, diagnosis: diag('interrupted', `run was interrupted while ${rec.machine.state} (${why.message})`) }
-        : { status: 'cancelled', text: outcome.text, diagnosis: new Diagnosis({ code: 'cancelled', severity: 'warning', summary: why instanceof CancelledBecause ? `run cancelled: ${why.message}` : 'run cancelled' }).toDict() };
+      e instanceof StartFailure
+        ? { status: 'failed', text: '', diagnosis: e.diagnosis }
+        : { status: 'failed', text: outcome.text, diagnosis: diag('runtime_error', `run failed: ${(e as Error)?.message ?? String(e)}`) };
   }
+  if (rec.abort.signal.aborted && outcome.status !== 'completed') outcome = abortedOutcome(rec.abort.signal.reason, rec.machine.state, outcome.text);
   // a run that ended before its first turn: its start files land before it is finalised
   await startFiles.settled().catch(() => undefined);
   await executor?.closeSources();
@@ -375,6 +368,13 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
   offState();
   offSkills();
   offMcp();
+}
+
+/** How an aborted run ends, from the abort's reason: a process that stops fails it `interrupted`; anything else cancels it. */
+function abortedOutcome(why: unknown, state: RunStatus, text: string): RunOutcome {
+  if (why instanceof RunInterrupted) return { status: 'failed', text, diagnosis: diag('interrupted', `run was interrupted while ${state} (${why.message})`) };
+  const summary = why instanceof CancelledBecause ? `run cancelled: ${why.message}` : 'run cancelled';
+  return { status: 'cancelled', text, diagnosis: new Diagnosis({ code: 'cancelled', severity: 'warning', summary }).toDict() };
 }
 
 /** A compactor when the context window is known (limits.context_tokens, else the model's); else none. */
