@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SANDBOX_LIMITS, resolveSandboxPolicy, sandboxSummary } from '../../src/sandbox/sandbox-policy.js';
 import { describeUnsupported, sandboxSupport } from '../../src/sandbox/sandbox-support.js';
+import { sandboxStartLine } from '../../src/sandbox/sandbox-description.js';
 
 describe('resolveSandboxPolicy: the agent asks, the operator bounds', () => {
   it('is on with no network and the default limits when nobody says anything', () => {
@@ -56,5 +57,12 @@ describe('sandboxSupport', () => {
     expect(s.ok).toBe(false);
     if (s.ok) return;
     expect(describeUnsupported(s)).toMatch(/bubblewrap is not installed \(no \/nonexistent\/bwrap\).*apt-get install bubblewrap.*mode": "off"/);
+  });
+});
+
+describe('sandboxStartLine (printed by the server at start)', () => {
+  it('says SANDBOX OFF when the operator turned it off, else how commands are sandboxed', () => {
+    expect(sandboxStartLine({ mode: 'off' })).toMatch(/^SANDBOX OFF: config\.json sets sandbox\.mode "off"/);
+    if (sandboxSupport().ok) expect(sandboxStartLine({ elevated: 'ask' })).toMatch(/^sandbox on \(bubblewrap\): network none; processes ≤ 1024 by .*; elevated ask$/);
   });
 });
