@@ -2,15 +2,28 @@
  * A small JSON file several processes on one data dir may change (a server and a CLI, two servers):
  * each change reads the file fresh, applies, and replaces it (tmp + rename, owner-only), under a lock
  * that is a directory (mkdir is atomic); a lock older than `staleMs` was left by a dead process and is
- * taken over. Changes within one process are also chained, so they never race each other.
+ * taken over. Within one process, the changes that came while the lock was held or awaited are applied
+ * together, in order, in the next turn: one lock, one read, one write for all of them. Without this,
+ * 100 schedules due at one instant made about 300 serial lock-read-write turns (claim, run started,
+ * run ended) and their fires were handled 0.6 s late at p50, 1.7 s at p99 (`npm run bench -- triggers`,
+ * against 65 ms / 315 ms for creating the same 100 runs directly).
  */
 import { mkdir, readFile, rename, rmdir, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+interface PendingChange<T> {
+  change: (value: T) => { result: unknown; changed: boolean };
+  resolve: (result: unknown) => void;
+  reject: (e: unknown) => void;
+}
+
 export class LockedJsonFile<T> {
-  private chain: Promise<unknown> = Promise.resolve();
+  /** changes not yet applied, in the order they were asked for */
+  private pending: PendingChange<T>[] = [];
+  /** the turns applying `pending`, while there are any */
+  private draining: Promise<void> | null = null;
   private tmpSeq = 0;
 
   constructor(
@@ -39,31 +52,64 @@ export class LockedJsonFile<T> {
   }
 
   /**
-   * Applies `change` to the current content under the lock. It returns its result and whether the
-   * content changed (only then is the file written). Must not throw for a valid value.
+   * Applies `change` to the current content under the lock, after the changes asked for before it.
+   * It returns its result and whether the content changed (the file is written when any change of
+   * the turn did). It must not throw for a valid value; one that throws is refused alone, so it must
+   * throw before it changes anything. Resolves once the file holds the change.
    */
   update<R>(change: (value: T) => { result: R; changed: boolean }): Promise<R> {
-    const next = this.chain.then(() => this.locked(change));
-    this.chain = next.catch(() => undefined);
-    return next;
+    return new Promise<R>((resolve, reject) => {
+      this.pending.push({ change, resolve: resolve as (result: unknown) => void, reject });
+      this.draining ??= this.drain();
+    });
   }
 
-  private async locked<R>(change: (value: T) => { result: R; changed: boolean }): Promise<R> {
+  private async drain(): Promise<void> {
+    while (this.pending.length) await this.turn();
+    this.draining = null;
+  }
+
+  /** One lock, one read, every change waiting by then, one write; each caller answered after the lock is let go. */
+  private async turn(): Promise<void> {
     const lock = `${this.path}.lock`;
-    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
-    await this.acquire(lock);
+    try {
+      await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+      await this.acquire(lock);
+    } catch (e) {
+      for (const p of this.pending.splice(0)) p.reject(e);
+      return;
+    }
+    // taken once the lock is held: what came while waiting for it goes in this turn too
+    const batch = this.pending.splice(0);
+    const outcomes: ({ ok: true; result: unknown } | { ok: false; error: unknown })[] = [];
     try {
       const value = await this.read();
-      const { result, changed } = change(value);
+      let changed = false;
+      for (const p of batch) {
+        try {
+          const r = p.change(value);
+          changed ||= r.changed;
+          outcomes.push({ ok: true, result: r.result });
+        } catch (error) {
+          outcomes.push({ ok: false, error });
+        }
+      }
       if (changed) {
         const tmp = `${this.path}.${process.pid}.${++this.tmpSeq}.tmp`;
         await writeFile(tmp, JSON.stringify(value), { mode: 0o600 });
         await rename(tmp, this.path);
       }
-      return result;
+    } catch (error) {
+      // unreadable, or not written: no change of this turn holds
+      outcomes.splice(0, outcomes.length, ...batch.map(() => ({ ok: false as const, error })));
     } finally {
       await rmdir(lock).catch(() => undefined);
     }
+    batch.forEach((p, i) => {
+      const o = outcomes[i];
+      if (o.ok) p.resolve(o.result);
+      else p.reject(o.error);
+    });
   }
 
   private async acquire(lock: string): Promise<void> {

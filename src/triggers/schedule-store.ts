@@ -41,7 +41,7 @@ export class FileScheduleStore implements ScheduleStore {
   private readonly file: LockedJsonFile<SchedulesFile>;
 
   constructor(dataDir: string) {
-    this.file = new LockedJsonFile(join(dataDir, 'schedules', 'schedules.json'), () => ({ schedules: [] }));
+    this.file = new LockedJsonFile<SchedulesFile>(join(dataDir, 'schedules', 'schedules.json'), () => ({ schedules: [] }));
   }
 
   async list(): Promise<Schedule[]> {
