@@ -100,6 +100,22 @@ describe.runIf(existsSync(MAIN))('a CLI run killed with SIGKILL at other points,
     expect(metrics.lost_to_resumes.turns).toBe(1);
   }, 120_000);
 
+  it('between two turns (the next model call sent, nothing streamed yet): the turn is redone, nothing is discarded', async () => {
+    p = durableProject(turnsWith({ delayMs: 2_000, text: 'after a pause', toolCalls: [{ name: 'send', args: { key: 'b', ms: 0 } }] }));
+    const runsDir = join(p.dir, 'data', 'runs');
+    const secondTurn = () => readRunIds(p!).some((id) => existsSync(join(runsDir, id, 'runtime', 'events.jsonl')) && (readFileSync(join(runsDir, id, 'runtime', 'events.jsonl'), 'utf8').match(/"stream":"model","data":\{"phase":"start"/g) ?? []).length === 2);
+    const runId = await killAt(p, secondTurn);
+    const r = await resumeToEnd(p, runId);
+    expect(r.status.status, r.out).toBe('completed');
+    expect(checkEventLog(r.events)).toEqual([]);
+    const resumed = r.events.find((e) => e.stream === 'lifecycle' && e.data.phase === 'resumed');
+    expect(resumed?.data).toMatchObject({ discardFromSeq: null });
+    expect(p.effects().filter((l) => l === 'start send:a')).toHaveLength(1);
+    expect(p.effects().filter((l) => l === 'start send:b')).toHaveLength(1);
+    const metrics = JSON.parse(readFileSync(join(runsDir, runId, 'runtime', 'metrics.json'), 'utf8'));
+    expect(metrics.lost_to_resumes.turns).toBe(1);
+  }, 120_000);
+
   it('runtrail runs marks the killed run resumable, and `run <agent> --resume` takes it up (not a new run)', async () => {
     p = durableProject(turnsWith({ toolCalls: [{ name: 'lookup', args: { key: 'q', ms: 60_000 } }] }));
     const runId = await killAt(p, () => p!.effects().includes('start lookup:q'));
