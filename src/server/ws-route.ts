@@ -15,19 +15,10 @@ import { clientKey } from './http-limits.js';
 import { takeClientSlot, type StreamCounters } from './stream-counters.js';
 import { tooManyClients, type StreamOptions } from './sse-route.js';
 import { isRunId } from './run-id-param.js';
+import { caughtUp } from './ws-caught-up.js';
 
 export interface WsOptions extends StreamOptions {
   helloMs: number;
-}
-
-/** ws has no drain event: polls until the send buffer is back under the bound, or gives up after `ms`. */
-async function caughtUp(socket: WebSocket, maxBytes: number, ms: number): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (socket.bufferedAmount > maxBytes) {
-    if (Date.now() > until || socket.readyState !== socket.OPEN) return false;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return true;
 }
 
 function messageOf(frameText: string, seq: number | null): string {
@@ -73,6 +64,8 @@ export function registerWsRoute(app: FastifyInstance, service: RunServiceApi, hu
               if (closed || abort.signal.aborted) return;
               socket.send(messageOf(frame.text, frame.seq));
               counters.framesSent++;
+              // past the bound, wait while the client reads; one that reads nothing for slowClientMs is dropped,
+              // so a stalled reader costs about maxQueueBytes (plus the frame that crossed it), never the run
               if (socket.bufferedAmount > opts.maxQueueBytes && !(await caughtUp(socket, opts.maxQueueBytes, opts.slowClientMs))) {
                 if (closed) return;
                 counters.clientsDropped++;
