@@ -2,9 +2,11 @@
  * Which process is at the other end of a TCP connection to this server, and whether it belongs to a
  * run (Linux): the connection's socket is found in /proc/net/tcp{,6} by its two ports, its inode in
  * the fd tables of the process table. A process belongs to a run when it lives in another pid
- * namespace (a sandbox), in one of this server's sandbox cgroups, or descends from this server (what
- * an elevated or unsandboxed command started). Used to refuse decisions a run would make about
- * itself or other runs when the operator gave it the host network.
+ * namespace (a sandbox), in one of this server's sandbox cgroups, or in a session this server started
+ * for a run (what an elevated or unsandboxed command started). Other children of the server's process
+ * are not a run's: a browser or tool that embeds the server and starts its own children decides as a
+ * person. Used to refuse decisions a run would make about itself or other runs when the operator gave
+ * it the host network.
  */
 import { networkInterfaces } from 'node:os';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
@@ -13,6 +15,18 @@ export interface RunProcess {
   pid: number;
   /** How it was recognised, in words. */
   why: string;
+}
+
+/** Session leaders this process started for runs: every supervised child is one (detached, or a pty). */
+const runSessions = new Set<number>();
+
+/** `pid` leads a session started for a run; its descendants are the run's until it is forgotten. */
+export function markRunSession(pid: number): void {
+  runSessions.add(pid);
+}
+
+export function forgetRunSession(pid: number): void {
+  runSessions.delete(pid);
 }
 
 function isLocalAddress(address: string): boolean {
@@ -64,13 +78,19 @@ function ownerOf(inodes: Set<string>): number | null {
   return null;
 }
 
-function parentOf(pid: number): number | null {
+/** Fields of /proc/<pid>/stat after the command name: state, ppid, pgrp, session, … */
+function statFields(pid: number): string[] | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return null;
   }
+}
+
+function parentOf(pid: number): number | null {
+  const f = statFields(pid);
+  return f ? Number(f[1]) : null;
 }
 
 /** Why `pid` is one of a run's processes, or null. */
@@ -86,8 +106,11 @@ export function runProcessReason(pid: number, self = process.pid): string | null
   } catch {
     /* gone */
   }
-  for (let p = parentOf(pid), hops = 0; p !== null && p > 1 && hops < 64; p = parentOf(p), hops++) {
-    if (p === self) return 'it was started by this server for a run';
+  const session = statFields(pid)?.[3];
+  if (session !== undefined && runSessions.has(Number(session))) return 'it was started by this server for a run';
+  // a process that left the run's session (setsid) is still found through its parents while they live
+  for (let p: number | null = pid, hops = 0; p !== null && p > 1 && p !== self && hops < 64; p = parentOf(p), hops++) {
+    if (runSessions.has(p)) return 'it was started by this server for a run';
   }
   return null;
 }

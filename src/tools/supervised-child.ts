@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { isGroupAlive, signalTree, terminateGroup, terminateTree, type ProcessTree } from './process-group.js';
 import { bridgeChild } from './signal-bridge.js';
+import { forgetRunSession, markRunSession } from '../sandbox/socket-owner.js';
 
 export type OutputStream = 'stdout' | 'stderr';
 
@@ -53,6 +54,17 @@ function loadPty(): Promise<PtyModule | Error> {
 const SIGNAL_NAMES: Record<number, NodeJS.Signals> = { 1: 'SIGHUP', 2: 'SIGINT', 9: 'SIGKILL', 15: 'SIGTERM', 6: 'SIGABRT', 13: 'SIGPIPE' };
 
 export async function spawnSupervised(spec: SpawnSpec, onOutput: (stream: OutputStream, chunk: Buffer) => void): Promise<SupervisedChild> {
+  const child = await spawnChild(spec, onOutput);
+  // a run's process must not decide for a run: the server knows its session by this mark
+  const pid = child.pid;
+  if (pid !== undefined) {
+    markRunSession(pid);
+    void child.exited.then(() => forgetRunSession(pid));
+  }
+  return child;
+}
+
+async function spawnChild(spec: SpawnSpec, onOutput: (stream: OutputStream, chunk: Buffer) => void): Promise<SupervisedChild> {
   if (spec.pty) {
     const mod = await loadPty();
     if (!(mod instanceof Error)) {

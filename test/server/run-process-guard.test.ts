@@ -4,7 +4,9 @@
  * because the connection's socket belongs to a process of a run's sandbox (or one the server started).
  * The attack is real: curl inside the sandbox against the real server.
  */
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExtensionRegistry } from '../../src/extensions/extension-registry.js';
 import { RunService } from '../../src/runtime/run-service.js';
@@ -75,6 +77,16 @@ describe('a run cannot act as its own operator', () => {
     const ok = await postJson(`${server.url}/api/runs/${runId}/approvals/${id}`, { decision: 'approve' });
     expect(ok.status).toBe(200);
     expect(ok.body.approval).toMatchObject({ status: 'approved', by: 'api' });
+    expect((await service.wait(runId)).status).toBe('completed');
+  });
+
+  it("takes the decision of a process started beside the server that is not a run's (a browser or tool embedding it)", async () => {
+    await serve();
+    const runId = (await postJson(`${server.url}/api/runs`, { plugin: 'careful', input: {} })).body.run_id as string;
+    const id = await pendingOf(runId);
+    // a child of the server's own process, as the page's browser is in an embedding test or tool
+    const { stdout } = await promisify(execFile)('curl', ['-sS', '-o', '-', '-w', '\nstatus=%{http_code}', '-X', 'POST', '-H', 'content-type: application/json', '-d', '{"decision":"approve"}', `${server.url}/api/runs/${runId}/approvals/${id}`]);
+    expect(stdout).toContain('status=200');
     expect((await service.wait(runId)).status).toBe('completed');
   });
 });
