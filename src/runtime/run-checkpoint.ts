@@ -50,6 +50,15 @@ interface StateParts {
   plan?: TodoState;
 }
 
+/** A tool message whose content is its call's `finished` record (written once, not twice). */
+interface JournalledResult {
+  role: 'tool';
+  toolCallId: string;
+  toolName: string;
+  isError: boolean;
+  contentInJournal: true;
+}
+
 /** A tool result as the journal keeps it: what the model is given. */
 export interface RecordedResult {
   ok: boolean;
@@ -60,7 +69,7 @@ export interface RecordedResult {
 
 export type CheckpointRecord =
   | ({ k: 'base'; v: number; system: string; messages: ChatMessage[] } & StateParts & Stamp)
-  | ({ k: 'step'; add: ChatMessage[] } & StateParts & Stamp)
+  | ({ k: 'step'; add: Array<ChatMessage | JournalledResult> } & StateParts & Stamp)
   | ({ k: 'call'; phase: 'started'; id: string; name: string; args: unknown } & Stamp)
   | ({ k: 'call'; phase: 'finished'; id: string; name: string; result: RecordedResult } & Stamp)
   | ({ k: 'approval'; id: string; toolCallId: string; status: 'pending' | 'approved' | 'denied'; by?: string; reason?: string; who?: string } & Stamp)
@@ -159,7 +168,15 @@ export function loadCheckpoint(file: string): LoadedCheckpoint {
         break;
       case 'step':
         if (!point) return noBase(file, i);
-        point.messages.push(...r.add);
+        for (const m of r.add) {
+          if (!('contentInJournal' in m)) {
+            point.messages.push(m);
+            continue;
+          }
+          const content = calls.get(m.toolCallId)?.result?.content;
+          if (content === undefined) return { ok: false, code: 'checkpoint_corrupt', summary: `the run's checkpoint refers to the result of call ${m.toolCallId}, which it does not hold (line ${i + 1})`, detail: file };
+          point.messages.push({ role: 'tool', toolCallId: m.toolCallId, toolName: m.toolName, content, isError: m.isError });
+        }
         turns.push(...r.turns);
         Object.assign(point, { loop: r.loop, metrics: r.metrics, seq: r.seq, at: r.at, usedMs: r.usedMs });
         if (r.provider !== undefined) point.provider = r.provider;
@@ -229,6 +246,8 @@ export class RunCheckpoint {
   private recorded = 0;
   private recordedOf: readonly ChatMessage[] | null = null;
   private readonly attemptStart = Date.now();
+  /** results of calls finished in this attempt whose tool message is not written yet, by call id */
+  private readonly finished = new Map<string, string>();
   failure: Error | null = null;
 
   constructor(
@@ -258,6 +277,8 @@ export class RunCheckpoint {
   /** The whole conversation: at the start, and after a compaction replaced its beginning. */
   base(system: string, s: CheckpointState): void {
     this.append({ k: 'base', v: CHECKPOINT_VERSION, system, messages: [...s.messages], ...parts(s), ...this.stamp() });
+    // the tool messages written whole here need none of the results waiting for a step
+    this.finished.clear();
     this.recorded = s.messages.length;
     this.recordedOf = s.messages;
   }
@@ -266,7 +287,13 @@ export class RunCheckpoint {
   step(system: string, s: CheckpointState): void {
     // a conversation that shrank or was replaced (compaction) is written whole
     if (s.messages !== this.recordedOf || s.messages.length < this.recorded) return this.base(system, s);
-    this.append({ k: 'step', add: s.messages.slice(this.recorded), ...parts(s), ...this.stamp() });
+    // a tool result the journal holds already is not written a second time
+    const add = s.messages.slice(this.recorded).map((m): ChatMessage | JournalledResult => {
+      if (m.role !== 'tool' || m.images || this.finished.get(m.toolCallId) !== m.content) return m;
+      this.finished.delete(m.toolCallId);
+      return { role: 'tool', toolCallId: m.toolCallId, toolName: m.toolName, isError: m.isError, contentInJournal: true };
+    });
+    this.append({ k: 'step', add, ...parts(s), ...this.stamp() });
     this.recorded = s.messages.length;
   }
 
@@ -282,6 +309,7 @@ export class RunCheckpoint {
     if (result.details !== undefined) kept.details = result.details;
     if (result.diagnosis) kept.diagnosis = result.diagnosis;
     this.append({ k: 'call', phase: 'finished', id, name, result: kept, ...this.stamp() });
+    this.finished.set(id, result.content);
   }
 
   approval(toolCallId: string, a: RecordedApproval): void {

@@ -48,6 +48,8 @@ describe('run checkpoint', () => {
     cp.delivered(['msg_1']);
     await cp.close();
 
+    // a result is written once: in its call's finished record, not again in the conversation
+    expect(readFileSync(f, 'utf8').split('sent to a').length - 1).toBe(1);
     const r = loadCheckpoint(f);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
