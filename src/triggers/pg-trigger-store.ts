@@ -160,7 +160,7 @@ export class PgScheduleStore implements ScheduleStore {
     return (r.rowCount ?? 0) > 0;
   }
 
-  async claim(id: string, fireTime: string, version: number, manual: boolean, at: string): Promise<boolean> {
+  async claim(id: string, fireTime: string, version: number, manual: boolean, at: string): Promise<Schedule | null> {
     const record: FireRecord = { fire_time: fireTime, at, outcome: 'waiting', ...(manual ? { manual: true } : {}) };
     const won = await tx(this.pool, async (c) => {
       if (!manual) {
@@ -177,7 +177,7 @@ export class PgScheduleStore implements ScheduleStore {
         .query(`DELETE FROM ${this.t.fires} WHERE schedule_id = $1 AND fire_time < (SELECT fire_time FROM ${this.t.fires} WHERE schedule_id = $1 ORDER BY fire_time DESC OFFSET $2 LIMIT 1)`, [id, FIRES_STORED - 1])
         .catch(() => undefined);
     }
-    return won === true;
+    return won === true ? this.get(id) : null;
   }
 
   async record(id: string, fire: FireRecord): Promise<void> {

@@ -14,11 +14,13 @@ export interface ScheduleStore {
   put(s: Schedule): Promise<void>;
   remove(id: string): Promise<boolean>;
   /**
-   * Claims one fire time: true for exactly one caller across every node. False when it was claimed
-   * already, or (unless `manual`) the schedule is paused, gone, or changed since `version`. A
-   * claim records the fire as `waiting` and (unless manual) moves `due_after` to it.
+   * Claims one fire time for exactly one caller across every node, and gives that caller the
+   * schedule as it is then (what other nodes recorded too: their runs, failures, backoff), so it
+   * need not read it again. Null when it was claimed already, or (unless `manual`) the schedule is
+   * paused, gone, or changed since `version`. A claim records the fire as `waiting` and (unless
+   * manual) moves `due_after` to it.
    */
-  claim(id: string, fireTime: string, version: number, manual: boolean, at: string): Promise<boolean>;
+  claim(id: string, fireTime: string, version: number, manual: boolean, at: string): Promise<Schedule | null>;
   /** The record of a claimed fire, replaced (matched by fire_time). */
   record(id: string, fire: FireRecord): Promise<void>;
   setState(id: string, state: { failures: number; backoff_until: string | null }): Promise<void>;
@@ -69,14 +71,15 @@ export class FileScheduleStore implements ScheduleStore {
     });
   }
 
-  claim(id: string, fireTime: string, version: number, manual: boolean, at: string): Promise<boolean> {
+  claim(id: string, fireTime: string, version: number, manual: boolean, at: string): Promise<Schedule | null> {
     return this.file.update((f) => {
       const s = f.schedules.find((x) => x.schedule_id === id);
-      if (!s || s.fires.some((x) => x.fire_time === fireTime)) return { result: false, changed: false };
-      if (!manual && (!s.enabled || s.version !== version || s.due_after >= fireTime)) return { result: false, changed: false };
+      if (!s || s.fires.some((x) => x.fire_time === fireTime)) return { result: null, changed: false };
+      if (!manual && (!s.enabled || s.version !== version || s.due_after >= fireTime)) return { result: null, changed: false };
       s.fires = withFire(s.fires, { fire_time: fireTime, at, outcome: 'waiting', ...(manual ? { manual: true } : {}) });
       if (!manual) s.due_after = fireTime;
-      return { result: true, changed: true };
+      // handed over once written: the caller may change it, the file read for this turn is not kept
+      return { result: s, changed: true };
     });
   }
 

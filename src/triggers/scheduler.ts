@@ -149,10 +149,10 @@ export class Scheduler {
     const version = s.version;
     // before any await: the next tick computes from here
     s.due_after = fireTime;
-    if (!(await this.o.store.claim(s.schedule_id, fireTime, version, false, iso(this.o.clock.now())))) return;
+    const claimed = await this.o.store.claim(s.schedule_id, fireTime, version, false, iso(this.o.clock.now()));
+    if (!claimed) return;
     // what other nodes did since this one last read (their runs, failures) decides overlap and backoff
-    const fresh = await this.o.store.get(s.schedule_id);
-    if (fresh) Object.assign(s, { fires: fresh.fires, failures: fresh.failures, backoff_until: fresh.backoff_until });
+    Object.assign(s, { fires: claimed.fires, failures: claimed.failures, backoff_until: claimed.backoff_until });
     const record: FireRecord = { fire_time: fireTime, at: iso(this.o.clock.now()), outcome: 'waiting' };
     const missed = due.last <= this.startedAt - (this.o.graceMs ?? 2_000);
     const earlier = due.count - 1;

@@ -36,12 +36,13 @@ describe.skipIf(down)('PostgreSQL trigger stores', () => {
     expect(s!.due_after).toBe('2030-01-01T00:05:00.000Z');
     expect(s!.fires.map((f) => f.fire_time)).toEqual([5, 4, 3, 2, 1].map((m) => `2030-01-01T00:0${m}:00.000Z`));
     // an older fire time, a stale version, a paused schedule: nobody
-    expect(await nodes[2].schedules.claim('s1', '2030-01-01T00:04:30.000Z', 1, false, T0)).toBe(false);
-    expect(await nodes[2].schedules.claim('s1', '2030-01-01T00:06:00.000Z', 0, false, T0)).toBe(false);
+    expect(await nodes[2].schedules.claim('s1', '2030-01-01T00:04:30.000Z', 1, false, T0)).toBeNull();
+    expect(await nodes[2].schedules.claim('s1', '2030-01-01T00:06:00.000Z', 0, false, T0)).toBeNull();
     await nodes[0].schedules.put({ ...(await nodes[0].schedules.get('s1'))!, enabled: false, version: 2 });
-    expect(await nodes[2].schedules.claim('s1', '2030-01-01T00:06:00.000Z', 2, false, T0)).toBe(false);
-    // a fire by hand does not need the schedule enabled
-    expect(await nodes[2].schedules.claim('s1', '2030-01-01T00:06:30.000Z', 2, true, T0)).toBe(true);
+    expect(await nodes[2].schedules.claim('s1', '2030-01-01T00:06:00.000Z', 2, false, T0)).toBeNull();
+    // a fire by hand does not need the schedule enabled; the claimer gets the schedule with its fire
+    const byHand = await nodes[2].schedules.claim('s1', '2030-01-01T00:06:30.000Z', 2, true, T0);
+    expect(byHand?.fires[0]).toMatchObject({ fire_time: '2030-01-01T00:06:30.000Z', outcome: 'waiting', manual: true });
     const stamp = await nodes[1].schedules.stamp();
     await nodes[0].schedules.setState('s1', { failures: 2, backoff_until: '2030-01-01T01:00:00.000Z' });
     expect(await nodes[1].schedules.stamp()).not.toBe(stamp);
