@@ -1,7 +1,9 @@
 /**
  * A Runtrail killed with SIGKILL runs no handler, so its runs' children used to live on
- * forever (after a restart too). Each live session's group is now in the run's runtime/processes.json;
- * the next Runtrail on the data dir ends them and says so in the run's diagnosis.
+ * forever (after a restart too). In the sandbox they die with the server (bubblewrap's
+ * --die-with-parent and the sandbox's own pid namespace). On the host (the operator's sandbox off,
+ * or an elevated command) each live session's group is in the run's runtime/processes.json; the
+ * next Runtrail on the data dir ends them and says so in the run's diagnosis.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -39,10 +41,14 @@ async function killHard(child: ChildProcess): Promise<void> {
 }
 
 const runsDir = () => join(dir, 'data', 'runs');
-/** These runs end interrupted (config.json durability.resume: false): what is left of them is ended and said. */
-function noResume(): void {
+/**
+ * These runs end interrupted (config.json durability.resume: false): what is left of them is ended
+ * and said. `host`: the operator turned the sandbox off, so the commands run on the host.
+ */
+function noResume(sandbox: 'host' | 'sandboxed'): void {
   mkdirSync(join(dir, '.runtrail'), { recursive: true });
-  writeFileSync(join(dir, '.runtrail', 'config.json'), JSON.stringify({ durability: { resume: false } }));
+  const config = { durability: { resume: false }, ...(sandbox === 'host' ? { sandbox: { mode: 'off' } } : {}) };
+  writeFileSync(join(dir, '.runtrail', 'config.json'), JSON.stringify(config));
 }
 /**
  * The run's record of its process groups. The spawn comes first (a pid exists only after the fork),
@@ -53,9 +59,9 @@ const ledgerOf = (runId: string) => join(runsDir(), runId, 'runtime', 'processes
 const commandProcesses = (m: string) => liveProcesses(m).filter((l) => !l.includes(MAIN));
 
 describe.runIf(existsSync(MAIN))('children of a Runtrail killed with SIGKILL', () => {
-  it('are ended when the server starts again, and the run says so', async () => {
+  it('on the host: are ended when the server starts again, and the run says so', async () => {
     dir = mkdtempSync(join(tmpdir(), 'runtrail-sigkill-'));
-    noResume();
+    noResume('host');
     const m = marker();
     const serve = () => {
       const p = runtrail(['serve', '--port', '0', '--data-dir', 'data'], { RUNTRAIL_ENABLE_SHELL_TASK: '1' });
@@ -80,9 +86,9 @@ describe.runIf(existsSync(MAIN))('children of a Runtrail killed with SIGKILL', (
     expect(existsSync(ledgerOf(runId))).toBe(false);
   }, 60_000);
 
-  it('are ended by the next runtrail command on the data dir after `runtrail run` was killed', async () => {
+  it('on the host: are ended by the next runtrail command on the data dir after `runtrail run` was killed', async () => {
     dir = mkdtempSync(join(tmpdir(), 'runtrail-sigkill-'));
-    noResume();
+    noResume('host');
     const m = marker();
     const run = runtrail(['run', 'shell_task', '--input', `command=sleep ${m}`, '--data-dir', 'data']);
     expect(await eventually(() => commandProcesses(m).length === 2, 20_000)).toBe(true);
@@ -97,5 +103,27 @@ describe.runIf(existsSync(MAIN))('children of a Runtrail killed with SIGKILL', (
     const status = JSON.parse(readFileSync(join(runsDir(), runId, 'runtime', 'run_status.json'), 'utf8')) as { status: string; diagnosis: { detail: string } };
     expect(status.status).toBe('failed');
     expect(status.diagnosis.detail).toMatch(/^ended 2 leftover processes \(sleep /);
+  }, 60_000);
+
+  it('in the sandbox: end with the server itself, before any restart; the next server says the run was interrupted', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'runtrail-sigkill-'));
+    noResume('sandboxed');
+    const m = marker();
+    const serve = () => {
+      const p = runtrail(['serve', '--port', '0', '--data-dir', 'data'], { RUNTRAIL_ENABLE_SHELL_TASK: '1' });
+      return eventually(() => /serving on (http:\S+)/.test(p.out()), 20_000).then(() => ({ ...p, url: /serving on (http:\S+)/.exec(p.out())![1] }));
+    };
+    const first = await serve();
+    const { body } = await postJson(`${first.url}/api/runs`, { plugin: 'shell_task', input: { command: `sleep ${m}` } });
+    const runId = body.run_id as string;
+    // the sleep itself, inside the sandbox (bubblewrap's own processes name it too)
+    expect(await eventually(() => liveProcesses(m).some((l) => / sleep \S+$/.test(l) && !l.includes('bwrap')), 20_000)).toBe(true);
+    await killHard(first.child);
+    expect(await eventually(() => liveProcesses(m).length === 0, 10_000)).toBe(true);
+
+    const second = await serve();
+    const run = await getJson(`${second.url}/api/runs/${runId}`);
+    expect(run.body.status).toBe('failed');
+    expect(run.body.diagnosis.code).toBe('interrupted');
   }, 60_000);
 });
