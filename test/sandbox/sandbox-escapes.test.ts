@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resolveSandboxPolicy, type AgentSandboxSettings } from '../../src/sandbox/sandbox-policy.js';
 import { leftoverCgroups, limitEnforcement } from '../../src/sandbox/sandbox-limits.js';
 import { sandboxSupport } from '../../src/sandbox/sandbox-support.js';
+import { runtrailPackageRoot } from '../../src/runtime/package-root.js';
 import { createExecTool } from '../../src/tools/exec-tool.js';
 import { createProcessTool } from '../../src/tools/process-tool.js';
 import { ProcessRegistry } from '../../src/tools/process-registry.js';
@@ -140,6 +141,26 @@ describe('the sandbox closes what a command could reach', () => {
     const m = marker();
     const r = await run(`setsid nohup sleep ${m} >/dev/null 2>&1 & (sleep ${m} &) ; echo started`);
     expect(r.out).toContain('started');
+    expect(await eventually(() => liveProcesses(m).length === 0, 5_000)).toBe(true);
+  });
+
+  it('dies with the process that started it, even a SIGKILLed one (no sandbox outlives its server)', async () => {
+    const m = marker();
+    const launcher = join(runtrailPackageRoot(), 'dist', 'src', 'sandbox', 'sandbox-launch.js');
+    const policyMod = join(runtrailPackageRoot(), 'dist', 'src', 'sandbox', 'sandbox-policy.js');
+    // a stand-in server: starts a sandboxed sleep, says so, then waits to be killed
+    const script = `
+      const { launchSandboxed } = await import(${JSON.stringify(launcher)});
+      const { resolveSandboxPolicy } = await import(${JSON.stringify(policyMod)});
+      const { spawn } = await import('node:child_process');
+      const l = await launchSandboxed(resolveSandboxPolicy(undefined, undefined), { file: '/bin/sh', args: ['-c', 'setsid sleep ${m} & sleep ${m}'], cwd: ${JSON.stringify(ws)}, writable: [${JSON.stringify(ws)}] });
+      spawn(l.file, l.args, { stdio: 'ignore', detached: true });
+      setTimeout(() => console.log('started'), 300);
+      setInterval(() => {}, 1000);`;
+    const server = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((r) => server.stdout!.once('data', () => r()));
+    expect(await eventually(() => liveProcesses(m).length >= 2, 5_000)).toBe(true);
+    server.kill('SIGKILL');
     expect(await eventually(() => liveProcesses(m).length === 0, 5_000)).toBe(true);
   });
 
