@@ -4,7 +4,7 @@
  * every stream the same bytes from any node, resumed on another node without gap or duplicate, a
  * cancel through any node, a killed worker's run interrupted exactly once.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getJson, postJson, readSse } from '../server/helpers.js';
@@ -93,6 +93,10 @@ describe.skipIf(down !== null)('a worker killed with SIGKILL', () => {
   afterAll(() => cluster.cleanup(), 30_000);
 
   it('has its run interrupted with one terminal event; the other runs are done by the other worker; its processes end when a worker starts there again', async () => {
+    // on the host (the operator's sandbox off): a sandboxed command would die with its worker at
+    // once (test/cli/sigkill-leftovers.test.ts); here the next worker must end what was left
+    mkdirSync(join(cluster.dir, '.runtrail'), { recursive: true });
+    writeFileSync(join(cluster.dir, '.runtrail', 'config.json'), JSON.stringify({ sandbox: { mode: 'off' } }));
     const api = await cluster.api();
     const other = await cluster.start(['serve', '--role', 'api', '--port', '0']);
     const w1 = await cluster.worker(1);
