@@ -7,7 +7,7 @@
  * 100 schedules due at one instant made about 300 serial lock-read-write turns (claim, run started,
  * run ended): `npm run bench -- triggers` had their fires claimed 636 ms late at p50, 1938 ms at p99
  * (creating the same 100 runs directly: 197 / 660 ms); with the turns shared, 132 / 187 ms (baseline
- * 57 / 116 ms in that run).
+ * 57 / 116 ms in that run), and 43 / 45 ms once a claim also returned the schedule (baseline 43 / 100).
  */
 import { mkdir, readFile, rename, rmdir, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';

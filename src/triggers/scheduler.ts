@@ -151,7 +151,9 @@ export class Scheduler {
     s.due_after = fireTime;
     const claimed = await this.o.store.claim(s.schedule_id, fireTime, version, false, iso(this.o.clock.now()));
     if (!claimed) return;
-    // what other nodes did since this one last read (their runs, failures) decides overlap and backoff
+    // what other nodes did since this one last read (their runs, failures) decides overlap and backoff;
+    // taken from the claim, not read again: 100 re-reads of the file when 100 schedules fired together
+    // put their runs at 175 / 255 ms late (p50 / p99, `npm run bench -- triggers`), 83 / 110 ms without
     Object.assign(s, { fires: claimed.fires, failures: claimed.failures, backoff_until: claimed.backoff_until });
     const record: FireRecord = { fire_time: fireTime, at: iso(this.o.clock.now()), outcome: 'waiting' };
     const missed = due.last <= this.startedAt - (this.o.graceMs ?? 2_000);
