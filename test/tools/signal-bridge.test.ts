@@ -3,28 +3,32 @@
  * SIGTERM, ends its children's groups (SIGKILL for those trapping TERM), then dies of SIGTERM.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, liveProcesses, marker } from './helpers.js';
 
-const SRC = resolve(import.meta.dirname, '../../src/tools');
+const SRC = resolve(import.meta.dirname, '../../src');
+let root: string;
 let dir: string;
 
 beforeAll(() => {
-  // Plain node cannot load .ts: transpile the three supervisor modules into a scratch ESM folder.
-  dir = mkdtempSync(join(tmpdir(), 'rt-bridge-'));
-  writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
-  for (const f of ['signal-bridge', 'process-group', 'supervised-child']) {
+  // Plain node cannot load .ts: transpile the supervisor's modules into a scratch ESM tree laid out
+  // as src/ is (supervised-child imports the sandbox's socket-owner).
+  root = mkdtempSync(join(tmpdir(), 'rt-bridge-'));
+  writeFileSync(join(root, 'package.json'), '{"type":"module"}');
+  for (const f of ['tools/signal-bridge', 'tools/process-group', 'tools/supervised-child', 'sandbox/socket-owner']) {
     const out = ts.transpileModule(readFileSync(join(SRC, `${f}.ts`), 'utf8'), {
       compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
     });
-    writeFileSync(join(dir, `${f}.js`), out.outputText);
+    mkdirSync(join(root, f, '..'), { recursive: true });
+    writeFileSync(join(root, `${f}.js`), out.outputText);
   }
+  dir = join(root, 'tools');
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('signal bridge in a process without its own handlers', () => {
   it('ends every child group, then lets the signal end the process', async () => {
