@@ -20,12 +20,23 @@ let browser: TestBrowser | undefined;
 beforeAll(async () => {
   mkdirSync(out, { recursive: true });
   project = makeProject({
-    '.runtrail/agents/careful.md': agentFile('name: careful\ndescription: asks before it writes\nmodel: script:careful.turns.json\npermissions: { write_artifact: ask }'),
-    '.runtrail/agents/careful.turns.json': JSON.stringify([{ toolCalls: [{ name: 'write_artifact', args: { path: 'out.md', content: '# out\n' } }] }, { text: 'written after approval' }]),
+    '.runtrail/agents/careful.md': agentFile(
+      'name: careful\ndescription: asks before it writes\nmodel: script:careful.turns.json\npermissions: { write_artifact: ask }',
+    ),
+    '.runtrail/agents/careful.turns.json': JSON.stringify([
+      { toolCalls: [{ name: 'write_artifact', args: { path: 'out.md', content: '# out\n' } }] },
+      { text: 'written after approval' },
+    ]),
     '.runtrail/agents/lead.md': agentFile('name: lead\ndescription: hands a part to its helper\nmodel: script:lead.turns.json\nagents: [helper]'),
-    '.runtrail/agents/lead.turns.json': JSON.stringify([{ toolCalls: [{ name: 'run_agent', args: { agent: 'helper', goal: 'write the part' } }] }, { text: 'the helper wrote the part' }]),
+    '.runtrail/agents/lead.turns.json': JSON.stringify([
+      { toolCalls: [{ name: 'run_agent', args: { agent: 'helper', goal: 'write the part' } }] },
+      { text: 'the helper wrote the part' },
+    ]),
     '.runtrail/agents/helper.md': agentFile('name: helper\ndescription: writes parts\nmodel: script:helper.turns.json'),
-    '.runtrail/agents/helper.turns.json': JSON.stringify([{ toolCalls: [{ name: 'write_artifact', args: { path: 'part.md', content: '# part\n' } }] }, { text: 'part done' }]),
+    '.runtrail/agents/helper.turns.json': JSON.stringify([
+      { toolCalls: [{ name: 'write_artifact', args: { path: 'part.md', content: '# part\n' } }] },
+      { text: 'part done' },
+    ]),
   });
   const registry = await ExtensionRegistry.load({ projectDir: project.dir, builtins: [], builtinSkillsDir: join(project.dir, 'none') });
   service = new RunService({ dataDir: join(project.dir, '.runtrail'), pluginSource: registry, env: {}, cwd: project.dir, processRegistry: null });
@@ -74,7 +85,8 @@ describe('agent depth on the page', () => {
     await page.screenshot({ path: join(out, 'subagent-nested.png'), fullPage: true });
     await child.getByRole('link', { name: childId }).click();
     await page.waitForURL(new RegExp(`#/runs/${childId}$`));
-    await page.getByRole('link', { name: runId }).waitFor();
+    // the child's page links back to its parent (the conversation panel may list the parent too)
+    await page.getByRole('paragraph').filter({ hasText: 'Subagent of' }).getByRole('link', { name: runId }).waitFor();
     await page.close();
   }, 60_000);
 });
