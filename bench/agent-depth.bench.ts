@@ -51,7 +51,10 @@ async function compaction(): Promise<void> {
     const r = await service.create({ plugin: 'feedbacklens', input: { csv_path: csv, product_name: 'TaskFlow Pro' }, limits });
     const s = await service.wait(r.run_id);
     const ms = performance.now() - t;
-    const m = JSON.parse(readFileSync(join(dir, 'runs', r.run_id, 'runtime', 'metrics.json'), 'utf8')) as { compactions: { count: number; tokens_saved: number }; tokens: { input: number } };
+    const m = JSON.parse(readFileSync(join(dir, 'runs', r.run_id, 'runtime', 'metrics.json'), 'utf8')) as {
+      compactions: { count: number; tokens_saved: number };
+      tokens: { input: number };
+    };
     return { ms, status: s.status, ...m.compactions, input: m.tokens.input };
   };
   try {
@@ -69,7 +72,9 @@ async function compaction(): Promise<void> {
     }
     console.log(`compaction, offline feedbacklens on examples/feedback.csv (median of 5, interleaved):`);
     console.log(`  unlimited:            ${median(plain).toFixed(1)} ms/run, model input ${base.input} tokens over the run`);
-    console.log(`  context_tokens 8,000: ${median(forced).toFixed(1)} ms/run (${(median(forced) / median(plain)).toFixed(2)}×), ${last.count} compactions, ${last.tokens_saved} tokens taken out of the context, model input ${last.input} tokens (${((1 - last.input / base.input) * 100).toFixed(0)}% fewer), ${last.status}`);
+    console.log(
+      `  context_tokens 8,000: ${median(forced).toFixed(1)} ms/run (${(median(forced) / median(plain)).toFixed(2)}×), ${last.count} compactions, ${last.tokens_saved} tokens taken out of the context, model input ${last.input} tokens (${((1 - last.input / base.input) * 100).toFixed(0)}% fewer), ${last.status}`,
+    );
   } finally {
     await service.close();
     rmSync(dir, { recursive: true, force: true });
@@ -78,8 +83,17 @@ async function compaction(): Promise<void> {
 
 async function subagentOverhead(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-sub-'));
-  const child = agent('child', () => [], () => ({ text: 'done' }));
-  const parent = agent('parent', () => [], (s) => (toolResults(s.messages).length === 0 ? { toolCalls: [{ name: 'run_agent', args: { agent: 'child', goal: 'go' } }] } : { text: 'ok' }), ['child']);
+  const child = agent(
+    'child',
+    () => [],
+    () => ({ text: 'done' }),
+  );
+  const parent = agent(
+    'parent',
+    () => [],
+    (s) => (toolResults(s.messages).length === 0 ? { toolCalls: [{ name: 'run_agent', args: { agent: 'child', goal: 'go' } }] } : { text: 'ok' }),
+    ['child'],
+  );
   const service = new RunService({ dataDir: dir, plugins: [parent, child], env: {}, processRegistry: null });
   try {
     const gaps: number[] = [];
@@ -92,14 +106,18 @@ async function subagentOverhead(): Promise<void> {
         if (e.stream === 'tool' && e.data.phase === 'start' && e.data.name === 'run_agent') callAt = e.ts;
         if (e.stream === 'run' && e.data.type === 'subagent.started') childId = e.data.childRunId;
       }
-      const childEvents = readFileSync(join(dir, 'runs', childId, 'runtime', 'events.jsonl'), 'utf8').split('\n').filter(Boolean);
+      const childEvents = readFileSync(join(dir, 'runs', childId, 'runtime', 'events.jsonl'), 'utf8')
+        .split('\n')
+        .filter(Boolean);
       const first = JSON.parse(childEvents[0]) as { ts: number };
       const last = JSON.parse(childEvents.at(-1)!) as { ts: number };
       gaps.push(first.ts - callAt);
       total.push(last.ts - callAt);
     }
     console.log(`subagent overhead (30 parent runs, offline child answering at once):`);
-    console.log(`  run_agent called → child's first event: median ${median(gaps).toFixed(1)} ms, max ${Math.max(...gaps)} ms; → child's terminal event: median ${median(total).toFixed(1)} ms`);
+    console.log(
+      `  run_agent called → child's first event: median ${median(gaps).toFixed(1)} ms, max ${Math.max(...gaps)} ms; → child's terminal event: median ${median(total).toFixed(1)} ms`,
+    );
   } finally {
     await service.close();
     rmSync(dir, { recursive: true, force: true });
@@ -115,7 +133,13 @@ async function parallelTools(): Promise<void> {
     readOnly: true,
     execute: () => new Promise((r) => setTimeout(() => r({ ok: true, content: 'read' }), 200)),
   };
-  const calls = (n: number) => agent(`calls${n}`, () => [slow], (s) => (toolResults(s.messages).length === 0 ? { toolCalls: Array.from({ length: n }, (_, i) => ({ name: 'slow_read', args: { n: i } })) } : { text: 'ok' }));
+  const calls = (n: number) =>
+    agent(
+      `calls${n}`,
+      () => [slow],
+      (s) =>
+        toolResults(s.messages).length === 0 ? { toolCalls: Array.from({ length: n }, (_, i) => ({ name: 'slow_read', args: { n: i } })) } : { text: 'ok' },
+    );
   const service = new RunService({ dataDir: dir, plugins: [calls(1), calls(4)], env: {}, processRegistry: null });
   try {
     const turnMs = async (plugin: string) => {
@@ -135,7 +159,9 @@ async function parallelTools(): Promise<void> {
       four.push(await turnMs('calls4'));
     }
     const ratio = median(four) / median(one);
-    console.log(`parallel tool calls (median of 5): one 200 ms read-only call ${median(one).toFixed(0)} ms, a turn of four ${median(four).toFixed(0)} ms → ${ratio.toFixed(2)}× (target ≤ 1.3×)`);
+    console.log(
+      `parallel tool calls (median of 5): one 200 ms read-only call ${median(one).toFixed(0)} ms, a turn of four ${median(four).toFixed(0)} ms → ${ratio.toFixed(2)}× (target ≤ 1.3×)`,
+    );
   } finally {
     await service.close();
     rmSync(dir, { recursive: true, force: true });

@@ -112,7 +112,16 @@ function event(type: string, data: Record<string, unknown>): string {
 export function anthropicSse(turn: ScriptedTurn, usage: CacheUsage, n: number): string {
   const { output_tokens, ...input } = usage;
   let out = event('message_start', {
-    message: { id: `msg_loopback_${n}`, type: 'message', role: 'assistant', model: 'claude-loopback', content: [], stop_reason: null, stop_sequence: null, usage: { ...input, output_tokens: 1 } },
+    message: {
+      id: `msg_loopback_${n}`,
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-loopback',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { ...input, output_tokens: 1 },
+    },
   });
   let index = 0;
   if (turn.thinking !== undefined) {
@@ -134,7 +143,10 @@ export function anthropicSse(turn: ScriptedTurn, usage: CacheUsage, n: number): 
     out += event('content_block_stop', { index });
     index++;
   }
-  out += event('message_delta', { delta: { stop_reason: turn.toolUses?.length ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { ...input, output_tokens } });
+  out += event('message_delta', {
+    delta: { stop_reason: turn.toolUses?.length ? 'tool_use' : 'end_turn', stop_sequence: null },
+    usage: { ...input, output_tokens },
+  });
   out += event('message_stop', {});
   return out;
 }

@@ -38,7 +38,10 @@ function project(tgUrl: string, turns: unknown[]): string {
   const dir = mkdtempSync(join(tmpdir(), 'rt-channels-bench-'));
   mkdirSync(join(dir, '.runtrail', 'agents'), { recursive: true });
   const allow = [...Array.from({ length: PREVIEWS + 10 }, (_, i) => 1000 + i), ...Array.from({ length: 10 }, (_, i) => -1000 - i)];
-  writeFileSync(join(dir, '.runtrail', 'channels.json'), JSON.stringify({ telegram: { token: '${BENCH_TG}', api_root: tgUrl, allow_from: allow, poll_timeout_s: 1 } }));
+  writeFileSync(
+    join(dir, '.runtrail', 'channels.json'),
+    JSON.stringify({ telegram: { token: '${BENCH_TG}', api_root: tgUrl, allow_from: allow, poll_timeout_s: 1 } }),
+  );
   writeFileSync(join(dir, '.runtrail', 'agents', 'chat.md'), '---\nname: chat\ndescription: bench\nmodel: script:chat.turns.json\n---\nAnswer.\n');
   writeFileSync(join(dir, '.runtrail', 'agents', 'chat.turns.json'), JSON.stringify(turns));
   return dir;
@@ -46,10 +49,22 @@ function project(tgUrl: string, turns: unknown[]): string {
 
 async function runtrail(tg: FakeTelegram, turns: unknown[]) {
   const dir = project(tg.url, turns);
-  const registry = await ExtensionRegistry.load({ projectDir: dir, builtins: [], builtinSkillsDir: join(dir, 'none'), builtinChannels: [...BUILTIN_CHANNELS], env: { BENCH_TG: tg.token } });
+  const registry = await ExtensionRegistry.load({
+    projectDir: dir,
+    builtins: [],
+    builtinSkillsDir: join(dir, 'none'),
+    builtinChannels: [...BUILTIN_CHANNELS],
+    env: { BENCH_TG: tg.token },
+  });
   const service = new RunService({ dataDir: join(dir, '.runtrail'), pluginSource: registry, env: {}, cwd: dir, processRegistry: null, concurrency: 8 });
   await service.init();
-  const host = new ChannelHost({ service, channels: [...registry.channels.values()], dataDir: join(dir, '.runtrail'), plugins: () => registry.list(), log: () => undefined });
+  const host = new ChannelHost({
+    service,
+    channels: [...registry.channels.values()],
+    dataDir: join(dir, '.runtrail'),
+    plugins: () => registry.list(),
+    log: () => undefined,
+  });
   host.start();
   await until(() => host.status()[0]?.connected === true);
   return {
@@ -115,7 +130,9 @@ export async function run(): Promise<void> {
   await until(() => rt.host.status()[0].live_replies === 0);
   await rt.stop();
   await tg.stop();
-  console.log(`first preview   bare grammY loop p50 ${pct(bare, 50).toFixed(1)} ms p99 ${pct(bare, 99).toFixed(1)} ms · runtrail p50 ${pct(ours, 50).toFixed(1)} ms p99 ${pct(ours, 99).toFixed(1)} ms (${PREVIEWS} updates, each a new run) · ratio p50 ${(pct(ours, 50) / pct(bare, 50)).toFixed(1)}×`);
+  console.log(
+    `first preview   bare grammY loop p50 ${pct(bare, 50).toFixed(1)} ms p99 ${pct(bare, 99).toFixed(1)} ms · runtrail p50 ${pct(ours, 50).toFixed(1)} ms p99 ${pct(ours, 99).toFixed(1)} ms (${PREVIEWS} updates, each a new run) · ratio p50 ${(pct(ours, 50) / pct(bare, 50)).toFixed(1)}×`,
+  );
 
   // edits under a fast stream, several chats at once
   const words = Array.from({ length: CHUNKS }, (_, i) => `word${i} `).join('');
@@ -131,7 +148,10 @@ export async function run(): Promise<void> {
   await until(() => all.every((c) => tg2.messagesIn(c).some((m) => m.text?.startsWith('word0') && m.text.endsWith(`word${CHUNKS - 1}`))), 120_000);
   const seconds = (performance.now() - t0) / 1000;
   const rows = all.map((c) => {
-    const at = tg2.calls('editMessageText').filter((r) => Number(r.params.chat_id) === c).map((r) => r.at);
+    const at = tg2
+      .calls('editMessageText')
+      .filter((r) => Number(r.params.chat_id) === c)
+      .map((r) => r.at);
     const interval = c < 0 ? 3000 : 1000;
     return { c, edits: at.length, perS: at.length / seconds, worst: mostInWindow(at, interval) };
   });
@@ -139,7 +159,17 @@ export async function run(): Promise<void> {
   await rt2.stop();
   await tg2.stop();
   const fmt = (r: (typeof rows)[number]) => `${r.perS.toFixed(2)}/s (${r.edits} edits, most in one interval ${r.worst})`;
-  console.log(`edits per chat  private (limit 1/s): ${rows.filter((r) => r.c > 0).map(fmt).join(', ')}`);
-  console.log(`edits per chat  group (limit 1 per 3 s): ${rows.filter((r) => r.c < 0).map(fmt).join(', ')} · stream of ${CHUNKS} chunks over ${seconds.toFixed(1)} s`);
+  console.log(
+    `edits per chat  private (limit 1/s): ${rows
+      .filter((r) => r.c > 0)
+      .map(fmt)
+      .join(', ')}`,
+  );
+  console.log(
+    `edits per chat  group (limit 1 per 3 s): ${rows
+      .filter((r) => r.c < 0)
+      .map(fmt)
+      .join(', ')} · stream of ${CHUNKS} chunks over ${seconds.toFixed(1)} s`,
+  );
   if (rows.some((r) => r.worst > 1)) throw new Error('an edit interval was broken');
 }

@@ -11,6 +11,8 @@ if (!file) {
   process.exit(2);
 }
 let records = 0;
-const parser = createReadStream(file, { highWaterMark: 64 * 1024 }).pipe(parse({ relax_column_count: true, relax_quotes: true, skip_empty_lines: true, bom: true }));
+const parser = createReadStream(file, { highWaterMark: 64 * 1024 }).pipe(
+  parse({ relax_column_count: true, relax_quotes: true, skip_empty_lines: true, bom: true }),
+);
 for await (const _ of parser) records++;
 process.stdout.write(`${records}\n`);

@@ -44,9 +44,17 @@ export default { name: 'noop', tools: [
 `,
   );
   for (const tool of ['peek', 'poke']) {
-    const turns = [...Array.from({ length: CALLS / PER_TURN }, (_, t) => ({ toolCalls: Array.from({ length: PER_TURN }, (_, i) => ({ name: tool, args: { n: t * PER_TURN + i } })) })), { text: 'done' }];
+    const turns = [
+      ...Array.from({ length: CALLS / PER_TURN }, (_, t) => ({
+        toolCalls: Array.from({ length: PER_TURN }, (_, i) => ({ name: tool, args: { n: t * PER_TURN + i } })),
+      })),
+      { text: 'done' },
+    ];
     write(dir, `.runtrail/agents/${tool}.turns.json`, JSON.stringify(turns));
-    for (const [name, extra] of [[`${tool}-kept`, ''], [`${tool}-bare`, '\ndurability: interrupt']]) {
+    for (const [name, extra] of [
+      [`${tool}-kept`, ''],
+      [`${tool}-bare`, '\ndurability: interrupt'],
+    ]) {
       write(
         dir,
         `.runtrail/agents/${name}.md`,
@@ -80,7 +88,9 @@ async function benchCheckpointCost(dir: string): Promise<void> {
     const k = median(kept);
     const b = median(bare);
     const what = tool === 'peek' ? 'read-only tool' : 'tool not safe to run twice (started record flushed before the handler)';
-    console.log(`${CALLS.toLocaleString('en')}-call run, ${what}, ${ROUNDS} rounds (median): with checkpoints ${k.toFixed(0)} ms, without ${b.toFixed(0)} ms → ratio ${(k / b).toFixed(2)}× (goal ≤ 1.10×), ${(((k - b) / CALLS) * 1000).toFixed(0)} µs per tool call`);
+    console.log(
+      `${CALLS.toLocaleString('en')}-call run, ${what}, ${ROUNDS} rounds (median): with checkpoints ${k.toFixed(0)} ms, without ${b.toFixed(0)} ms → ratio ${(k / b).toFixed(2)}× (goal ≤ 1.10×), ${(((k - b) / CALLS) * 1000).toFixed(0)} µs per tool call`,
+    );
   }
   const size = statSync(join(service.runsDir, (await service.list({ plugin: 'poke-kept', limit: 1 })).runs[0].run_id, 'runtime', 'checkpoint.jsonl')).size;
   console.log(`  checkpoint of a ${CALLS.toLocaleString('en')}-call run: ${(size / 1024).toFixed(0)} KiB`);
@@ -107,7 +117,8 @@ async function benchRestart(dir: string): Promise<void> {
       const file = id ? join(runsDir, id, 'runtime', 'events.jsonl') : '';
       return file && existsSync(file) ? file : '';
     };
-    for (let i = 0; i < 600 && !(eventsFile() && readFileSync(eventsFile(), 'utf8').includes('"phase":"start","name":"wait"')); i++) await new Promise((res) => setTimeout(res, 20));
+    for (let i = 0; i < 600 && !(eventsFile() && readFileSync(eventsFile(), 'utf8').includes('"phase":"start","name":"wait"')); i++)
+      await new Promise((res) => setTimeout(res, 20));
     child.kill('SIGKILL');
     await new Promise((res) => child.once('close', res));
     const file = eventsFile();
@@ -126,7 +137,9 @@ async function benchRestart(dir: string): Promise<void> {
     fresh.push(performance.now() - t2);
     await service.close();
   }
-  console.log(`restart → resumed run's first new event, ${ROUNDS} rounds (median): ${median(restarts).toFixed(1)} ms (a new run's create → first event in the same process: ${median(fresh).toFixed(1)} ms)`);
+  console.log(
+    `restart → resumed run's first new event, ${ROUNDS} rounds (median): ${median(restarts).toFixed(1)} ms (a new run's create → first event in the same process: ${median(fresh).toFixed(1)} ms)`,
+  );
 }
 
 export async function run(): Promise<void> {

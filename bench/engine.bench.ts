@@ -46,7 +46,7 @@ function generateCsv(rows: number): string {
   ];
   const moods = ['', ' Really frustrating.', ' Otherwise I love it.', ' Please fix soon!', ' Thanks team.', ' This is a deal breaker for us.'];
   let seed = 42;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
   const lines = ['feedback_id,date,rating,channel,text'];
   for (let i = 1; i <= rows; i++) {
     const [, text] = topics[Math.floor(rnd() * topics.length)];
@@ -96,8 +96,12 @@ async function benchRuns(dir: string): Promise<void> {
   await service.close();
   const med = median(wall);
   const base = median(parseMs);
-  console.log(`feedbacklens offline, ${ROWS.toLocaleString('en')} rows, ${RUNS} runs: median ${med.toFixed(1)} ms/run (min ${Math.min(...wall).toFixed(1)}, max ${Math.max(...wall).toFixed(1)}), ${(events / RUNS).toFixed(0)} events/run, ${failed} not completed`);
-  console.log(`  of which runtime (not tool handlers, not model turns): median ${median(runtimeShare).toFixed(1)} ms/run (${((median(runtimeShare) / med) * 100).toFixed(0)}% of the run)`);
+  console.log(
+    `feedbacklens offline, ${ROWS.toLocaleString('en')} rows, ${RUNS} runs: median ${med.toFixed(1)} ms/run (min ${Math.min(...wall).toFixed(1)}, max ${Math.max(...wall).toFixed(1)}), ${(events / RUNS).toFixed(0)} events/run, ${failed} not completed`,
+  );
+  console.log(
+    `  of which runtime (not tool handlers, not model turns): median ${median(runtimeShare).toFixed(1)} ms/run (${((median(runtimeShare) / med) * 100).toFixed(0)}% of the run)`,
+  );
   console.log(`  baseline csv-parse of the same file: median ${base.toFixed(1)} ms → run/parse ratio ${(med / base).toFixed(1)}×`);
 }
 
@@ -137,7 +141,9 @@ async function benchToolOverhead(dir: string): Promise<void> {
   const viaExecutor = median(viaExecutors);
   const viaStored = median(viaStoreds);
   store.close();
-  console.log(`tool call, ${CALLS.toLocaleString('en')} calls × ${ROUNDS} rounds (median): direct handler ${direct.toFixed(2)} µs, through ToolExecutor ${viaExecutor.toFixed(2)} µs → runtime overhead ${(viaExecutor - direct).toFixed(2)} µs/call (${(viaExecutor / direct).toFixed(1)}× the bare call)`);
+  console.log(
+    `tool call, ${CALLS.toLocaleString('en')} calls × ${ROUNDS} rounds (median): direct handler ${direct.toFixed(2)} µs, through ToolExecutor ${viaExecutor.toFixed(2)} µs → runtime overhead ${(viaExecutor - direct).toFixed(2)} µs/call (${(viaExecutor / direct).toFixed(1)}× the bare call)`,
+  );
   console.log(`  with both tool events appended to events.jsonl: ${viaStored.toFixed(2)} µs/call → overhead ${(viaStored - direct).toFixed(2)} µs/call`);
 }
 

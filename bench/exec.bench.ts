@@ -62,7 +62,11 @@ function bareDrain(ownSession = false): Promise<Sample> {
     const t0 = performance.now();
     let bytes = 0;
     const child = ownSession
-      ? spawn('/bin/sh', ['-c', COMMAND], { stdio: ['pipe', 'pipe', 'pipe'], detached: true, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' } })
+      ? spawn('/bin/sh', ['-c', COMMAND], {
+          stdio: ['pipe', 'pipe', 'pipe'],
+          detached: true,
+          env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' },
+        })
       : spawn('/bin/sh', ['-c', COMMAND], { stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.on('data', (b: Buffer) => (bytes += b.length));
     child.stderr.resume();
@@ -109,7 +113,11 @@ export async function run(): Promise<void> {
     const own: Sample[] = [];
     const ex: Array<Sample & { events: number }> = [];
     for (let i = 0; i < ROUNDS; i++) {
-      const steps = [async () => void bare.push(await bareDrain()), async () => void own.push(await bareDrain(true)), async () => void ex.push(await viaExec(registry))];
+      const steps = [
+        async () => void bare.push(await bareDrain()),
+        async () => void own.push(await bareDrain(true)),
+        async () => void ex.push(await viaExec(registry)),
+      ];
       for (const step of i % 2 === 0 ? steps : [...steps].reverse()) await step();
     }
     if ([...bare, ...own].some((b) => b.bytes !== BYTES)) throw new Error('bare drain read a wrong byte count');
@@ -123,9 +131,13 @@ export async function run(): Promise<void> {
     console.log(`  bare drain, spawned like exec (own session/group): ${ownT.toFixed(2)} GB/s`);
     console.log(`  exec (caps, tail, events): ${exT.toFixed(2)} GB/s, peak RSS growth ${mib(exRss)} MiB, ${median(ex.map((e) => e.events))} process events`);
     const pairs = ex.map((e, i) => gbps(e) / gbps(bare[i]));
-    console.log(`  throughput ratio exec/bare: ${(exT / bareT).toFixed(2)}x of medians, ${median(pairs).toFixed(2)}x median per round (target >= 0.70x); rounds: ${pairs.map((r) => r.toFixed(2)).join(', ')}`);
+    console.log(
+      `  throughput ratio exec/bare: ${(exT / bareT).toFixed(2)}x of medians, ${median(pairs).toFixed(2)}x median per round (target >= 0.70x); rounds: ${pairs.map((r) => r.toFixed(2)).join(', ')}`,
+    );
     console.log(`  exec vs bare spawned like exec: ${(exT / ownT).toFixed(2)}x (same spawn options: Runtrail's own cost)`);
-    console.log(`  CPU of this process per GiB: bare ${median(bare.map((s) => s.cpuMs)).toFixed(0)} ms, bare like exec ${median(own.map((s) => s.cpuMs)).toFixed(0)} ms, exec ${median(ex.map((s) => s.cpuMs)).toFixed(0)} ms (machine load: ${loadavg()[0].toFixed(1)})`);
+    console.log(
+      `  CPU of this process per GiB: bare ${median(bare.map((s) => s.cpuMs)).toFixed(0)} ms, bare like exec ${median(own.map((s) => s.cpuMs)).toFixed(0)} ms, exec ${median(ex.map((s) => s.cpuMs)).toFixed(0)} ms (machine load: ${loadavg()[0].toFixed(1)})`,
+    );
     console.log(`  peak RSS delta: ${mib(exRss - bareRss)} MiB (target <= 50 MiB)`);
 
     const killMs: number[] = [];

@@ -67,7 +67,8 @@ async function inMemory(): Promise<void> {
     ['analyseFeedback (all of it)', time(() => analyseFeedback(rows))],
   ];
   console.log(`10,000 rows; baseline csv-parse: ${baseline.toFixed(1)} ms (median of 5)`);
-  for (const [name, ms] of figures) console.log(`${name.padEnd(30)} ${ms.toFixed(1).padStart(8)} ms  ${(ms / baseline).toFixed(2)}× baseline  ${((ms * 1000) / 10_000).toFixed(1)} µs/row`);
+  for (const [name, ms] of figures)
+    console.log(`${name.padEnd(30)} ${ms.toFixed(1).padStart(8)} ms  ${(ms / baseline).toFixed(2)}× baseline  ${((ms * 1000) / 10_000).toFixed(1)} µs/row`);
 }
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -92,16 +93,21 @@ async function largeInputs(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'runtrail-bench-large-'));
   try {
     console.log(`\nlarge inputs: runtrail run feedbacklens (offline) vs a streaming csv-parse of the same file; peak RSS of the ${peakRssScope()}`);
-    console.log(`${'rows'.padStart(9)} ${'file MB'.padStart(8)} | ${'parse s'.padStart(8)} ${'MB'.padStart(6)} | ${'run s'.padStart(7)} ${'MB'.padStart(6)} | ${'time ×'.padStart(7)} ${'RSS ×'.padStart(6)} | ${'ms/1k rows'.padStart(10)} | RSS ≤ 4×file+150 MB`);
+    console.log(
+      `${'rows'.padStart(9)} ${'file MB'.padStart(8)} | ${'parse s'.padStart(8)} ${'MB'.padStart(6)} | ${'run s'.padStart(7)} ${'MB'.padStart(6)} | ${'time ×'.padStart(7)} ${'RSS ×'.padStart(6)} | ${'ms/1k rows'.padStart(10)} | RSS ≤ 4×file+150 MB`,
+    );
     for (const [rows, reps] of SIZES) {
       const file = join(dir, `feedback-${rows}.csv`);
       const bytes = await writeFeedbackCsv(file, rows);
       const base = await medianOf(reps, () => measureNode([BASELINE, file]));
       const runs = await medianOf(reps, () => {
         const data = join(dir, `data-${rows}`);
-        return measureNode([CLI, 'run', 'feedbacklens', '--input', `csv_path=${file}`, '--data-dir', data]).finally(() => rmSync(data, { recursive: true, force: true }));
+        return measureNode([CLI, 'run', 'feedbacklens', '--input', `csv_path=${file}`, '--data-dir', data]).finally(() =>
+          rmSync(data, { recursive: true, force: true }),
+        );
       });
-      if (base.exitCode !== 0 || runs.exitCode !== 0) throw new Error(`large-input bench at ${rows} rows: exit ${base.exitCode}/${runs.exitCode}: ${runs.stderrTail || base.stderrTail}`);
+      if (base.exitCode !== 0 || runs.exitCode !== 0)
+        throw new Error(`large-input bench at ${rows} rows: exit ${base.exitCode}/${runs.exitCode}: ${runs.stderrTail || base.stderrTail}`);
       const limit = 4 * bytes + 150 * MB;
       const perK = runs.ms / (rows / 1000);
       console.log(
@@ -109,7 +115,9 @@ async function largeInputs(): Promise<void> {
       );
       rmSync(file, { force: true });
     }
-    console.log(`  (${SIZES.map(([r, n]) => `${r.toLocaleString('en')}: ${n === 1 ? 'measured once' : `median of ${n}`}`).join(', ')}; ms/1k rows flat = linear in rows; the 10,000-row row includes the CLI's start-up)`);
+    console.log(
+      `  (${SIZES.map(([r, n]) => `${r.toLocaleString('en')}: ${n === 1 ? 'measured once' : `median of ${n}`}`).join(', ')}; ms/1k rows flat = linear in rows; the 10,000-row row includes the CLI's start-up)`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

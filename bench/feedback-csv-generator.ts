@@ -144,7 +144,11 @@ const TOPICS: Topic[] = [
   {
     weight: 3,
     rating: [3, 5],
-    lines: ['Good product overall, {feature} gives our managers what they need.', 'Simple, fast, and free for my personal lists.', 'Nice update, the new filters are handy.'],
+    lines: [
+      'Good product overall, {feature} gives our managers what they need.',
+      'Simple, fast, and free for my personal lists.',
+      'Nice update, the new filters are handy.',
+    ],
   },
 ];
 const OPENERS = ['', '', '', '', 'Honestly, ', 'Hi team, ', 'FYI: ', 'Ugh. ', 'Quick note: '];

@@ -119,19 +119,31 @@ class Bench {
   async init(mcp: Record<string, unknown>): Promise<void> {
     const files: Record<string, string> = {
       '.runtrail/mcp.json': JSON.stringify({ mcpServers: { everything: mcp } }),
-      '.runtrail/agents/echoer.md': '---\nname: echoer\ndescription: echoes through MCP\ntools: ["mcp__everything__echo"]\nmcpServers: [everything]\nlimits: { max_iterations: 200, max_tool_calls: 1000 }\n---\nEcho.\n',
+      '.runtrail/agents/echoer.md':
+        '---\nname: echoer\ndescription: echoes through MCP\ntools: ["mcp__everything__echo"]\nmcpServers: [everything]\nlimits: { max_iterations: 200, max_tool_calls: 1000 }\n---\nEcho.\n',
       'batches.json': JSON.stringify([
-        ...Array.from({ length: CALLS / BATCH }, (_, t) => ({ toolCalls: Array.from({ length: BATCH }, (_, i) => ({ name: 'mcp__everything__echo', args: { message: `m${t * BATCH + i}` } })) })),
+        ...Array.from({ length: CALLS / BATCH }, (_, t) => ({
+          toolCalls: Array.from({ length: BATCH }, (_, i) => ({ name: 'mcp__everything__echo', args: { message: `m${t * BATCH + i}` } })),
+        })),
         { text: 'done' },
       ]),
-      'one-by-one.json': JSON.stringify([...Array.from({ length: SEQUENTIAL - 1 }, (_, i) => ({ toolCalls: [{ name: 'mcp__everything__echo', args: { message: `s${i}` } }] })), { text: 'done' }]),
+      'one-by-one.json': JSON.stringify([
+        ...Array.from({ length: SEQUENTIAL - 1 }, (_, i) => ({ toolCalls: [{ name: 'mcp__everything__echo', args: { message: `s${i}` } }] })),
+        { text: 'done' },
+      ]),
       'first.json': JSON.stringify([{ toolCalls: [{ name: 'mcp__everything__echo', args: { message: 'first' } }] }, { text: 'done' }]),
     };
     for (const [rel, text] of Object.entries(files)) {
       mkdirSync(join(this.dir, rel, '..'), { recursive: true });
       writeFileSync(join(this.dir, rel), text);
     }
-    const registry = await ExtensionRegistry.load({ projectDir: this.dir, builtins: [], builtinSkillsDir: join(this.dir, 'none'), env: process.env, mcpPool: this.pool });
+    const registry = await ExtensionRegistry.load({
+      projectDir: this.dir,
+      builtins: [],
+      builtinSkillsDir: join(this.dir, 'none'),
+      env: process.env,
+      mcpPool: this.pool,
+    });
     const errors = registry.problems.filter((p) => p.level === 'error');
     if (errors.length) throw new Error(`bench project: ${JSON.stringify(errors)}`);
     this.service = new RunService({
@@ -188,7 +200,8 @@ class Bench {
 async function bareBatches(c: Client, cpu?: CpuWindow[], serverPid?: number): Promise<number> {
   const from = cpuNow(serverPid);
   const t = performance.now();
-  for (let b = 0; b < CALLS / BATCH; b++) await Promise.all(Array.from({ length: BATCH }, (_, i) => c.callTool({ name: 'echo', arguments: { message: `m${b * BATCH + i}` } })));
+  for (let b = 0; b < CALLS / BATCH; b++)
+    await Promise.all(Array.from({ length: BATCH }, (_, i) => c.callTool({ name: 'echo', arguments: { message: `m${b * BATCH + i}` } })));
   const ms = performance.now() - t;
   cpu?.push(cpuSpent(from, cpuNow(serverPid)));
   return ms;
@@ -246,9 +259,13 @@ async function layers(label: string, def: Record<string, unknown>, bare: Client,
   await source.close();
   await pool.shutdown();
   const [b, h, x] = ms.map((m) => (median(m) * 1000) / CALLS);
-  console.log(`${label}: the same 1,000 calls, where the time goes: bare SDK Client ${b.toFixed(1)} µs/call; the MCP tool handler (Runtrail's MCP layer) ${h.toFixed(1)} µs/call → ${(h / b).toFixed(2)}×; through the ToolExecutor with both tool events in events.jsonl ${x.toFixed(1)} µs/call → ${(x / b).toFixed(2)}×`);
+  console.log(
+    `${label}: the same 1,000 calls, where the time goes: bare SDK Client ${b.toFixed(1)} µs/call; the MCP tool handler (Runtrail's MCP layer) ${h.toFixed(1)} µs/call → ${(h / b).toFixed(2)}×; through the ToolExecutor with both tool events in events.jsonl ${x.toFixed(1)} µs/call → ${(x / b).toFixed(2)}×`,
+  );
   const [cb, ch, cx] = cpu.map((c) => median(c) / CALLS);
-  console.log(`  main-thread CPU per call (median): bare SDK Client ${cb.toFixed(1)} µs, the MCP tool handler ${ch.toFixed(1)} µs, through the ToolExecutor with both events ${cx.toFixed(1)} µs`);
+  console.log(
+    `  main-thread CPU per call (median): bare SDK Client ${cb.toFixed(1)} µs, the MCP tool handler ${ch.toFixed(1)} µs, through the ToolExecutor with both events ${cx.toFixed(1)} µs`,
+  );
 }
 
 async function throughput(label: string, bench: Bench, bare: Client, bareServerPid: number | undefined): Promise<void> {
@@ -281,7 +298,9 @@ async function throughput(label: string, bench: Bench, bare: Client, bareServerP
   const perCall = (ms: number, n: number) => (ms * 1000) / n;
   const r = perCall(median(rt), CALLS);
   const b = perCall(median(bb), CALLS);
-  console.log(`${label}: ${CALLS.toLocaleString('en')} echo calls in ${CALLS / BATCH} turns of ${BATCH} (${ROUNDS} rounds, median): Runtrail run ${r.toFixed(1)} µs/call, bare SDK Client ${b.toFixed(1)} µs/call → ${(r / b).toFixed(2)}× (target ≤ 1.15×)`);
+  console.log(
+    `${label}: ${CALLS.toLocaleString('en')} echo calls in ${CALLS / BATCH} turns of ${BATCH} (${ROUNDS} rounds, median): Runtrail run ${r.toFixed(1)} µs/call, bare SDK Client ${b.toFixed(1)} µs/call → ${(r / b).toFixed(2)}× (target ≤ 1.15×)`,
+  );
   const cpuPerCall = (ws: CpuWindow[], k: keyof CpuWindow) => median(ws.map((w) => w[k])) / CALLS;
   const fmt = (us: number) => (Number.isNaN(us) ? 'n/a' : `${us.toFixed(1)}`);
   console.log(
@@ -290,7 +309,9 @@ async function throughput(label: string, bench: Bench, bare: Client, bareServerP
   );
   const rq = perCall(median(rs), SEQUENTIAL - 1);
   const bq = perCall(median(bs), SEQUENTIAL);
-  console.log(`  one call per model turn (${SEQUENTIAL - 1} turns): Runtrail ${rq.toFixed(1)} µs/call (a script model turn, the call, its events), bare sequential ${bq.toFixed(1)} µs/call → ${(rq / bq).toFixed(2)}×`);
+  console.log(
+    `  one call per model turn (${SEQUENTIAL - 1} turns): Runtrail ${rq.toFixed(1)} µs/call (a script model turn, the call, its events), bare sequential ${bq.toFixed(1)} µs/call → ${(rq / bq).toFixed(2)}×`,
+  );
 }
 
 async function firstCall(label: string, makeBench: () => Promise<Bench>, bareFirst: () => Promise<number>): Promise<void> {
@@ -303,7 +324,9 @@ async function firstCall(label: string, makeBench: () => Promise<Bench>, bareFir
     await bench.close();
     bt.push(await bareFirst());
   }
-  console.log(`${label}: first call including the server's start (${COLD} cold starts, median): Runtrail run create → first echo result ${median(rt).toFixed(1)} ms, bare Client spawn + initialize + call ${median(bt).toFixed(1)} ms → +${(median(rt) - median(bt)).toFixed(1)} ms (${(median(rt) / median(bt)).toFixed(2)}×)`);
+  console.log(
+    `${label}: first call including the server's start (${COLD} cold starts, median): Runtrail run create → first echo result ${median(rt).toFixed(1)} ms, bare Client spawn + initialize + call ${median(bt).toFixed(1)} ms → +${(median(rt) - median(bt)).toFixed(1)} ms (${(median(rt) / median(bt)).toFixed(2)}×)`,
+  );
 }
 
 export async function run(): Promise<void> {

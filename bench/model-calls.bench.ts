@@ -34,7 +34,10 @@ const lookup: AnyToolDefinition = {
 
 /** `turns` model calls: a lookup each (different pages: no repeated-call guard), then an answer. */
 function scripted(turns: number) {
-  return createScriptProvider([...Array.from({ length: turns - 1 }, (_, i) => ({ text: `Looking at page ${i}.`, toolCalls: [{ name: 'lookup', args: { page: i } }] })), { text: 'All pages read.' }]);
+  return createScriptProvider([
+    ...Array.from({ length: turns - 1 }, (_, i) => ({ text: `Looking at page ${i}.`, toolCalls: [{ name: 'lookup', args: { page: i } }] })),
+    { text: 'All pages read.' },
+  ]);
 }
 
 function agent(name: string, modelIo: boolean, turns: number): Agent {
@@ -50,7 +53,14 @@ async function recordingCost(turns: number, rounds: number): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-calls-'));
   const on = agent('recorded', true, turns);
   const off = agent('unrecorded', false, turns);
-  const service = new RunService({ dataDir: dir, plugins: [on, off], inputRoots: 'any', env: {}, processRegistry: null, providerResolver: () => scripted(turns) });
+  const service = new RunService({
+    dataDir: dir,
+    plugins: [on, off],
+    inputRoots: 'any',
+    env: {},
+    processRegistry: null,
+    providerResolver: () => scripted(turns),
+  });
   const once = async (name: string) => {
     const t = performance.now();
     const r = await service.create({ plugin: name, input: {} });
@@ -79,7 +89,9 @@ async function recordingCost(turns: number, rounds: number): Promise<void> {
     }
     const a = median(withCapture);
     const b = median(without);
-    console.log(`recording: ${turns}-turn scripted run, median of ${rounds}: capture on ${a.toFixed(0)} ms, off ${b.toFixed(0)} ms → ${(a / b).toFixed(3)}× (goal ≤ 1.10×); model_calls.jsonl ${(bytes / 1024).toFixed(0)} KB`);
+    console.log(
+      `recording: ${turns}-turn scripted run, median of ${rounds}: capture on ${a.toFixed(0)} ms, off ${b.toFixed(0)} ms → ${(a / b).toFixed(3)}× (goal ≤ 1.10×); model_calls.jsonl ${(bytes / 1024).toFixed(0)} KB`,
+    );
   } finally {
     await service.close();
     rmSync(dir, { recursive: true, force: true });
@@ -93,7 +105,14 @@ async function pageTime(turns: number): Promise<void> {
     return;
   }
   const dir = mkdtempSync(join(tmpdir(), 'bench-calls-page-'));
-  const service = new RunService({ dataDir: dir, plugins: [agent('recorded', true, turns)], inputRoots: 'any', env: {}, processRegistry: null, providerResolver: () => scripted(turns) });
+  const service = new RunService({
+    dataDir: dir,
+    plugins: [agent('recorded', true, turns)],
+    inputRoots: 'any',
+    env: {},
+    processRegistry: null,
+    providerResolver: () => scripted(turns),
+  });
   const server = await startServer({ service, port: 0, env: {}, logger: false });
   const ctx = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'bench-chromium-')), {
     executablePath: chromiumPath,
@@ -115,13 +134,18 @@ async function pageTime(turns: number): Promise<void> {
       await page.locator('[data-turn="model:1.0"]').waitFor({ timeout: 300_000 });
       shown.push(performance.now() - t);
       const c = performance.now();
-      await page.getByTestId('waterfall').getByTestId('long-list').evaluate((box) => box.scrollTo(0, box.scrollHeight));
+      await page
+        .getByTestId('waterfall')
+        .getByTestId('long-list')
+        .evaluate((box) => box.scrollTo(0, box.scrollHeight));
       await page.locator(`[data-bar="model:${turns}.0"]`).click({ timeout: 300_000 });
       await page.getByTestId('call-messages').waitFor({ timeout: 300_000 });
       opened.push(performance.now() - c);
       await page.close();
     }
-    console.log(`page: a ${turns}-call run, median of 3: waterfall and steps drawn ${median(shown).toFixed(0)} ms after opening; the last call (${2 * turns - 1} messages) open ${median(opened).toFixed(0)} ms after scrolling to its bar`);
+    console.log(
+      `page: a ${turns}-call run, median of 3: waterfall and steps drawn ${median(shown).toFixed(0)} ms after opening; the last call (${2 * turns - 1} messages) open ${median(opened).toFixed(0)} ms after scrolling to its bar`,
+    );
   } finally {
     await ctx.close();
     await server.close();

@@ -87,7 +87,18 @@ async function sseOnce(observers: RunObserver[]): Promise<{ eps: number; cpuMs: 
       turn++;
       bus.publish('model', { phase: 'start', turn, attempt: 0, provider: 'bench', model: 'm' });
       for (let j = i; j < i + BATCH; j++) bus.publish('assistant', { text: '', delta: TOKENS[j % TOKENS.length] });
-      bus.publish('model', { phase: 'end', turn, attempt: 0, provider: 'bench', model: 'm', finishReason: 'tool-calls', tokens: { input: 100, output: 50, cached_input: 0, cache_write: 0, reasoning: 0 }, costUsd: null, latencyMs: 1, firstTokenMs: 1 });
+      bus.publish('model', {
+        phase: 'end',
+        turn,
+        attempt: 0,
+        provider: 'bench',
+        model: 'm',
+        finishReason: 'tool-calls',
+        tokens: { input: 100, output: 50, cached_input: 0, cache_write: 0, reasoning: 0 },
+        costUsd: null,
+        latencyMs: 1,
+        firstTokenMs: 1,
+      });
       if (turn % 2 === 0) {
         bus.publish('tool', { phase: 'start', name: 'lookup', toolCallId: `c${turn}`, args: { q: 'x' } });
         bus.publish('tool', { phase: 'result', name: 'lookup', toolCallId: `c${turn}`, isError: false, result: 'ok' });
@@ -142,16 +153,26 @@ async function benchSse(endpoint: string): Promise<void> {
   const f = (v: number) => Math.round(v).toLocaleString('en-US');
   const c = { none: median(cpu.none), off: median(cpu.off), on: median(cpu.on) };
   console.log(`sse, ${N.toLocaleString('en-US')} deltas (+${N / BATCH} model calls, ${N / BATCH / 2} tool calls), ${ROUNDS} rounds`);
-  console.log(`  wall, best: none ${f(best.none)}/s, off ${f(best.off)}/s, on ${f(best.on)}/s → on/off ${(best.on / best.off).toFixed(3)}x, off/none ${(best.off / best.none).toFixed(3)}x the throughput`);
+  console.log(
+    `  wall, best: none ${f(best.none)}/s, off ${f(best.off)}/s, on ${f(best.on)}/s → on/off ${(best.on / best.off).toFixed(3)}x, off/none ${(best.off / best.none).toFixed(3)}x the throughput`,
+  );
   console.log(`  CPU, median: none ${c.none.toFixed(0)} ms, off ${c.off.toFixed(0)} ms, on ${c.on.toFixed(0)} ms`);
   console.log(`  sse export on / off   = ${(c.on / c.off).toFixed(3)}x the CPU  (target <= 1.05x: at most 5% slower)`);
   console.log(`  sse export off / none = ${(c.off / c.none).toFixed(3)}x the CPU  (target: no measurable cost)`);
 }
 
 function csvOf(rows: number): string {
-  const texts = ['Sync keeps failing and I lose edits', 'Export to PDF cuts the last page', 'Pricing is too expensive for a small team', 'Onboarding was smooth, templates saved hours', 'Search is slow', 'The app crashes on large files'];
+  const texts = [
+    'Sync keeps failing and I lose edits',
+    'Export to PDF cuts the last page',
+    'Pricing is too expensive for a small team',
+    'Onboarding was smooth, templates saved hours',
+    'Search is slow',
+    'The app crashes on large files',
+  ];
   const lines = ['feedback_id,date,rating,channel,text'];
-  for (let i = 1; i <= rows; i++) lines.push(`F${i},2026-06-${String(1 + (i % 28)).padStart(2, '0')},${1 + (i % 5)},email,"${texts[i % texts.length]} (#${i % 97})"`);
+  for (let i = 1; i <= rows; i++)
+    lines.push(`F${i},2026-06-${String(1 + (i % 28)).padStart(2, '0')},${1 + (i % 5)},email,"${texts[i % texts.length]} (#${i % 97})"`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -163,10 +184,22 @@ async function benchEngine(endpoint: string, dir: string): Promise<void> {
   const services: Partial<Record<Mode, { service: RunService; telemetry: Telemetry | null }>> = {};
   for (const mode of MODES) {
     const { observers, telemetry } = await observersFor(mode, endpoint);
-    services[mode] = { service: new RunService({ dataDir: join(dir, `data-${mode}`), plugins: [createFeedbackLensPlugin()], inputRoots: 'any', concurrency: 1, env: {}, observers, processRegistry: null }), telemetry };
+    services[mode] = {
+      service: new RunService({
+        dataDir: join(dir, `data-${mode}`),
+        plugins: [createFeedbackLensPlugin()],
+        inputRoots: 'any',
+        concurrency: 1,
+        env: {},
+        observers,
+        processRegistry: null,
+      }),
+      telemetry,
+    };
   }
   // warm-up, then the runs of the three modes interleaved
-  for (const mode of MODES) await services[mode]!.service.wait((await services[mode]!.service.create({ plugin: 'feedbacklens', input: { csv_path: csv } })).run_id);
+  for (const mode of MODES)
+    await services[mode]!.service.wait((await services[mode]!.service.create({ plugin: 'feedbacklens', input: { csv_path: csv } })).run_id);
   for (let i = 0; i < RUNS; i++) {
     for (const mode of rotated(i)) {
       const s = services[mode]!.service;
@@ -186,14 +219,25 @@ async function benchEngine(endpoint: string, dir: string): Promise<void> {
   const m = { none: median(wall.none), off: median(wall.off), on: median(wall.on) };
   const mc = { none: median(cpuRun.none), off: median(cpuRun.off), on: median(cpuRun.on) };
   console.log(`engine, offline feedbacklens on ${ROWS.toLocaleString('en-US')} rows, ${RUNS} runs each`);
-  console.log(`  wall, median ms/run: none ${m.none.toFixed(1)}, off ${m.off.toFixed(1)}, on ${m.on.toFixed(1)} → on/off ${(m.on / m.off).toFixed(3)}x, off/none ${(m.off / m.none).toFixed(3)}x the time`);
+  console.log(
+    `  wall, median ms/run: none ${m.none.toFixed(1)}, off ${m.off.toFixed(1)}, on ${m.on.toFixed(1)} → on/off ${(m.on / m.off).toFixed(3)}x, off/none ${(m.off / m.none).toFixed(3)}x the time`,
+  );
   const bc = { none: Math.min(...cpuRun.none), off: Math.min(...cpuRun.off), on: Math.min(...cpuRun.on) };
-  console.log(`  CPU ms/run, median: none ${mc.none.toFixed(1)}, off ${mc.off.toFixed(1)}, on ${mc.on.toFixed(1)}; best: none ${bc.none.toFixed(1)}, off ${bc.off.toFixed(1)}, on ${bc.on.toFixed(1)}`);
+  console.log(
+    `  CPU ms/run, median: none ${mc.none.toFixed(1)}, off ${mc.off.toFixed(1)}, on ${mc.on.toFixed(1)}; best: none ${bc.none.toFixed(1)}, off ${bc.off.toFixed(1)}, on ${bc.on.toFixed(1)}`,
+  );
   console.log(`  engine runs, export on / off   = ${(mc.on / mc.off).toFixed(3)}x the CPU (median), ${(bc.on / bc.off).toFixed(3)}x (best)  (target <= 1.05x)`);
-  console.log(`  engine runs, export off / none = ${(mc.off / mc.none).toFixed(3)}x the CPU (median), ${(bc.off / bc.none).toFixed(3)}x (best)  (target: no measurable cost)`);
+  console.log(
+    `  engine runs, export off / none = ${(mc.off / mc.none).toFixed(3)}x the CPU (median), ${(bc.off / bc.none).toFixed(3)}x (best)  (target: no measurable cost)`,
+  );
 
   // the tool-call path: one span per call
-  const noop: AnyToolDefinition = { name: 'noop', description: 'does nothing', parameters: z.object({ n: z.number() }), execute: async () => ({ ok: true, content: 'ok' }) };
+  const noop: AnyToolDefinition = {
+    name: 'noop',
+    description: 'does nothing',
+    parameters: z.object({ n: z.number() }),
+    execute: async () => ({ ok: true, content: 'ok' }),
+  };
   const perCall: Record<Mode, number[]> = { none: [], off: [], on: [] };
   for (let round = 0; round < ROUNDS; round++) {
     for (const mode of rotated(round)) {
@@ -212,7 +256,9 @@ async function benchEngine(endpoint: string, dir: string): Promise<void> {
     }
   }
   const c = { none: Math.min(...perCall.none), off: Math.min(...perCall.off), on: Math.min(...perCall.on) };
-  console.log(`engine, ${CALLS.toLocaleString('en-US')} no-op tool calls through the ToolExecutor, best of ${ROUNDS}, µs/call: none ${c.none.toFixed(2)}, off ${c.off.toFixed(2)}, on ${c.on.toFixed(2)} (one span each)`);
+  console.log(
+    `engine, ${CALLS.toLocaleString('en-US')} no-op tool calls through the ToolExecutor, best of ${ROUNDS}, µs/call: none ${c.none.toFixed(2)}, off ${c.off.toFixed(2)}, on ${c.on.toFixed(2)} (one span each)`,
+  );
   console.log(`  tool calls, export on / off  = ${(c.on / c.off).toFixed(3)}x the time`);
   console.log(`  tool calls, export off / none = ${(c.off / c.none).toFixed(3)}x the time`);
 }

@@ -24,9 +24,13 @@ export async function run(): Promise<void> {
     read += u.cache_read_input_tokens;
     uncachedUsd += modelCost('anthropic', MODEL, { inputTokens: total, outputTokens: u.output_tokens }) ?? 0;
     const share = total ? (100 * u.cache_read_input_tokens) / total : 0;
-    console.log(`  ${String(i + 1).padStart(4)}  ${String(q.bytes).padStart(13)}  ${String(total).padStart(9)}  ${String(u.cache_read_input_tokens).padStart(10)}  ${String(u.cache_creation_input_tokens).padStart(11)}  ${share.toFixed(1).padStart(11)}%`);
+    console.log(
+      `  ${String(i + 1).padStart(4)}  ${String(q.bytes).padStart(13)}  ${String(total).padStart(9)}  ${String(u.cache_read_input_tokens).padStart(10)}  ${String(u.cache_creation_input_tokens).padStart(11)}  ${share.toFixed(1).padStart(11)}%`,
+    );
   });
   const cost = r.metrics.cost_usd ?? 0;
-  console.log(`  all   ${String(bytes).padStart(13)}  ${String(input).padStart(9)}  ${String(read).padStart(10)}  ${String(r.metrics.tokens.cache_write).padStart(11)}  ${((100 * read) / input).toFixed(1).padStart(11)}%`);
+  console.log(
+    `  all   ${String(bytes).padStart(13)}  ${String(input).padStart(9)}  ${String(read).padStart(10)}  ${String(r.metrics.tokens.cache_write).padStart(11)}  ${((100 * read) / input).toFixed(1).padStart(11)}%`,
+  );
   console.log(`  cost $${cost.toFixed(6)} with the cache, $${uncachedUsd.toFixed(6)} uncached: ×${(cost / uncachedUsd).toFixed(2)} of the baseline`);
 }

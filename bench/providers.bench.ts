@@ -10,7 +10,10 @@ const DELTAS = 2000;
 const ROUNDS = 30;
 
 function parts(): LanguageModelV3StreamPart[] {
-  const out: LanguageModelV3StreamPart[] = [{ type: 'stream-start', warnings: [] }, { type: 'text-start', id: 't' }];
+  const out: LanguageModelV3StreamPart[] = [
+    { type: 'stream-start', warnings: [] },
+    { type: 'text-start', id: 't' },
+  ];
   for (let i = 0; i < DELTAS; i++) out.push({ type: 'text-delta', id: 't', delta: 'word ' });
   out.push({ type: 'text-end', id: 't' });
   out.push({
@@ -72,6 +75,8 @@ export async function run(): Promise<void> {
   console.log(`stream of ${DELTAS} text deltas, median of ${ROUNDS}:`);
   console.log(`  raw ReadableStream drain        ${raw.toFixed(2)} ms  (${perPart(raw)} µs/part)  baseline`);
   console.log(`  AI SDK streamText alone         ${sdk.toFixed(2)} ms  (${perPart(sdk)} µs/part)  ×${(sdk / raw).toFixed(1)}`);
-  console.log(`  streamText + our mapping        ${wrapped.toFixed(2)} ms  (${perPart(wrapped)} µs/part)  ×${(wrapped / raw).toFixed(1)}, ×${(wrapped / sdk).toFixed(2)} of streamText alone`);
+  console.log(
+    `  streamText + our mapping        ${wrapped.toFixed(2)} ms  (${perPart(wrapped)} µs/part)  ×${(wrapped / raw).toFixed(1)}, ×${(wrapped / sdk).toFixed(2)} of streamText alone`,
+  );
   console.log(`  offline provider (${DELTAS} words)  ${off.toFixed(2)} ms  (${perPart(off)} µs/part)  ×${(off / raw).toFixed(1)}`);
 }

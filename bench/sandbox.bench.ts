@@ -69,7 +69,9 @@ export async function run(): Promise<void> {
     const ratios = drainOn.map((ms, i) => gbps(ms) / gbps(drainOff[i]));
     console.log(`1 GiB output drain, ${DRAIN_ROUNDS} rounds of each, order alternating (medians; machine load ${loadavg()[0].toFixed(1)}):`);
     console.log(`  unsandboxed ${gbps(pct(drainOff, 50)).toFixed(2)} GB/s, sandboxed ${gbps(pct(drainOn, 50)).toFixed(2)} GB/s`);
-    console.log(`  throughput ratio sandboxed/unsandboxed: ${(gbps(pct(drainOn, 50)) / gbps(pct(drainOff, 50))).toFixed(2)}x of medians, ${pct(ratios, 50).toFixed(2)}x median per round (goal >= 0.90x); rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')}`);
+    console.log(
+      `  throughput ratio sandboxed/unsandboxed: ${(gbps(pct(drainOn, 50)) / gbps(pct(drainOff, 50))).toFixed(2)}x of medians, ${pct(ratios, 50).toFixed(2)}x median per round (goal >= 0.90x); rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')}`,
+    );
   } finally {
     await host.shutdown();
     await boxed.shutdown();

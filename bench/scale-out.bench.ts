@@ -211,7 +211,10 @@ class Nodes {
 
   /** A node that died mid-phase, for the error of a run that never ended. */
   dead(): string {
-    return this.started.filter((n) => n.exited && !n.stopped).map((n) => `${n.name}: ${n.stderr.trim()}`).join('; ');
+    return this.started
+      .filter((n) => n.exited && !n.stopped)
+      .map((n) => `${n.name}: ${n.stderr.trim()}`)
+      .join('; ');
   }
 
   pids(): Array<{ name: string; pid: number | undefined }> {
@@ -228,16 +231,20 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
 function postRun(api: string, plugin: string): Promise<string> {
   const body = JSON.stringify({ plugin, input: {} });
   return new Promise<string>((resolve, reject) => {
-    const req = http.request(`${api}/api/runs`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => {
-        if ((res.statusCode ?? 0) >= 300) return reject(new Error(`POST ${api}/api/runs: ${res.statusCode} ${text.slice(0, 300)}`));
-        resolve((JSON.parse(text) as { run_id: string }).run_id);
-      });
-      res.on('error', reject);
-    });
+    const req = http.request(
+      `${api}/api/runs`,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => {
+          if ((res.statusCode ?? 0) >= 300) return reject(new Error(`POST ${api}/api/runs: ${res.statusCode} ${text.slice(0, 300)}`));
+          resolve((JSON.parse(text) as { run_id: string }).run_id);
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -434,7 +441,8 @@ async function eventTimes(dataDir: string, runId: string): Promise<Map<number, n
       .split('\n')
       .filter(Boolean)
       .map((l) => JSON.parse(l) as { seq: number; ts: number; stream: string; data: { type?: string } });
-    if (events.some((e) => e.stream === 'run' && /^run\.(completed|failed|cancelled)$/.test(e.data.type ?? '')) || i >= 50) return new Map(events.map((e) => [e.seq, e.ts]));
+    if (events.some((e) => e.stream === 'run' && /^run\.(completed|failed|cancelled)$/.test(e.data.type ?? '')) || i >= 50)
+      return new Map(events.map((e) => [e.seq, e.ts]));
     await new Promise((r) => setTimeout(r, 20));
   }
 }
@@ -498,10 +506,15 @@ function writeProject(dir: string): void {
   const words = Array.from({ length: DELTAS }, (_, i) => `w${i}`).join(' ');
   const files: Record<string, string> = {
     // a run whose time goes to its model (I/O): two 250 ms turns with a tool call between them
-    '.runtrail/agents/waiter.md': '---\nname: waiter\ndescription: waits on its model\ngoal: wait\nmodel: script:waiter.turns.json\ntools: [list_artifacts]\n---\nYou wait.\n',
-    '.runtrail/agents/waiter.turns.json': JSON.stringify([{ delayMs: TURN_MS, toolCalls: [{ name: 'list_artifacts', args: {} }] }, { delayMs: TURN_MS, text: 'done waiting' }]),
+    '.runtrail/agents/waiter.md':
+      '---\nname: waiter\ndescription: waits on its model\ngoal: wait\nmodel: script:waiter.turns.json\ntools: [list_artifacts]\n---\nYou wait.\n',
+    '.runtrail/agents/waiter.turns.json': JSON.stringify([
+      { delayMs: TURN_MS, toolCalls: [{ name: 'list_artifacts', args: {} }] },
+      { delayMs: TURN_MS, text: 'done waiting' },
+    ]),
     // a streaming answer: the client is connected during the first delay; then a delta every 20 ms
-    '.runtrail/agents/streamer.md': '---\nname: streamer\ndescription: streams an answer\ngoal: stream\nmodel: script:streamer.turns.json\ntools: []\n---\nYou stream.\n',
+    '.runtrail/agents/streamer.md':
+      '---\nname: streamer\ndescription: streams an answer\ngoal: stream\nmodel: script:streamer.turns.json\ntools: []\n---\nYou stream.\n',
     '.runtrail/agents/streamer.turns.json': JSON.stringify([{ delayMs: 300, chunkDelayMs: DELTA_MS, text: words }]),
   };
   for (const [rel, text] of Object.entries(files)) {
@@ -538,7 +551,9 @@ export async function run(): Promise<void> {
   };
   const nodes = new Nodes(project, baseEnv(home), cleanup);
   try {
-    console.log(`runs that wait on I/O (two ${TURN_MS} ms model turns and a tool call), closed loop of one client per run slot, ${RUNS_PER_CLIENT} runs each after ${WARMUP_PER_CLIENT} of warm-up:`);
+    console.log(
+      `runs that wait on I/O (two ${TURN_MS} ms model turns and a tool call), closed loop of one client per run slot, ${RUNS_PER_CLIENT} runs each after ${WARMUP_PER_CLIENT} of warm-up:`,
+    );
 
     // one process, at the capacity of one worker and of four
     const single: Record<number, LoadFigures> = {};
@@ -553,7 +568,13 @@ export async function run(): Promise<void> {
 
     // several nodes: one API node, then 1, 2 and 4 workers of --concurrency 4
     const dataDir = join(root, 'shared');
-    const cluster = { RUNTRAIL_REDIS_URL: REDIS_URL, RUNTRAIL_DATABASE_URL: DATABASE_URL, RUNTRAIL_DATABASE_SCHEMA: schema, RUNTRAIL_REDIS_PREFIX: prefix, RUNTRAIL_DATA_DIR: dataDir };
+    const cluster = {
+      RUNTRAIL_REDIS_URL: REDIS_URL,
+      RUNTRAIL_DATABASE_URL: DATABASE_URL,
+      RUNTRAIL_DATABASE_SCHEMA: schema,
+      RUNTRAIL_REDIS_PREFIX: prefix,
+      RUNTRAIL_DATA_DIR: dataDir,
+    };
     const api = await nodes.start('api', ['serve', '--role', 'api', '--port', '0'], cluster);
     const worker = (i: number) => nodes.start(`worker${i}`, ['worker', '--concurrency', String(CONCURRENCY), '--drain-s', '1'], cluster);
     const byWorkers: Record<number, LoadFigures> = {};
@@ -565,7 +586,9 @@ export async function run(): Promise<void> {
       byWorkers[w] = await measureLoad(`1 API node + ${w} worker${w > 1 ? 's' : ''} × ${CONCURRENCY}`, nodes, api.url!, w * CONCURRENCY);
     }
     const ratio = byWorkers[4].runsPerS / byWorkers[1].runsPerS;
-    console.log(`  4 workers / 1 worker: ${ratio.toFixed(2)}× the runs/s (target ≥ 3.5×: ${ratio >= 3.5 ? 'met' : 'MISSED'}); 2 workers / 1: ${(byWorkers[2].runsPerS / byWorkers[1].runsPerS).toFixed(2)}×`);
+    console.log(
+      `  4 workers / 1 worker: ${ratio.toFixed(2)}× the runs/s (target ≥ 3.5×: ${ratio >= 3.5 ? 'met' : 'MISSED'}); 2 workers / 1: ${(byWorkers[2].runsPerS / byWorkers[1].runsPerS).toFixed(2)}×`,
+    );
     console.log(
       `  against one process at the same capacity: 1 worker ${(byWorkers[1].runsPerS / single[CONCURRENCY].runsPerS).toFixed(2)}× its runs/s, 4 workers ${(byWorkers[4].runsPerS / single[4 * CONCURRENCY].runsPerS).toFixed(2)}×; first frame p50 ${(pct(byWorkers[1].firstFrame, 50) / pct(single[CONCURRENCY].firstFrame, 50)).toFixed(2)}× / ${(pct(byWorkers[4].firstFrame, 50) / pct(single[4 * CONCURRENCY].firstFrame, 50)).toFixed(2)}×`,
     );
@@ -575,11 +598,19 @@ export async function run(): Promise<void> {
     const d = await delivery(nodes, api.url!, apiB.url!, dataDir, { url: REDIS_URL, prefix });
     const lat = d.total;
     const p99 = pct(lat, 99);
-    console.log(`delivery latency, event published → frame at an SSE client (${STREAM_ROUNDS} rounds of ${STREAM_RUNS} runs at once, ${DELTAS} deltas each ${DELTA_MS} ms apart):`);
+    console.log(
+      `delivery latency, event published → frame at an SSE client (${STREAM_ROUNDS} rounds of ${STREAM_RUNS} runs at once, ${DELTAS} deltas each ${DELTA_MS} ms apart):`,
+    );
     const one = singleLat.total;
-    console.log(`  one process (bus → SSE):                         p50 ${ms(pct(one, 50))}, p99 ${ms(pct(one, 99))} (${one.length} frames; ${singleLat.usage})`);
-    console.log(`  cross-node (worker → PostgreSQL → Redis → API B): p50 ${ms(pct(lat, 50))}, p99 ${ms(p99)}, max ${ms(Math.max(...lat))} (${lat.length} frames; ${d.usage}) → p99 ${(p99 / pct(one, 99)).toFixed(2)}× one process's (target p99 ≤ 20 ms: ${p99 <= 20 ? 'met' : 'MISSED'})`);
-    console.log(`    where it goes: publish → on the Redis Stream (batch wait, PostgreSQL commit, XADD) p50 ${ms(pct(d.toRedis, 50))}, p99 ${ms(pct(d.toRedis, 99))}; Redis → frame at the client on B p50 ${ms(pct(d.fromRedis, 50))}, p99 ${ms(pct(d.fromRedis, 99))}`);
+    console.log(
+      `  one process (bus → SSE):                         p50 ${ms(pct(one, 50))}, p99 ${ms(pct(one, 99))} (${one.length} frames; ${singleLat.usage})`,
+    );
+    console.log(
+      `  cross-node (worker → PostgreSQL → Redis → API B): p50 ${ms(pct(lat, 50))}, p99 ${ms(p99)}, max ${ms(Math.max(...lat))} (${lat.length} frames; ${d.usage}) → p99 ${(p99 / pct(one, 99)).toFixed(2)}× one process's (target p99 ≤ 20 ms: ${p99 <= 20 ? 'met' : 'MISSED'})`,
+    );
+    console.log(
+      `    where it goes: publish → on the Redis Stream (batch wait, PostgreSQL commit, XADD) p50 ${ms(pct(d.toRedis, 50))}, p99 ${ms(pct(d.toRedis, 99))}; Redis → frame at the client on B p50 ${ms(pct(d.fromRedis, 50))}, p99 ${ms(pct(d.fromRedis, 99))}`,
+    );
   } finally {
     await nodes.stopAll();
     nodes.detach();

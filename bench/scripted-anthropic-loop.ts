@@ -34,25 +34,58 @@ export interface ScriptedLoopResult {
 
 /** A system prompt the size of a real one (~1,500 tokens): the part of every request that never changes. */
 export function benchSystemPrompt(): string {
-  const guidance = Array.from({ length: 40 }, (_, i) => `- Guideline ${i + 1}: cite the rows you used, keep claims tied to evidence, and say what is uncertain.`);
-  return ['You are an agent running inside Runtrail. Act only through the tools listed below.', '', '## Business Guidance', '', ...guidance, '', '## Permission Boundaries', '', '- Read only under input/ and artifacts/.'].join('\n');
+  const guidance = Array.from(
+    { length: 40 },
+    (_, i) => `- Guideline ${i + 1}: cite the rows you used, keep claims tied to evidence, and say what is uncertain.`,
+  );
+  return [
+    'You are an agent running inside Runtrail. Act only through the tools listed below.',
+    '',
+    '## Business Guidance',
+    '',
+    ...guidance,
+    '',
+    '## Permission Boundaries',
+    '',
+    '- Read only under input/ and artifacts/.',
+  ].join('\n');
 }
 
 const rows = (page: number) => Array.from({ length: 30 }, (_, i) => `${page * 30 + i + 1},"sync failed after update on device ${i % 7}",negative`).join('\n');
 
 function benchTools(image?: ToolImage): AnyToolDefinition[] {
-  const tool = (name: string, description: string, parameters: z.ZodType, execute: (args: never) => Promise<{ ok: boolean; content: string; images?: ToolImage[] }>): AnyToolDefinition => ({
+  const tool = (
+    name: string,
+    description: string,
+    parameters: z.ZodType,
+    execute: (args: never) => Promise<{ ok: boolean; content: string; images?: ToolImage[] }>,
+  ): AnyToolDefinition => ({
     name,
     description,
     parameters,
     execute,
   });
   return [
-    tool('read_feedback_csv', 'Read a page of the feedback CSV: 30 rows.', z.object({ page: z.number().int().min(0), path: z.string().default('input/feedback.csv') }), async (a: { page: number }) => ({ ok: true, content: `id,text,sentiment\n${rows(a.page)}` })),
+    tool(
+      'read_feedback_csv',
+      'Read a page of the feedback CSV: 30 rows.',
+      z.object({ page: z.number().int().min(0), path: z.string().default('input/feedback.csv') }),
+      async (a: { page: number }) => ({ ok: true, content: `id,text,sentiment\n${rows(a.page)}` }),
+    ),
     tool('list_artifacts', 'List the artifacts written so far.', z.object({}), async () => ({ ok: true, content: '[]' })),
-    tool('write_json_artifact', 'Write a JSON artifact under artifacts/.', z.object({ path: z.string(), value: z.unknown() }), async () => ({ ok: true, content: 'written' })),
-    tool('write_markdown_artifact', 'Write a Markdown artifact under artifacts/.', z.object({ path: z.string(), markdown: z.string() }), async () => ({ ok: true, content: 'written' })),
-    tool('screenshot', 'Capture the dashboard as a PNG.', z.object({}), async () => ({ ok: true, content: 'dashboard.png', ...(image ? { images: [image] } : {}) })),
+    tool('write_json_artifact', 'Write a JSON artifact under artifacts/.', z.object({ path: z.string(), value: z.unknown() }), async () => ({
+      ok: true,
+      content: 'written',
+    })),
+    tool('write_markdown_artifact', 'Write a Markdown artifact under artifacts/.', z.object({ path: z.string(), markdown: z.string() }), async () => ({
+      ok: true,
+      content: 'written',
+    })),
+    tool('screenshot', 'Capture the dashboard as a PNG.', z.object({}), async () => ({
+      ok: true,
+      content: 'dashboard.png',
+      ...(image ? { images: [image] } : {}),
+    })),
   ];
 }
 
@@ -70,7 +103,12 @@ export function scriptedTurns(n: number, withImage: boolean): ScriptedTurn[] {
 export async function runScriptedAnthropicLoop(o: ScriptedLoopOptions): Promise<ScriptedLoopResult> {
   const server = await startAnthropicLoopback(scriptedTurns(o.turns, o.image !== undefined), { minCacheTokens: o.minCacheTokens ?? 1024 });
   try {
-    const provider = createAiSdkProvider({ provider: 'anthropic', model: o.model ?? 'claude-sonnet-4-5', baseURL: server.baseURL, env: { ANTHROPIC_API_KEY: 'sk-loopback-not-a-key' } });
+    const provider = createAiSdkProvider({
+      provider: 'anthropic',
+      model: o.model ?? 'claude-sonnet-4-5',
+      baseURL: server.baseURL,
+      env: { ANTHROPIC_API_KEY: 'sk-loopback-not-a-key' },
+    });
     const tools = benchTools(o.image);
     const ac = new AbortController();
     const executor = new ToolExecutor({ tools, allowedTools: tools.map((t) => t.name), signal: ac.signal });

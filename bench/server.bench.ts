@@ -202,7 +202,9 @@ async function measure(kind: 'raw' | 'runtrail', dataDir: string): Promise<Figur
     }
     const cold = solo.slice(0, SOLO_WARMUP);
     const warm = solo.slice(SOLO_WARMUP).sort((a, b) => a - b);
-    console.log(`runtrail  unloaded POST → first frame: median ${pct(warm, 50).toFixed(1)} ms of ${SOLO} runs after ${SOLO_WARMUP} on the fresh server (those: ${cold.map((ms) => ms.toFixed(1)).join(', ')} ms)`);
+    console.log(
+      `runtrail  unloaded POST → first frame: median ${pct(warm, 50).toFixed(1)} ms of ${SOLO} runs after ${SOLO_WARMUP} on the fresh server (those: ${cold.map((ms) => ms.toFixed(1)).join(', ')} ms)`,
+    );
   }
   const t0 = wallNow();
   const watchers: Array<Promise<void>> = [];

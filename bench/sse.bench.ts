@@ -75,40 +75,42 @@ const aiSdk: Handler = async (res) => {
   });
 };
 
-const runtrailPath = (withLog: boolean): Handler => async (res) => {
-  res.writeHead(200, SSE_HEADERS);
-  const bus = new AgentEventBus({ runId: 'run_bench' });
-  const bridge = createEngineBridge({ traceId: 'run_bench' });
-  const out = new SseFrameWriter(res);
-  const sse = new SseAdapter(null, { onFrame: (f) => out.write(f) });
-  const dir = withLog ? mkdtempSync(join(tmpdir(), 'runtrail-sse-bench-')) : '';
-  const log = withLog ? new EventStore(join(dir, 'events.jsonl')) : null;
-  // as in a run: the log subscribes first, then the wire
-  if (log) bus.subscribe((ev) => log.append(ev));
-  bus.subscribe((ev) => {
-    const e = bridge.translate(ev);
-    if (e) sse.emit(e);
-  });
-  let text = '';
-  for (let i = 0; i < N; i += BATCH) {
-    const end = Math.min(N, i + BATCH);
-    for (let j = i; j < end; j++) {
-      const delta = token(j);
-      text += delta;
-      bus.publish('assistant', { text: '', delta });
+const runtrailPath =
+  (withLog: boolean): Handler =>
+  async (res) => {
+    res.writeHead(200, SSE_HEADERS);
+    const bus = new AgentEventBus({ runId: 'run_bench' });
+    const bridge = createEngineBridge({ traceId: 'run_bench' });
+    const out = new SseFrameWriter(res);
+    const sse = new SseAdapter(null, { onFrame: (f) => out.write(f) });
+    const dir = withLog ? mkdtempSync(join(tmpdir(), 'runtrail-sse-bench-')) : '';
+    const log = withLog ? new EventStore(join(dir, 'events.jsonl')) : null;
+    // as in a run: the log subscribes first, then the wire
+    if (log) bus.subscribe((ev) => log.append(ev));
+    bus.subscribe((ev) => {
+      const e = bridge.translate(ev);
+      if (e) sse.emit(e);
+    });
+    let text = '';
+    for (let i = 0; i < N; i += BATCH) {
+      const end = Math.min(N, i + BATCH);
+      for (let j = i; j < end; j++) {
+        const delta = token(j);
+        text += delta;
+        bus.publish('assistant', { text: '', delta });
+      }
+      out.flush(); // as the route does past its queue bound: write what is held, then wait for the socket
+      await drained(res);
     }
-    out.flush(); // as the route does past its queue bound: write what is held, then wait for the socket
-    await drained(res);
-  }
-  if (text.length === 0) throw new Error('unreachable');
-  if (sse.stats.handled !== N) throw new Error(`runtrail path handled ${sse.stats.handled} of ${N}`);
-  if (log) {
-    log.close();
-    if (log.written !== N) throw new Error(`events.jsonl holds ${log.written} of ${N}`);
-    rmSync(dir, { recursive: true, force: true });
-  }
-  res.end();
-};
+    if (text.length === 0) throw new Error('unreachable');
+    if (sse.stats.handled !== N) throw new Error(`runtrail path handled ${sse.stats.handled} of ${N}`);
+    if (log) {
+      log.close();
+      if (log.written !== N) throw new Error(`events.jsonl holds ${log.written} of ${N}`);
+      rmSync(dir, { recursive: true, force: true });
+    }
+    res.end();
+  };
 const runtrail = runtrailPath(false);
 const runtrailLog = runtrailPath(true);
 
@@ -143,7 +145,9 @@ async function measure(name: string, handler: Handler, expectFrames: (frames: nu
     const secs = Number(process.hrtime.bigint() - t0) / 1e9;
     if (!expectFrames(frames)) throw new Error(`${name}: client saw ${frames} frames`);
     const eps = N / secs;
-    console.log(`${name.padEnd(9)} ${Math.round(eps).toLocaleString('en-US').padStart(11)} deltas/s  ${(secs * 1000).toFixed(0).padStart(6)} ms  ${(bytes / 1e6).toFixed(1)} MB`);
+    console.log(
+      `${name.padEnd(9)} ${Math.round(eps).toLocaleString('en-US').padStart(11)} deltas/s  ${(secs * 1000).toFixed(0).padStart(6)} ms  ${(bytes / 1e6).toFixed(1)} MB`,
+    );
     return { eps, bytes };
   } finally {
     await new Promise<void>((r) => server.close(() => r()));
@@ -169,6 +173,8 @@ export async function run(): Promise<void> {
   console.log(`best: raw ${n(best.raw)}/s, ai-sdk ${n(best.ai)}/s, runtrail ${n(best.rt)}/s, runtrail with events.jsonl ${n(best.log)}/s`);
   console.log(`runtrail / raw    = ${(best.rt / best.raw).toFixed(2)}x  (target >= 0.7x)`);
   console.log(`runtrail + events.jsonl / raw = ${(best.log / best.raw).toFixed(2)}x  (target >= 0.85x)`);
-  console.log(`against raw-join (the same one write per batch): runtrail ${(best.rt / best.join).toFixed(2)}x, with events.jsonl ${(best.log / best.join).toFixed(2)}x`);
+  console.log(
+    `against raw-join (the same one write per batch): runtrail ${(best.rt / best.join).toFixed(2)}x, with events.jsonl ${(best.log / best.join).toFixed(2)}x`,
+  );
   console.log(`runtrail / ai-sdk = ${(best.rt / best.ai).toFixed(2)}x  (target >= 5x; raw itself is ${(best.raw / best.ai).toFixed(2)}x the AI SDK here)`);
 }

@@ -50,7 +50,16 @@ const median = (xs: number[]) => pct(xs, 50);
 function stack(dataDir: string, config: TriggerConfig, concurrency: number): { service: RunService; triggers: TriggerHost } {
   const plugin = createTextOnlyPlugin({ name: 'talk', inputSchema: z.object({}).strict() });
   const triggers = new TriggerHost({ dataDir, agents: () => ['talk'], config: () => config });
-  const service = new RunService({ dataDir, plugins: [plugin], env: {}, providerResolver: () => new InstantModel(), observers: [triggers.observer], concurrency, maxQueue: 10_000, processRegistry: null });
+  const service = new RunService({
+    dataDir,
+    plugins: [plugin],
+    env: {},
+    providerResolver: () => new InstantModel(),
+    observers: [triggers.observer],
+    concurrency,
+    maxQueue: 10_000,
+    processRegistry: null,
+  });
   return { service, triggers };
 }
 
@@ -131,11 +140,15 @@ function startReceiver(): Promise<{ url: string; proc: ChildProcess; count(): Pr
         url,
         proc,
         count: () =>
-          new Promise<number>((r, j) => http.get(`${url}/count`, (res) => {
-            let b = '';
-            res.on('data', (c) => (b += c));
-            res.on('end', () => r(Number(b)));
-          }).on('error', j)),
+          new Promise<number>((r, j) =>
+            http
+              .get(`${url}/count`, (res) => {
+                let b = '';
+                res.on('data', (c) => (b += c));
+                res.on('end', () => r(Number(b)));
+              })
+              .on('error', j),
+          ),
       });
     });
     proc.on('exit', (c) => reject(new Error(`receiver exited (${c})`)));
@@ -156,7 +169,11 @@ function receiverChild(): void {
 }
 
 async function load(dir: string, receiverUrl: string | null): Promise<{ runsPerS: number; deliveredAfterMs: number | null }> {
-  const config = triggerConfig(receiverUrl ? { webhooks: { allow: [`${receiverUrl}/*`], every_run: [{ url: `${receiverUrl}/hook`, secret: `whsec_${Buffer.alloc(32, 3).toString('base64')}` }] } } : {}).config;
+  const config = triggerConfig(
+    receiverUrl
+      ? { webhooks: { allow: [`${receiverUrl}/*`], every_run: [{ url: `${receiverUrl}/hook`, secret: `whsec_${Buffer.alloc(32, 3).toString('base64')}` }] } }
+      : {},
+  ).config;
   const { service, triggers } = stack(dir, config, LOAD_CONCURRENCY);
   await service.init();
   await triggers.start(service);
@@ -214,7 +231,9 @@ export async function run(): Promise<void> {
       const ratio = median(hooked) / median(plain);
       console.log(`webhook-heavy load, ${LOAD_RUNS} runs ${LOAD_CONCURRENCY} at a time, ${ROUNDS} alternating rounds:`);
       console.log(`  without webhooks: ${plain.map((x) => x.toFixed(0)).join(' / ')} runs/s`);
-      console.log(`  with a webhook each: ${hooked.map((x) => x.toFixed(0)).join(' / ')} runs/s; last delivery ${lag.map((x) => x.toFixed(0)).join(' / ')} ms after the last run ended; ${received} delivered`);
+      console.log(
+        `  with a webhook each: ${hooked.map((x) => x.toFixed(0)).join(' / ')} runs/s; last delivery ${lag.map((x) => x.toFixed(0)).join(' / ')} ms after the last run ended; ${received} delivered`,
+      );
       console.log(`  ratio (medians) ${ratio.toFixed(2)}× (goal ≥ 0.95×)`);
     } finally {
       receiver.proc.kill();

@@ -38,7 +38,8 @@ if (!asRoot && !viaSudo) stop(`commands of runs are sandboxed with bubblewrap at
 
 process.stderr.write(`bubblewrap is missing at ${bwrap}; installing Debian's bubblewrap with apt-get…\n`);
 const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-const apt = (args) => (asRoot ? spawnSync('apt-get', args, { stdio: 'inherit', env }) : spawnSync('sudo', ['-n', 'apt-get', ...args], { stdio: 'inherit', env }));
+const apt = (args) =>
+  asRoot ? spawnSync('apt-get', args, { stdio: 'inherit', env }) : spawnSync('sudo', ['-n', 'apt-get', ...args], { stdio: 'inherit', env });
 for (const args of [['update'], INSTALL]) {
   const r = apt(args);
   if (r.status !== 0) stop(`apt-get ${args.join(' ')} failed (exit ${r.status ?? r.signal}): ${how}`);

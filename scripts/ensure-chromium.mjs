@@ -36,7 +36,8 @@ if (!asRoot && !viaSudo) stop(`the page tests need chromium at ${browser}, and t
 
 process.stderr.write(`npm test: chromium is missing at ${browser}; installing Debian's chromium with apt-get…\n`);
 const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-const apt = (args) => (asRoot ? spawnSync('apt-get', args, { stdio: 'inherit', env }) : spawnSync('sudo', ['-n', 'apt-get', ...args], { stdio: 'inherit', env }));
+const apt = (args) =>
+  asRoot ? spawnSync('apt-get', args, { stdio: 'inherit', env }) : spawnSync('sudo', ['-n', 'apt-get', ...args], { stdio: 'inherit', env });
 for (const args of [['update'], INSTALL]) {
   const r = apt(args);
   if (r.status !== 0) stop(`apt-get ${args.join(' ')} failed (exit ${r.status ?? r.signal}): ${how}`);

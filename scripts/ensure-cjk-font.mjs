@@ -32,7 +32,8 @@ if (!asRoot && !viaSudo) stop(`the page tests need a font for Chinese text, and 
 
 process.stderr.write(`npm test: no font for Chinese text; installing Debian's ${PKG} with apt-get…\n`);
 const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-const apt = (args) => (asRoot ? spawnSync('apt-get', args, { stdio: 'inherit', env }) : spawnSync('sudo', ['-n', 'apt-get', ...args], { stdio: 'inherit', env }));
+const apt = (args) =>
+  asRoot ? spawnSync('apt-get', args, { stdio: 'inherit', env }) : spawnSync('sudo', ['-n', 'apt-get', ...args], { stdio: 'inherit', env });
 for (const args of [['update'], ['install', '-y', '--no-install-recommends', PKG]]) {
   const r = apt(args);
   if (r.status !== 0) stop(`apt-get ${args.join(' ')} failed (exit ${r.status ?? r.signal}): ${how}`);

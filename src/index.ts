@@ -163,7 +163,16 @@ export { checkSchema, jsonSchemaOf, type JsonSchema, type Schema, type SchemaIss
 export { LiveAgentSource, type AgentSource } from './runtime/agent-registry.js';
 // MCP servers as tools and Runtrail as an MCP server
 export { ToolSourceError, type ToolSource } from './tools/tool-source.js';
-export { parseMcpConfig, parseServerDefinition, expandVars, MCP_DEFAULTS, type McpServerConfig, type McpServerOptions, type McpTransportConfig, type McpConfigProblem } from './mcp/mcp-config.js';
+export {
+  parseMcpConfig,
+  parseServerDefinition,
+  expandVars,
+  MCP_DEFAULTS,
+  type McpServerConfig,
+  type McpServerOptions,
+  type McpTransportConfig,
+  type McpConfigProblem,
+} from './mcp/mcp-config.js';
 export { McpConnection, type McpCallOptions, type McpTimings, type McpProgress, type McpLog } from './mcp/mcp-connection.js';
 export { McpUnavailableError } from './mcp/mcp-unavailable-error.js';
 export { McpServerPool, sharedMcpPool, MCP_IDLE_MS, type McpLease, type McpPoolOptions } from './mcp/mcp-server-pool.js';
@@ -192,7 +201,16 @@ export { sendWebhook, signedHeaders, type SendRequest, type SendResult } from '.
 export { webhookRetryDelay } from './triggers/webhook-retry.js';
 export { FileScheduleStore, type ScheduleStore } from './triggers/schedule-store.js';
 export { FileWebhookStore, type WebhookStore, type RunWebhooks } from './triggers/webhook-store.js';
-export type { ScheduleDefinition, Schedule, FireRecord, WebhookMessage, WebhookAttemptLine, WebhookEventType, StoredTarget, AnnounceTarget } from './triggers/types.js';
+export type {
+  ScheduleDefinition,
+  Schedule,
+  FireRecord,
+  WebhookMessage,
+  WebhookAttemptLine,
+  WebhookEventType,
+  StoredTarget,
+  AnnounceTarget,
+} from './triggers/types.js';
 // The sandbox of a run's processes: policy (agent within the operator's config), support, probes, the proxy
 export {
   resolveSandboxPolicy,

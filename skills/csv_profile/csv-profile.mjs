@@ -73,7 +73,7 @@ const parser = file.pipe(parse({ delimiter, bom: true, skip_empty_lines: true, r
 try {
   for await (const record of parser) {
     if (!header) {
-      header = record.map((h, i) => (String(h).trim() || `column_${i + 1}`));
+      header = record.map((h, i) => String(h).trim() || `column_${i + 1}`);
       cols = header.map((name) => ({ name, nonNull: 0, nulls: 0, counts: new Map(), capped: false, num: 0, min: Infinity, max: -Infinity, sum: 0 }));
       continue;
     }

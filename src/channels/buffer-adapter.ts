@@ -43,7 +43,8 @@ export class BufferAdapter extends BaseClawAdapter {
   }
 
   protected handle(ev: EngineEvent): void {
-    if ((ev.type === 'delta' || ev.type === 'reasoning') && ev.seq) this.starts.push({ seq: ev.seq, deltas: this.deltas.length, reasoning: this.reasoning.length });
+    if ((ev.type === 'delta' || ev.type === 'reasoning') && ev.seq)
+      this.starts.push({ seq: ev.seq, deltas: this.deltas.length, reasoning: this.reasoning.length });
     switch (ev.type) {
       case 'delta':
         this.deltas += ev.content;

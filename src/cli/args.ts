@@ -46,6 +46,7 @@ export function intOpt(values: Values, name: string, min: number): number | unde
   const v = values[name];
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (typeof v !== 'string' || !/^\d+(\.\d+)?$/.test(v.trim()) || !Number.isFinite(n) || n < min) throw new UsageError(`--${name} must be a number ≥ ${min}, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'string' || !/^\d+(\.\d+)?$/.test(v.trim()) || !Number.isFinite(n) || n < min)
+    throw new UsageError(`--${name} must be a number ≥ ${min}, got ${JSON.stringify(v)}`);
   return n;
 }

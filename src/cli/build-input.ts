@@ -37,7 +37,11 @@ export function parseInputPairs(pairs: string[]): Record<string, string> {
  * (a number, boolean or null) fits: `--input max_rows=500` then becomes 500.
  */
 /** `issues` is the plugin's input check: the fields it names that came from key=value text are tried as JSON. */
-export function coerceInput(input: Record<string, unknown>, fromPairs: Set<string>, issues: (v: unknown) => Array<{ path: Array<string | number> }>): Record<string, unknown> {
+export function coerceInput(
+  input: Record<string, unknown>,
+  fromPairs: Set<string>,
+  issues: (v: unknown) => Array<{ path: Array<string | number> }>,
+): Record<string, unknown> {
   const found = issues(input);
   if (found.length === 0) return input;
   const out = { ...input };

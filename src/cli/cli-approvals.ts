@@ -12,7 +12,9 @@ export type ApprovalPolicy = 'ask' | 'approve-all' | 'deny-all';
 export function approvalHandler(service: RunService, runId: string, policy: ApprovalPolicy, deps: Pick<CliDeps, 'ask' | 'stderr'>): (ev: AgentEvent) => void {
   let asking = Promise.resolve();
   const decide = (id: string, decision: 'approve' | 'deny', reason?: string) =>
-    service.decideApproval(runId, id, { decision, by: 'cli', ...(reason ? { reason } : {}) }).catch((e: Error) => void deps.stderr.write(`runtrail: ${e.message}\n`));
+    service
+      .decideApproval(runId, id, { decision, by: 'cli', ...(reason ? { reason } : {}) })
+      .catch((e: Error) => void deps.stderr.write(`runtrail: ${e.message}\n`));
   return (ev) => {
     if (ev.stream !== 'tool' || ev.data.phase !== 'approval' || ev.data.approval.status !== 'pending') return;
     const a = ev.data.approval;

@@ -21,7 +21,8 @@ export async function definitionChecks(registry: ExtensionRegistry, validateComm
   const problems = [...registry.problems, ...projectTriggerProblems(registry)];
   const errors = errorsOf(problems);
   const warnings = problems.length - errors.length;
-  if (!problems.length) return [{ name: 'definitions', status: 'ok', detail: `${registry.names().length} agents, ${registry.tools.names().length} tools valid` }];
+  if (!problems.length)
+    return [{ name: 'definitions', status: 'ok', detail: `${registry.names().length} agents, ${registry.tools.names().length} tools valid` }];
   const lines = problems.map((p) => `\n    ${p.level === 'warning' ? 'warning: ' : ''}${problemLine(p)}`).join('');
   const counts = [errors.length ? `${errors.length} error(s)` : '', warnings ? `${warnings} warning(s)` : ''].filter(Boolean).join(', ');
   return [{ name: 'definitions', status: errors.length ? 'fail' : 'warn', detail: `${counts} (${validateCommand} lists them):${lines}` }];
@@ -44,8 +45,13 @@ export async function mcpChecks(registry: ExtensionRegistry, env: Record<string,
       const cfg = { ...k.cfg, options: { ...k.cfg.options, connectTimeoutMs: Math.min(k.cfg.options.connectTimeoutMs, timeoutMs) } };
       const r = await Promise.race([probe(registry, { ...k, cfg }), late]).finally(() => clearTimeout(timer));
       const name = `mcp ${k.cfg.name}`;
-      if (!r.ok) return { name, status: 'fail', detail: `unavailable: ${r.diagnosis?.summary ?? 'unknown error'}${r.diagnosis?.hint ? ` (${r.diagnosis.hint})` : ''}` };
-      return { name, status: r.diagnosis ? 'warn' : 'ok', detail: `${r.tools?.length ?? 0} tools over ${r.transport} in ${r.timings_ms?.total ?? 0} ms${r.diagnosis ? `; ${r.diagnosis.summary}` : ''}` };
+      if (!r.ok)
+        return { name, status: 'fail', detail: `unavailable: ${r.diagnosis?.summary ?? 'unknown error'}${r.diagnosis?.hint ? ` (${r.diagnosis.hint})` : ''}` };
+      return {
+        name,
+        status: r.diagnosis ? 'warn' : 'ok',
+        detail: `${r.tools?.length ?? 0} tools over ${r.transport} in ${r.timings_ms?.total ?? 0} ms${r.diagnosis ? `; ${r.diagnosis.summary}` : ''}`,
+      };
     }),
   );
 }
@@ -78,12 +84,16 @@ export function apiKeyChecks(registry: ExtensionRegistry, env: Record<string, st
   return [...byVar].map(([keyVar, v]) => {
     const set = (env[keyVar] ?? '').trim() !== '';
     const used = `${v.models.join(', ')} (${[...new Set(v.by)].join(', ')})`;
-    return set ? { name: `api key ${keyVar}`, status: 'ok', detail: `set, for ${used}` } : { name: `api key ${keyVar}`, status: 'fail', detail: `not set; ${used} cannot run without it` };
+    return set
+      ? { name: `api key ${keyVar}`, status: 'ok', detail: `set, for ${used}` }
+      : { name: `api key ${keyVar}`, status: 'fail', detail: `not set; ${used} cannot run without it` };
   });
 }
 
 /** The sandbox is opt-in: a machine that cannot start it is a warning naming the fix. */
 export function sandboxCheck(): ProjectCheck {
   const s = sandboxSupport();
-  return s.ok ? { name: 'sandbox', status: 'ok', detail: `bubblewrap (${s.bwrap}) starts a sandbox` } : { name: 'sandbox', status: 'warn', detail: describeUnsupported(s) };
+  return s.ok
+    ? { name: 'sandbox', status: 'ok', detail: `bubblewrap (${s.bwrap}) starts a sandbox` }
+    : { name: 'sandbox', status: 'warn', detail: describeUnsupported(s) };
 }

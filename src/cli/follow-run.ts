@@ -20,7 +20,14 @@ export function exitFor(status: RunStatus): number {
 /** `start`: how the run to follow is had; default a new run from `req` (`resume` takes up a dead one). */
 export type RunStart = (service: RunService, req: CreateRunRequest, opts: { claw: string; traceparent?: string }) => Promise<RunStatusFile>;
 
-export async function executeAndFollow(req: CreateRunRequest, values: Values, deps: CliDeps, format: WireFormat, project?: ProjectContext, start?: RunStart): Promise<number> {
+export async function executeAndFollow(
+  req: CreateRunRequest,
+  values: Values,
+  deps: CliDeps,
+  format: WireFormat,
+  project?: ProjectContext,
+  start?: RunStart,
+): Promise<number> {
   const ctx = project ?? (await projectContext(values, deps));
   // traces when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set; TRACEPARENT (an env carrier) makes the run part of the caller's trace
   const telemetry = await cliTelemetry(deps.env, deps.stderr);
@@ -41,7 +48,12 @@ export async function executeAndFollow(req: CreateRunRequest, values: Values, de
     });
     try {
       if (values['approve-all'] === true && values['deny-all'] === true) throw new UsageError('--approve-all and --deny-all exclude each other');
-      const onApproval = approvalHandler(service, runId, values['approve-all'] === true ? 'approve-all' : values['deny-all'] === true ? 'deny-all' : 'ask', deps);
+      const onApproval = approvalHandler(
+        service,
+        runId,
+        values['approve-all'] === true ? 'approve-all' : values['deny-all'] === true ? 'deny-all' : 'ask',
+        deps,
+      );
       for await (const ev of service.events(runId)) {
         writer.write(ev);
         onApproval(ev);

@@ -60,7 +60,7 @@ const TURNS = [
         args: {
           path: 'REPORT.md',
           content:
-            '# Notes report\n\n## Summary\n\nThis report was written by the example\'s scripted model (script:notes-report.turns.json). count_words counted the notes and wrote the figures to word_counts.json; run the agent with a real model (--model …) to have them put into words.\n\n## Top words\n\nThe ten most frequent words and their counts are in artifacts/word_counts.json.\n',
+            "# Notes report\n\n## Summary\n\nThis report was written by the example's scripted model (script:notes-report.turns.json). count_words counted the notes and wrote the figures to word_counts.json; run the agent with a real model (--model …) to have them put into words.\n\n## Top words\n\nThe ten most frequent words and their counts are in artifacts/word_counts.json.\n",
         },
       },
     ],
@@ -137,5 +137,8 @@ export function initProject(dir: string, shownDir: string, runtrail = 'runtrail'
     mkdirSync(dirname(join(dir, rel)), { recursive: true });
     writeFileSync(join(dir, rel), text);
   }
-  return { files: Object.keys(files), command: `${runtrail} run ${INIT_AGENT} --project ${shellWord(shownDir)} --input ${shellWord(`notes=${join(shownDir, 'notes.md')}`)}` };
+  return {
+    files: Object.keys(files),
+    command: `${runtrail} run ${INIT_AGENT} --project ${shellWord(shownDir)} --input ${shellWord(`notes=${join(shownDir, 'notes.md')}`)}`,
+  };
 }

@@ -19,7 +19,10 @@ export async function prepareMcp(registry: Pick<ExtensionRegistry, 'mcpPool'>, d
   registry.mcpPool.useLedgerDir(dir);
   if (!existsSync(dir)) return;
   const { ended, commands } = await registry.mcpPool.endLeftovers();
-  if (ended && stderr) stderr.write(`runtrail: ended ${ended} MCP server process${ended === 1 ? '' : 'es'} a stopped Runtrail left running (${commands.map((c) => (c.length > 80 ? `${c.slice(0, 79)}…` : c)).join('; ')})\n`);
+  if (ended && stderr)
+    stderr.write(
+      `runtrail: ended ${ended} MCP server process${ended === 1 ? '' : 'es'} a stopped Runtrail left running (${commands.map((c) => (c.length > 80 ? `${c.slice(0, 79)}…` : c)).join('; ')})\n`,
+    );
 }
 
 /** Stops the servers (SIGTERM to each group, SIGKILL after the grace) when any runs. */

@@ -52,7 +52,13 @@ export async function startRuntrailMcpHttp(make: () => McpServer, port: number):
       const known = typeof sid === 'string' ? sessions.get(sid) : undefined;
       if (known) return known.transport.handleRequest(req, res);
       if (req.method !== 'POST' || sid !== undefined) {
-        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: sid ? `unknown session ${String(sid)}` : 'no session: send initialize first' }, id: null }));
+        res.writeHead(400, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            error: { code: -32000, message: sid ? `unknown session ${String(sid)}` : 'no session: send initialize first' },
+            id: null,
+          }),
+        );
         return;
       }
       const server = make();
@@ -71,7 +77,10 @@ export async function startRuntrailMcpHttp(make: () => McpServer, port: number):
       await server.connect(transport);
       await transport.handleRequest(req, res);
     })().catch((e: unknown) => {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: (e as Error).message }, id: null }));
+      if (!res.headersSent)
+        res
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: (e as Error).message }, id: null }));
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -93,7 +102,8 @@ export async function startRuntrailMcpHttp(make: () => McpServer, port: number):
 }
 
 /** Why an unfinished run of `mcp serve` is cancelled: its runs live in its process, which ends with its client. */
-export const STOPPED_REASON = 'runtrail mcp serve stopped (its MCP client disconnected or it was interrupted), and its runs end with it; use runtrail serve and POST /api/runs for runs that outlive the client';
+export const STOPPED_REASON =
+  'runtrail mcp serve stopped (its MCP client disconnected or it was interrupted), and its runs end with it; use runtrail serve and POST /api/runs for runs that outlive the client';
 
 export async function mcpServeCommand(args: string[], deps: CliDeps): Promise<number> {
   const { values, positionals } = parse(args, { http: { type: 'string' } });
@@ -101,7 +111,8 @@ export async function mcpServeCommand(args: string[], deps: CliDeps): Promise<nu
   let port: number | undefined;
   if (values.http !== undefined) {
     port = Number(values.http);
-    if (typeof values.http !== 'string' || !/^\d+$/.test(values.http) || port > 65535) throw new UsageError(`--http must be a port number (0-65535), got ${JSON.stringify(values.http)}`);
+    if (typeof values.http !== 'string' || !/^\d+$/.test(values.http) || port > 65535)
+      throw new UsageError(`--http must be a port number (0-65535), got ${JSON.stringify(values.http)}`);
   }
   const ctx = await projectContext(values, deps);
   const service = mcpRunService(ctx, deps);

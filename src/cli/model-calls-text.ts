@@ -50,7 +50,11 @@ function headOf(c: ModelCall): string {
   const what = c.kind === 'turn' ? `turn ${c.turn}${c.attempt ? ` (retry ${c.attempt})` : ''}` : c.kind === 'compaction' ? 'compaction summary' : 'call';
   const bits = [`call ${c.call}`, what, `${c.provider}:${c.model}`, ms(c.latency_ms)];
   if (c.first_token_ms !== null) bits[bits.length - 1] += ` (first token ${ms(c.first_token_ms)})`;
-  bits.push(c.usage ? `${c.usage.input.toLocaleString('en-US')} in${c.usage.cached_input ? ` (${c.usage.cached_input.toLocaleString('en-US')} cached)` : ''} / ${c.usage.output.toLocaleString('en-US')} out` : 'no usage reported');
+  bits.push(
+    c.usage
+      ? `${c.usage.input.toLocaleString('en-US')} in${c.usage.cached_input ? ` (${c.usage.cached_input.toLocaleString('en-US')} cached)` : ''} / ${c.usage.output.toLocaleString('en-US')} out`
+      : 'no usage reported',
+  );
   if (c.cost_usd !== null) bits.push(formatUsd(c.cost_usd));
   bits.push(c.response.finish_reason);
   return `── ${bits.join(' · ')}`;
@@ -61,10 +65,17 @@ export function modelCallText(c: ModelCall): string {
   const req = c.request;
   const kept = req.shared_with?.messages ?? 0;
   const s = req.settings;
-  const settings = [s.max_output_tokens !== null ? `max output ${s.max_output_tokens}` : '', s.temperature !== null ? `temperature ${s.temperature}` : '', `reasoning ${s.reasoning}`, s.cache_breakpoints.length ? `cache at ${s.cache_breakpoints.join(', ')}` : ''].filter(Boolean);
+  const settings = [
+    s.max_output_tokens !== null ? `max output ${s.max_output_tokens}` : '',
+    s.temperature !== null ? `temperature ${s.temperature}` : '',
+    `reasoning ${s.reasoning}`,
+    s.cache_breakpoints.length ? `cache at ${s.cache_breakpoints.join(', ')}` : '',
+  ].filter(Boolean);
   const lines = [headOf(c)];
   const tools = req.tools ? `${req.tools.count} tools (${req.tools.set})` : 'no tools';
-  lines.push(`   request: ${req.message_count} message(s)${req.shared_with ? `, the first ${kept} as in call ${req.shared_with.call}` : ''} · ${tools} · ${settings.join(' · ')}`);
+  lines.push(
+    `   request: ${req.message_count} message(s)${req.shared_with ? `, the first ${kept} as in call ${req.shared_with.call}` : ''} · ${tools} · ${settings.join(' · ')}`,
+  );
   if (!req.shared_with) lines.push(`   system: ${short(req.system, 160)}`);
   for (const m of req.messages.slice(kept)) lines.push(...messageLines(m, '+'));
   const r = c.response;
@@ -72,7 +83,8 @@ export function modelCallText(c: ModelCall): string {
   if (r.reasoning) lines.push(`   thinking: ${short(r.reasoning)}`);
   if (r.text) lines.push(`   answer: ${short(r.text)}`);
   for (const t of r.tool_calls) lines.push(`   → ${t.name} ${short(json(t.arguments), 200)}${t.id ? ` [${t.id}]` : ''}`);
-  if (c.cut) lines.push(`   cut to ${c.cut.limit_bytes} bytes: ${c.cut.fields.map((f) => `${f.path} (${f.kept_chars} of ${f.original_chars} characters)`).join(', ')}`);
+  if (c.cut)
+    lines.push(`   cut to ${c.cut.limit_bytes} bytes: ${c.cut.fields.map((f) => `${f.path} (${f.kept_chars} of ${f.original_chars} characters)`).join(', ')}`);
   return lines.join('\n');
 }
 

@@ -59,11 +59,17 @@ export function loadRegistry(projectDir: string, deps: Pick<CliDeps, 'env' | 'pl
 }
 
 /** Prints the registry's problems (errors and warnings) to stderr; throws StrictError on an error with --strict. */
-export function reportProblems(registry: ExtensionRegistry, deps: Pick<CliDeps, 'stderr' | 'cwd' | 'env'>, strict: boolean, more: DefinitionProblem[] = []): void {
+export function reportProblems(
+  registry: ExtensionRegistry,
+  deps: Pick<CliDeps, 'stderr' | 'cwd' | 'env'>,
+  strict: boolean,
+  more: DefinitionProblem[] = [],
+): void {
   const problems = [...registry.problems, ...more];
   for (const p of problems) deps.stderr.write(`runtrail: ${p.level === 'warning' ? 'warning: ' : ''}${problemLine(p)}\n`);
   const errors = errorsOf(problems);
-  if (strict && errors.length) throw new StrictError(`${errors.length} definition problem(s); --strict stops here (${hintCommand(deps, 'validate')} lists them)`);
+  if (strict && errors.length)
+    throw new StrictError(`${errors.length} definition problem(s); --strict stops here (${hintCommand(deps, 'validate')} lists them)`);
 }
 
 export async function projectContext(values: Values, deps: CliDeps): Promise<ProjectContext> {

@@ -25,7 +25,10 @@ const BY_NAME = new Map(COMMANDS.map((c) => [c.name, c]));
 
 /** One command's help: its lines of the usage text and the options every command takes. */
 function commandHelp(c: CliCommand): string {
-  return c.help ?? `Usage: runtrail ${c.name} [options]\n\n${c.usage}\nEvery command also takes --project DIR, --data-dir DIR and --strict (runtrail --help says more).\n`;
+  return (
+    c.help ??
+    `Usage: runtrail ${c.name} [options]\n\n${c.usage}\nEvery command also takes --project DIR, --data-dir DIR and --strict (runtrail --help says more).\n`
+  );
 }
 
 /** `--help`/`-h` among a command's arguments (before a `--`). */

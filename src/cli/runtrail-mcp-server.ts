@@ -29,7 +29,16 @@ const TEXT_TYPES: Record<string, string> = {
   '.yml': 'application/yaml',
   '.jsonl': 'application/x-ndjson',
 };
-const BINARY_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp', '.pdf': 'application/pdf', '.wav': 'audio/wav', '.mp3': 'audio/mpeg' };
+const BINARY_TYPES: Record<string, string> = {
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.pdf': 'application/pdf',
+  '.wav': 'audio/wav',
+  '.mp3': 'audio/mpeg',
+};
 
 export function artifactUri(runId: string, relPath: string): string {
   const rel = relPath.replace(/^artifacts\//, '');
@@ -49,13 +58,29 @@ export interface RuntrailMcpDeps {
 }
 
 function json(value: unknown, isError = false): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], structuredContent: value as Record<string, unknown>, ...(isError ? { isError: true } : {}) };
+  return {
+    content: [{ type: 'text', text: JSON.stringify(value, null, 2) }],
+    structuredContent: value as Record<string, unknown>,
+    ...(isError ? { isError: true } : {}),
+  };
 }
 
 function requestError(e: unknown): CallToolResult {
   if (e instanceof RunRequestError) {
     const issues = (e.details.issues ?? []).map((i) => `${i.path}: ${i.message}`);
-    return { isError: true, content: [{ type: 'text', text: [`${e.code}: ${e.message}`, ...issues.map((i) => `- ${i}`), ...(e.details.validPlugins ? [`valid agents: ${e.details.validPlugins.join(', ')}`] : [])].join('\n') }] };
+    return {
+      isError: true,
+      content: [
+        {
+          type: 'text',
+          text: [
+            `${e.code}: ${e.message}`,
+            ...issues.map((i) => `- ${i}`),
+            ...(e.details.validPlugins ? [`valid agents: ${e.details.validPlugins.join(', ')}`] : []),
+          ].join('\n'),
+        },
+      ],
+    };
   }
   return { isError: true, content: [{ type: 'text', text: (e as Error)?.message ?? String(e) }] };
 }
@@ -107,7 +132,11 @@ export function createRuntrailMcpServer(deps: RuntrailMcpDeps): McpServer {
 
   server.registerTool(
     'list_agents',
-    { description: 'The agents Runtrail can run (builtins, ~/.runtrail and the project\'s): name, description, input schema, artifacts.', inputSchema: {}, annotations: { readOnlyHint: true } },
+    {
+      description: "The agents Runtrail can run (builtins, ~/.runtrail and the project's): name, description, input schema, artifacts.",
+      inputSchema: {},
+      annotations: { readOnlyHint: true },
+    },
     async () =>
       json({
         agents: agents.list().map((a) => ({
@@ -126,7 +155,7 @@ export function createRuntrailMcpServer(deps: RuntrailMcpDeps): McpServer {
     'start_run',
     {
       description:
-        'Start a run of an agent. With wait (the default) it reports progress while the run goes and returns the final answer and the artifacts (as resource links); with wait: false it returns the run id at once (then use get_run), but the run still lives in this server\'s process: when the client disconnects the server stops and cancels its unfinished runs (their status says so). Input is what `runtrail run` takes: file inputs may be local paths.',
+        "Start a run of an agent. With wait (the default) it reports progress while the run goes and returns the final answer and the artifacts (as resource links); with wait: false it returns the run id at once (then use get_run), but the run still lives in this server's process: when the client disconnects the server stops and cancels its unfinished runs (their status says so). Input is what `runtrail run` takes: file inputs may be local paths.",
       inputSchema: {
         agent: z.string().min(1).describe('agent name (list_agents)'),
         goal: z.string().optional().describe("what the run should achieve; default the agent's own goal"),
@@ -161,15 +190,26 @@ export function createRuntrailMcpServer(deps: RuntrailMcpDeps): McpServer {
           if (token === undefined) continue;
           const line = progressLine(ev);
           if (!line) continue;
-          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++n, message: line } }).catch(() => undefined);
+          await extra
+            .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++n, message: line } })
+            .catch(() => undefined);
         }
         const final = await service.wait(runId);
         const s = summary(final);
-        const text = final.status === 'completed' ? final.final_answer || `run ${runId} completed` : `run ${runId} ${final.status}: ${final.diagnosis?.summary ?? ''}${final.diagnosis?.detail ? `\n${final.diagnosis.detail}` : ''}`;
+        const text =
+          final.status === 'completed'
+            ? final.final_answer || `run ${runId} completed`
+            : `run ${runId} ${final.status}: ${final.diagnosis?.summary ?? ''}${final.diagnosis?.detail ? `\n${final.diagnosis.detail}` : ''}`;
         return {
           content: [
             { type: 'text', text },
-            ...artifactsOf(final).map((a) => ({ type: 'resource_link' as const, uri: a.uri, name: a.path.replace(/^artifacts\//, ''), mimeType: a.mimeType, description: `${a.bytes} bytes, artifact of run ${runId}` })),
+            ...artifactsOf(final).map((a) => ({
+              type: 'resource_link' as const,
+              uri: a.uri,
+              name: a.path.replace(/^artifacts\//, ''),
+              mimeType: a.mimeType,
+              description: `${a.bytes} bytes, artifact of run ${runId}`,
+            })),
           ],
           structuredContent: s,
           ...(final.status === 'completed' ? {} : { isError: true }),
@@ -194,12 +234,19 @@ export function createRuntrailMcpServer(deps: RuntrailMcpDeps): McpServer {
     'list_runs',
     {
       description: 'Recent runs, newest first.',
-      inputSchema: { status: z.enum(RUN_STATUSES as unknown as [RunStatus, ...RunStatus[]]).optional(), agent: z.string().optional(), limit: z.number().int().min(1).max(200).optional() },
+      inputSchema: {
+        status: z.enum(RUN_STATUSES as unknown as [RunStatus, ...RunStatus[]]).optional(),
+        agent: z.string().optional(),
+        limit: z.number().int().min(1).max(200).optional(),
+      },
       annotations: { readOnlyHint: true },
     },
     async ({ status, agent, limit }) => {
       const { runs, total } = await service.list({ ...(status ? { status } : {}), ...(agent ? { plugin: agent } : {}), limit: limit ?? 20 });
-      return json({ total, runs: runs.map((r) => ({ run_id: r.run_id, status: r.status, agent: r.plugin, goal: r.goal, created_at: r.created_at, finished_at: r.finished_at })) });
+      return json({
+        total,
+        runs: runs.map((r) => ({ run_id: r.run_id, status: r.status, agent: r.plugin, goal: r.goal, created_at: r.created_at, finished_at: r.finished_at })),
+      });
     },
   );
 
@@ -218,7 +265,14 @@ export function createRuntrailMcpServer(deps: RuntrailMcpDeps): McpServer {
       list: async () => {
         const { runs } = await service.list({ limit: 50 });
         return {
-          resources: runs.flatMap((r) => artifactsOf(r).map((a) => ({ uri: a.uri, name: `${r.run_id}/${a.path}`, mimeType: a.mimeType, description: `${r.plugin} run ${r.run_id} (${r.status}), ${a.bytes} bytes` }))),
+          resources: runs.flatMap((r) =>
+            artifactsOf(r).map((a) => ({
+              uri: a.uri,
+              name: `${r.run_id}/${a.path}`,
+              mimeType: a.mimeType,
+              description: `${r.plugin} run ${r.run_id} (${r.status}), ${a.bytes} bytes`,
+            })),
+          ),
         };
       },
     }),

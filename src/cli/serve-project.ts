@@ -41,7 +41,10 @@ async function joinCluster(
   opts: ServeOptions,
   io: { stderr: CliOut },
 ): Promise<{ cluster: Cluster; presence: WorkerPresence | null; runOwnerGone: (dataDir: string, ownerFile: string) => boolean }> {
-  const [{ connectCluster }, { WorkerPresence, runOwnerGone }] = await Promise.all([import('../distributed/cluster.js'), import('../distributed/worker-presence.js')]);
+  const [{ connectCluster }, { WorkerPresence, runOwnerGone }] = await Promise.all([
+    import('../distributed/cluster.js'),
+    import('../distributed/worker-presence.js'),
+  ]);
   const role = opts.role ?? 'all';
   let presence: WorkerPresence | null = null;
   const cluster = await connectCluster(s, {
@@ -69,7 +72,9 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
   const role = opts.role ?? 'all';
   const settings = clusterSettings(opts.env);
   if (!settings && role !== 'all') {
-    throw new UsageError(`--role ${role} needs RUNTRAIL_REDIS_URL and RUNTRAIL_DATABASE_URL (several nodes); without them one process takes requests and runs them`);
+    throw new UsageError(
+      `--role ${role} needs RUNTRAIL_REDIS_URL and RUNTRAIL_DATABASE_URL (several nodes); without them one process takes requests and runs them`,
+    );
   }
   const skillsDir = opts.skillsDir ?? defaultSkillsDir();
   // shell_task hands whoever reaches the API a shell: offered only when asked for
@@ -85,10 +90,12 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
   const source = new LiveAgentSource(registry);
   // traces when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set: batched, exported within about a second and at shutdown
   const telemetry = await cliTelemetry(opts.env, io.stderr, { announce: true });
-  const joined = settings ? await joinCluster(settings, opts, io).catch(async (e: unknown) => {
-    await finishTelemetry(telemetry, io.stderr);
-    throw e;
-  }) : null;
+  const joined = settings
+    ? await joinCluster(settings, opts, io).catch(async (e: unknown) => {
+        await finishTelemetry(telemetry, io.stderr);
+        throw e;
+      })
+    : null;
   const shared: Partial<RunServiceOptions> = joined
     ? {
         queue: joined.cluster.queue,
@@ -102,19 +109,22 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
   let serverUrl: string | null = null;
   // several nodes keep schedules and webhooks in PostgreSQL, where a fire time is claimed once
   const stores = joined
-    ? await (await import('../triggers/pg-trigger-store.js')).connectPgTriggerStores({ url: joined.cluster.settings.databaseUrl, schema: joined.cluster.settings.schema }).catch(async (e: unknown) => {
-        await joined.presence?.stop();
-        await joined.cluster.close();
-        await finishTelemetry(telemetry, io.stderr);
-        throw e;
-      })
+    ? await (await import('../triggers/pg-trigger-store.js'))
+        .connectPgTriggerStores({ url: joined.cluster.settings.databaseUrl, schema: joined.cluster.settings.schema })
+        .catch(async (e: unknown) => {
+          await joined.presence?.stop();
+          await joined.cluster.close();
+          await finishTelemetry(telemetry, io.stderr);
+          throw e;
+        })
     : undefined;
   // a schedule's `announce` goes to the chat channels this node runs (started below, after the service)
   let announcer: ChatAnnouncer | null = null;
   const triggers = projectTriggers(() => registry, {
     dataDir: opts.dataDir,
     baseUrl: () => serverUrl,
-    announce: (target, runId) => (announcer ? announcer(target, runId) : Promise.resolve({ ok: false, error: 'this node runs no chat channels (they run where --role is all)' })),
+    announce: (target, runId) =>
+      announcer ? announcer(target, runId) : Promise.resolve({ ok: false, error: 'this node runs no chat channels (they run where --role is all)' }),
     log: (line) => io.stderr.write(`runtrail: ${line}\n`),
     ...(stores ? { stores } : {}),
   });
@@ -163,7 +173,11 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
   const where = settings ? ` (Redis ${redactServiceUrl(settings.redisUrl)}, PostgreSQL ${redactServiceUrl(settings.databaseUrl)})` : '';
   if (opts.channelsOnly) {
     const names = [...registry.channels.keys()];
-    return { url: null, describe: `runtrail channels running: ${names.join(', ') || 'none configured (.runtrail/channels.json)'}${where}`, close: () => stop(null) };
+    return {
+      url: null,
+      describe: `runtrail channels running: ${names.join(', ') || 'none configured (.runtrail/channels.json)'}${where}`,
+      close: () => stop(null),
+    };
   }
   if (role === 'worker') {
     return { url: null, describe: `runtrail worker claiming runs, concurrency ${opts.concurrency ?? 4}${where}`, close: () => stop(null) };
@@ -172,7 +186,17 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
     const { startServer } = await import('../server/start-server.js');
     const [{ httpLimitsFromConfig }, { uploadLimitsFromConfig }] = await Promise.all([import('../server/http-limits.js'), import('../server/upload-quota.js')]);
     const limits = { http: httpLimitsFromConfig(registry.config.http), uploads: uploadLimitsFromConfig(registry.config.uploads) };
-    const server = await startServer({ service, dataDir: opts.dataDir, skillsDir, host: opts.host, port: opts.port, env: opts.env, triggers, ...limits, ...(channels ? { channels } : {}) });
+    const server = await startServer({
+      service,
+      dataDir: opts.dataDir,
+      skillsDir,
+      host: opts.host,
+      port: opts.port,
+      env: opts.env,
+      triggers,
+      ...limits,
+      ...(channels ? { channels } : {}),
+    });
     serverUrl = server.url;
     const what = role === 'api' ? 'runtrail API node serving' : 'runtrail serving';
     return { url: server.url, describe: `${what} on ${server.url}${where}`, close: () => stop(server) };

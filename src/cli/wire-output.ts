@@ -18,11 +18,21 @@ export interface WireWriter {
 }
 
 /** `traceId`: the run's trace id (run_status.json `trace_id`); runs from before traces use their run id. */
-export function createWireWriter(format: WireFormat, runId: string, out: CliOut, opts: { showReasoning?: boolean; tty?: boolean; traceId?: string } = {}): WireWriter {
+export function createWireWriter(
+  format: WireFormat,
+  runId: string,
+  out: CliOut,
+  opts: { showReasoning?: boolean; tty?: boolean; traceId?: string } = {},
+): WireWriter {
   const traceId = opts.traceId || runId;
   const bridge = createEngineBridge({ traceId });
   if (format === 'text') {
-    const term = new TerminalAdapter({ stream: out, traceId, showReasoning: opts.showReasoning ?? false, ...(opts.tty !== undefined ? { tty: opts.tty } : {}) });
+    const term = new TerminalAdapter({
+      stream: out,
+      traceId,
+      showReasoning: opts.showReasoning ?? false,
+      ...(opts.tty !== undefined ? { tty: opts.tty } : {}),
+    });
     let shown: string | null = null;
     return {
       write(ev) {

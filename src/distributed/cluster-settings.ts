@@ -44,14 +44,20 @@ export function clusterSettings(env: Record<string, string | undefined>): Cluste
   if (!redisUrl && !databaseUrl) return null;
   if (!redisUrl || !databaseUrl) {
     const [set, unset] = redisUrl ? ['RUNTRAIL_REDIS_URL', 'RUNTRAIL_DATABASE_URL'] : ['RUNTRAIL_DATABASE_URL', 'RUNTRAIL_REDIS_URL'];
-    throw new ClusterConfigError(`${set} is set but ${unset} is not: several nodes need both (Redis for the queue and live events, PostgreSQL for runs and their events)`);
+    throw new ClusterConfigError(
+      `${set} is set but ${unset} is not: several nodes need both (Redis for the queue and live events, PostgreSQL for runs and their events)`,
+    );
   }
-  if (!/^rediss?:\/\//.test(redisUrl)) throw new ClusterConfigError(`RUNTRAIL_REDIS_URL must start with redis:// or rediss://, got ${JSON.stringify(redactServiceUrl(redisUrl))}`);
-  if (!/^postgres(ql)?:\/\//.test(databaseUrl)) throw new ClusterConfigError(`RUNTRAIL_DATABASE_URL must start with postgres:// or postgresql://, got ${JSON.stringify(redactServiceUrl(databaseUrl))}`);
+  if (!/^rediss?:\/\//.test(redisUrl))
+    throw new ClusterConfigError(`RUNTRAIL_REDIS_URL must start with redis:// or rediss://, got ${JSON.stringify(redactServiceUrl(redisUrl))}`);
+  if (!/^postgres(ql)?:\/\//.test(databaseUrl))
+    throw new ClusterConfigError(`RUNTRAIL_DATABASE_URL must start with postgres:// or postgresql://, got ${JSON.stringify(redactServiceUrl(databaseUrl))}`);
   const schema = env.RUNTRAIL_DATABASE_SCHEMA?.trim() || 'public';
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new ClusterConfigError(`RUNTRAIL_DATABASE_SCHEMA must be a lowercase SQL identifier, got ${JSON.stringify(schema)}`);
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
+    throw new ClusterConfigError(`RUNTRAIL_DATABASE_SCHEMA must be a lowercase SQL identifier, got ${JSON.stringify(schema)}`);
   const prefix = env.RUNTRAIL_REDIS_PREFIX?.trim() || 'runtrail';
-  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(prefix)) throw new ClusterConfigError(`RUNTRAIL_REDIS_PREFIX may hold letters, digits, _ . - (at most 64), got ${JSON.stringify(prefix)}`);
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(prefix))
+    throw new ClusterConfigError(`RUNTRAIL_REDIS_PREFIX may hold letters, digits, _ . - (at most 64), got ${JSON.stringify(prefix)}`);
   return {
     redisUrl,
     databaseUrl,

@@ -166,7 +166,10 @@ export class PgRunStore implements RunStore {
 
   /** Runs waiting for a worker longer than `olderThanMs` (the queue may have lost them: Redis flushed). */
   async queuedRuns(olderThanMs: number): Promise<string[]> {
-    const r = await this.query<{ run_id: string }>(`SELECT run_id FROM ${this.t.runs} WHERE status = 'queued' AND updated_at < now() - ($1 || ' milliseconds')::interval`, [String(olderThanMs)]);
+    const r = await this.query<{ run_id: string }>(
+      `SELECT run_id FROM ${this.t.runs} WHERE status = 'queued' AND updated_at < now() - ($1 || ' milliseconds')::interval`,
+      [String(olderThanMs)],
+    );
     return r.rows.map((x) => x.run_id);
   }
 
@@ -313,7 +316,11 @@ class PgEventLog implements RunEventLog {
       }
       this.failures = 0;
       this.pending.splice(0, batch.length);
-      this.onCommitted?.(this.runId, batch.map((b) => b.ev), batch.map((b) => b.line));
+      this.onCommitted?.(
+        this.runId,
+        batch.map((b) => b.ev),
+        batch.map((b) => b.line),
+      );
     }
   }
 

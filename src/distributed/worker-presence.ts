@@ -93,7 +93,12 @@ export class WorkerPresence {
     this.state.beat_at = new Date().toISOString();
     this.writeFile();
     void this.o.redis
-      .set(presenceKey(this.o.prefix, this.name), JSON.stringify({ host: this.state.host, pid: this.state.pid, token: this.state.token, beat_at: this.state.beat_at }), 'EX', PRESENCE_TTL_S)
+      .set(
+        presenceKey(this.o.prefix, this.name),
+        JSON.stringify({ host: this.state.host, pid: this.state.pid, token: this.state.token, beat_at: this.state.beat_at }),
+        'EX',
+        PRESENCE_TTL_S,
+      )
       .catch(() => undefined); // Redis away: the key comes back with the next beat
   }
 
@@ -138,7 +143,11 @@ export async function endLeftoversOfDeadWorkers(dataDir: string, endRunLeftovers
 }
 
 /** What doctor compares: every worker Redis knows, and whether its file is on this node's data dir. */
-export async function workersSeen(dataDir: string, redis: Redis, prefix: string): Promise<Array<{ name: string; beatAt: string; file: 'same' | 'missing' | 'different' }>> {
+export async function workersSeen(
+  dataDir: string,
+  redis: Redis,
+  prefix: string,
+): Promise<Array<{ name: string; beatAt: string; file: 'same' | 'missing' | 'different' }>> {
   const out: Array<{ name: string; beatAt: string; file: 'same' | 'missing' | 'different' }> = [];
   let cursor = '0';
   do {

@@ -7,13 +7,7 @@ export function isAgentStream(x: unknown): x is AgentStream {
   return typeof x === 'string' && STREAMS.has(x);
 }
 
-export function makeAgentEvent<S extends AgentStream>(
-  runId: string,
-  seq: number,
-  ts: number,
-  stream: S,
-  data: AgentEventMap[S],
-): AgentEventOf<S> {
+export function makeAgentEvent<S extends AgentStream>(runId: string, seq: number, ts: number, stream: S, data: AgentEventMap[S]): AgentEventOf<S> {
   if (!STREAMS.has(stream)) {
     throw new TypeError(`AgentEvent.stream must be one of ${AGENT_STREAMS.join('|')}, got ${JSON.stringify(stream)}`);
   }

@@ -137,7 +137,18 @@ export type RunData =
     };
 
 /** Every run state, in the order a run passes them. */
-export const RUN_STATUSES: readonly RunStatus[] = ['queued', 'created', 'planning', 'model_thinking', 'tool_executing', 'awaiting_approval', 'validating', 'completed', 'failed', 'cancelled'];
+export const RUN_STATUSES: readonly RunStatus[] = [
+  'queued',
+  'created',
+  'planning',
+  'model_thinking',
+  'tool_executing',
+  'awaiting_approval',
+  'validating',
+  'completed',
+  'failed',
+  'cancelled',
+];
 
 /** Who sent a message or decided an approval. */
 export type DecisionSource = 'api' | 'cli' | 'im' | 'web' | 'timeout' | 'mcp';

@@ -68,7 +68,8 @@ export class BlockChunker {
     this.minChars = opts.minChars ?? 800;
     this.maxChars = opts.maxChars ?? 1200;
     this.breakPreference = opts.breakPreference ?? 'paragraph';
-    if (!Number.isInteger(this.minChars) || this.minChars < 1) throw new TypeError(`BlockChunker: minChars must be a positive integer, got ${String(opts.minChars)}`);
+    if (!Number.isInteger(this.minChars) || this.minChars < 1)
+      throw new TypeError(`BlockChunker: minChars must be a positive integer, got ${String(opts.minChars)}`);
     if (!Number.isInteger(this.maxChars) || this.maxChars < this.minChars || this.maxChars < 20) {
       throw new TypeError(`BlockChunker: maxChars must be an integer >= minChars and >= 20, got ${String(opts.maxChars)}`);
     }

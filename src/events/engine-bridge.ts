@@ -5,7 +5,18 @@
  */
 import type { AgentEvent, ToolStepKind } from './agent-event.js';
 import { Diagnosis, type DiagnosisDict } from './diagnosis.js';
-import { makeDelta, makeDone, makeError, makeProcess, makeReasoning, makeStep, type EngineEvent, type StepApproval, type StepNode, type WireStep } from './engine-event.js';
+import {
+  makeDelta,
+  makeDone,
+  makeError,
+  makeProcess,
+  makeReasoning,
+  makeStep,
+  type EngineEvent,
+  type StepApproval,
+  type StepNode,
+  type WireStep,
+} from './engine-event.js';
 
 export interface EngineBridgeOptions {
   traceId: string;
@@ -66,7 +77,8 @@ export function createEngineBridge(opts: EngineBridgeOptions): EngineBridge {
         const d = ev.data;
         if (d.phase === 'update' && !d.node) return null;
         const st = stateFor(d.toolCallId, d.name);
-        const started = () => makeStep(st.kind, { ...m, name: st.name, server: st.server, args: st.args, phase: 'start', index: st.index, node: st.node, approval: st.approval });
+        const started = () =>
+          makeStep(st.kind, { ...m, name: st.name, server: st.server, args: st.args, phase: 'start', index: st.index, node: st.node, approval: st.approval });
         switch (d.phase) {
           case 'start':
             st.kind = d.kind ?? 'tool';
@@ -108,7 +120,9 @@ export function createEngineBridge(opts: EngineBridgeOptions): EngineBridge {
         stepList.length = index + 1;
         const d = ev.data;
         const args = { attempt: d.attempt, from_seq: d.fromSeq, ...(d.discardFromSeq !== null ? { discard_from_seq: d.discardFromSeq } : {}) };
-        return record(makeStep('agent', { ...m, name: 'resume', args, result: d.diagnosis.summary, phase: 'ok', index, diagnosis: Diagnosis.fromDict(d.diagnosis) }));
+        return record(
+          makeStep('agent', { ...m, name: 'resume', args, result: d.diagnosis.summary, phase: 'ok', index, diagnosis: Diagnosis.fromDict(d.diagnosis) }),
+        );
       }
       case 'run': {
         const d = ev.data;

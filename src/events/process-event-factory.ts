@@ -1,12 +1,5 @@
 /** The one constructor of RuntimeProcessEvents: validates, derives percent, scrubs, stamps. */
-import {
-  PROCESS_LEVELS,
-  PROCESS_SOURCES,
-  PROCESS_STATUSES,
-  PROCESS_TARGET_TYPES,
-  type ProcessLevel,
-  type RuntimeProcessEvent,
-} from './process-event.js';
+import { PROCESS_LEVELS, PROCESS_SOURCES, PROCESS_STATUSES, PROCESS_TARGET_TYPES, type ProcessLevel, type RuntimeProcessEvent } from './process-event.js';
 import { sanitizeProcessPayload } from './process-payload-sanitizer.js';
 import { maskSecretValues } from './secret-values.js';
 
@@ -26,10 +19,7 @@ export class ProcessEventError extends TypeError {
 
 function oneOf<T extends string>(field: string, value: unknown, allowed: readonly T[]): T {
   if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
-  throw new ProcessEventError(
-    field,
-    `RuntimeProcessEvent.${field} must be one of ${allowed.join('|')}, got ${JSON.stringify(value) ?? String(value)}`,
-  );
+  throw new ProcessEventError(field, `RuntimeProcessEvent.${field} must be one of ${allowed.join('|')}, got ${JSON.stringify(value) ?? String(value)}`);
 }
 
 function optNumber(field: string, value: unknown): number | undefined {
@@ -59,13 +49,7 @@ export function makeProcessEvent(fields: ProcessEventFields, now: () => number =
   const source = oneOf('source', fields.source, PROCESS_SOURCES);
   const status = oneOf('status', fields.status, PROCESS_STATUSES);
   const level =
-    fields.level === undefined
-      ? status === 'failed'
-        ? 'error'
-        : status === 'cancelled'
-          ? 'warning'
-          : 'info'
-      : oneOf('level', fields.level, PROCESS_LEVELS);
+    fields.level === undefined ? (status === 'failed' ? 'error' : status === 'cancelled' ? 'warning' : 'info') : oneOf('level', fields.level, PROCESS_LEVELS);
   const current = optNumber('current', fields.current);
   const total = optNumber('total', fields.total);
   let percent = optNumber('percent', fields.percent);

@@ -74,8 +74,7 @@ export function sanitizeProcessPayload(value: unknown, opts: SanitizeOptions = {
         if (arr.length > maxItems) out.push(`${TRUNCATED_MARK} ${arr.length - maxItems} items]`);
         return out;
       }
-      const entries: Array<[string, unknown]> =
-        o instanceof Map ? [...o.entries()].map(([k, x]) => [String(k), x]) : safeEntries(o);
+      const entries: Array<[string, unknown]> = o instanceof Map ? [...o.entries()].map(([k, x]) => [String(k), x]) : safeEntries(o);
       const out: Record<string, unknown> = {};
       let kept = 0;
       let dropped = 0;

@@ -37,9 +37,7 @@ const SAFE_ID = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,199}$/;
 /** Throws a TypeError naming the field when an id could leave its folder or is not a plain name. */
 export function assertSafeLogId(field: string, id: unknown): asserts id is string {
   if (typeof id !== 'string' || !SAFE_ID.test(id) || id.includes('..')) {
-    throw new TypeError(
-      `${field} must be 1-200 chars of [A-Za-z0-9_.:-], not starting with '.' and without '..', got ${JSON.stringify(id) ?? String(id)}`,
-    );
+    throw new TypeError(`${field} must be 1-200 chars of [A-Za-z0-9_.:-], not starting with '.' and without '..', got ${JSON.stringify(id) ?? String(id)}`);
   }
 }
 

@@ -202,7 +202,23 @@ export function maskSecretsDeep<T>(value: T): T {
 }
 
 /** Name segments that say an environment variable holds a secret (`OPENAI_API_KEY`, `DB_PASSWORD`). */
-const SECRET_NAME_PARTS = new Set(['KEY', 'APIKEY', 'TOKEN', 'SECRET', 'SECRETS', 'PASSWORD', 'PASSWD', 'PASS', 'PASSPHRASE', 'PWD', 'CREDENTIAL', 'CREDENTIALS', 'AUTH', 'COOKIE', 'PAT']);
+const SECRET_NAME_PARTS = new Set([
+  'KEY',
+  'APIKEY',
+  'TOKEN',
+  'SECRET',
+  'SECRETS',
+  'PASSWORD',
+  'PASSWD',
+  'PASS',
+  'PASSPHRASE',
+  'PWD',
+  'CREDENTIAL',
+  'CREDENTIALS',
+  'AUTH',
+  'COOKIE',
+  'PAT',
+]);
 /** …unless the name says it holds where something is, or what it is called. */
 const LOCATION_NAME_PARTS = new Set(['PATH', 'FILE', 'DIR', 'URL', 'URI', 'HOST', 'ENDPOINT', 'ID', 'NAME', 'SOCK', 'TYPE', 'MODE', 'HEADER']);
 /** The shell's working directories: paths, whatever their names say. */

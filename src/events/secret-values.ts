@@ -23,7 +23,11 @@ interface SecretPattern {
 
 const PATTERNS: readonly SecretPattern[] = [
   // PEM private keys, whole blocks
-  { name: 'private-key', re: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|$)/g, replace: SECRET_MASK },
+  {
+    name: 'private-key',
+    re: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|$)/g,
+    replace: SECRET_MASK,
+  },
   // user:password@host in any URL scheme (the user name is kept: it says which account)
   { name: 'url-credentials', re: /\b([a-z][a-z0-9+.-]{1,30}:\/\/[^\s:@/?#]{0,200}):[^\s@/?#]{1,500}@/gi, replace: `$1:${SECRET_MASK}@` },
   // Authorization header values
@@ -75,7 +79,8 @@ const PATTERNS: readonly SecretPattern[] = [
 ];
 
 // One cheap test first: almost all text on the event path holds none of these markers.
-const TRIGGER = /PRIVATE KEY|:\/\/[^\s/]*:[^\s/]*@|bearer|basic|token|bot\s|sk-|[sr]k_|gh[pousr]_|github_pat_|glpat-|xox|xapp-|hooks\.slack|AKIA|ASIA|ABIA|ACCA|A3T|AIza|npm_|pypi-|eyJ|key|secret|passw|pwd|credential/i;
+const TRIGGER =
+  /PRIVATE KEY|:\/\/[^\s/]*:[^\s/]*@|bearer|basic|token|bot\s|sk-|[sr]k_|gh[pousr]_|github_pat_|glpat-|xox|xapp-|hooks\.slack|AKIA|ASIA|ABIA|ACCA|A3T|AIza|npm_|pypi-|eyJ|key|secret|passw|pwd|credential/i;
 
 /** `text` with the server's secrets and every credential-looking value replaced by `[redacted]`; other text is unchanged. */
 export function maskSecretValues(text: string): string {

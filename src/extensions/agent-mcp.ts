@@ -45,7 +45,12 @@ export function resolveAgentMcp(
       const s = known.get(entry);
       if (!s) {
         const names = [...known.keys()].sort();
-        problems.push({ file: ctx.file, field, message: `unknown MCP server "${entry}"${didYouMean(entry, names)} (${names.length ? `configured: ${names.join(', ')}` : 'none is configured'}; define it in .runtrail/mcp.json or inline)`, level: 'error' });
+        problems.push({
+          file: ctx.file,
+          field,
+          message: `unknown MCP server "${entry}"${didYouMean(entry, names)} (${names.length ? `configured: ${names.join(', ')}` : 'none is configured'}; define it in .runtrail/mcp.json or inline)`,
+          level: 'error',
+        });
         return;
       }
       if (seen.has(entry)) return void problems.push({ file: ctx.file, field, message: `"${entry}" is listed twice`, level: 'warning' });
@@ -73,18 +78,34 @@ export function resolveAgentMcp(
     if (!isMcpToolEntry(t)) continue;
     const p = parseMcpToolEntry(t);
     if (!p) {
-      problems.push({ file: ctx.file, field: 'tools', message: `"${t}" must be mcp__<server>__<tool or glob>, e.g. mcp__everything__* or mcp__everything__echo`, level: 'error' });
+      problems.push({
+        file: ctx.file,
+        field: 'tools',
+        message: `"${t}" must be mcp__<server>__<tool or glob>, e.g. mcp__everything__* or mcp__everything__echo`,
+        level: 'error',
+      });
       continue;
     }
     const s = byPrefix.get(p.server);
     if (!s) {
-      problems.push({ file: ctx.file, field: 'tools', message: `"${t}" names MCP server "${p.server}", which is not in mcpServers (${servers.length ? servers.map((x) => x.name).join(', ') : 'empty'}); add it there`, level: 'error' });
+      problems.push({
+        file: ctx.file,
+        field: 'tools',
+        message: `"${t}" names MCP server "${p.server}", which is not in mcpServers (${servers.length ? servers.map((x) => x.name).join(', ') : 'empty'}); add it there`,
+        level: 'error',
+      });
       continue;
     }
     granted.add(s.name);
   }
   for (const s of servers) {
-    if (!granted.has(s.name)) problems.push({ file: ctx.file, field: at.get(s.name) ?? 'mcpServers', message: `no tools: entry grants the tools of "${s.name}" (add mcp__${sanitizeToolPart(s.name)}__* or name its tools)`, level: 'warning' });
+    if (!granted.has(s.name))
+      problems.push({
+        file: ctx.file,
+        field: at.get(s.name) ?? 'mcpServers',
+        message: `no tools: entry grants the tools of "${s.name}" (add mcp__${sanitizeToolPart(s.name)}__* or name its tools)`,
+        level: 'warning',
+      });
   }
   return { servers, problems };
 }

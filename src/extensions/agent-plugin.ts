@@ -46,7 +46,13 @@ export function compileAgent(def: AgentDefinition, catalog: ToolCatalog, source:
         const entry = catalog.get(name);
         // the registry checked every name when it loaded the agent; a tool removed since is a run error
         if (!entry) throw new Error(`tool "${name}" of agent ${def.name} is no longer available`);
-        return entry.factory({ runId: ctx.runId, workspace: ctx.workspace, artifacts: def.artifacts, skills: ctx.skills ?? [], ...(ctx.schemes ? { schemes: ctx.schemes } : {}) });
+        return entry.factory({
+          runId: ctx.runId,
+          workspace: ctx.workspace,
+          artifacts: def.artifacts,
+          skills: ctx.skills ?? [],
+          ...(ctx.schemes ? { schemes: ctx.schemes } : {}),
+        });
       });
     },
     plan: def.plan ?? defaultPlan(def.artifacts, tools),

@@ -73,10 +73,14 @@ export interface ChannelsParseContext {
 /** The channels of one channels.json; an entry with a problem is left out (disabled ones too), the others load. */
 export function parseChannelsConfig(raw: unknown, ctx: ChannelsParseContext): { channels: ConfiguredChannel[]; problems: DefinitionProblem[] } {
   const problems: DefinitionProblem[] = [];
-  const err = (field: string | undefined, message: string, level: DefinitionProblem['level'] = 'error') => problems.push({ file: ctx.file, ...(field ? { field } : {}), message, level });
+  const err = (field: string | undefined, message: string, level: DefinitionProblem['level'] = 'error') =>
+    problems.push({ file: ctx.file, ...(field ? { field } : {}), message, level });
   const channels: ConfiguredChannel[] = [];
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
-    err(undefined, `must be an object of channels by name ({ "telegram": { "token": "\${TELEGRAM_BOT_TOKEN}", … } }), got ${Array.isArray(raw) ? 'an array' : JSON.stringify(raw)}`);
+    err(
+      undefined,
+      `must be an object of channels by name ({ "telegram": { "token": "\${TELEGRAM_BOT_TOKEN}", … } }), got ${Array.isArray(raw) ? 'an array' : JSON.stringify(raw)}`,
+    );
     return { channels, problems };
   }
   for (const [name, entry] of Object.entries(raw as Record<string, unknown>)) {
@@ -86,7 +90,12 @@ export function parseChannelsConfig(raw: unknown, ctx: ChannelsParseContext): { 
   return { channels, problems };
 }
 
-function parseEntry(name: string, entry: unknown, ctx: ChannelsParseContext, err: (field: string | undefined, message: string, level?: DefinitionProblem['level']) => void): ConfiguredChannel | null {
+function parseEntry(
+  name: string,
+  entry: unknown,
+  ctx: ChannelsParseContext,
+  err: (field: string | undefined, message: string, level?: DefinitionProblem['level']) => void,
+): ConfiguredChannel | null {
   if (!NAME.test(name)) {
     err(name, 'a channel name must be 1–64 letters, digits, _ or -');
     return null;
@@ -104,7 +113,10 @@ function parseEntry(name: string, entry: unknown, ctx: ChannelsParseContext, err
   const type = typeof e.type === 'string' ? e.type : name;
   const definition = ctx.types.get(type);
   if (!definition) {
-    err(`${name}${typeof e.type === 'string' ? '.type' : ''}`, `unknown channel type "${type}" (known: ${[...ctx.types.keys()].sort().join(', ') || 'none'}); name the entry after its type or give "type"`);
+    err(
+      `${name}${typeof e.type === 'string' ? '.type' : ''}`,
+      `unknown channel type "${type}" (known: ${[...ctx.types.keys()].sort().join(', ') || 'none'}); name the entry after its type or give "type"`,
+    );
     return null;
   }
   if (e.enabled === false) return null;
@@ -130,12 +142,15 @@ function parseEntry(name: string, entry: unknown, ctx: ChannelsParseContext, err
   }
   if (definition.configSchema) {
     const checked = checkSchema<Record<string, unknown>>(definition.configSchema, config);
-    const issues = checked.ok ? [] : checked.issues.filter((i) => !unset.has(String(i.path[0] ?? '')) && !(i.path.length === 0 && [...unset].some((k) => i.message.includes(k))));
+    const issues = checked.ok
+      ? []
+      : checked.issues.filter((i) => !unset.has(String(i.path[0] ?? '')) && !(i.path.length === 0 && [...unset].some((k) => i.message.includes(k))));
     for (const i of issues) err(`${name}${i.path.length ? `.${formatSchemaPath(i.path)}` : ''}`, i.message);
     if (issues.length) unusable ??= 'its settings have errors (runtrail validate lists them)';
   }
   const allowFrom = ((e.allow_from as Array<string | number> | undefined) ?? []).map(String);
-  if (!allowFrom.length) err(`${name}.allow_from`, 'is empty: everyone who writes to the bot is refused; list the user ids (and group ids) that may use it', 'warning');
+  if (!allowFrom.length)
+    err(`${name}.allow_from`, 'is empty: everyone who writes to the bot is refused; list the user ids (and group ids) that may use it', 'warning');
   const secrets = secretKeys.map((k) => config[k]).filter((v): v is string => typeof v === 'string' && v.length >= 4);
   return {
     name,
@@ -162,9 +177,15 @@ export function channelAgentProblems(c: ConfiguredChannel, agentNames: readonly 
   c.policy.agents?.forEach((a, i) => {
     if (!known.has(a)) out.push({ file: c.file, field: `${c.name}.agents[${i}]`, message: `unknown agent "${a}" ${list}`, level: 'error' });
   });
-  if (!known.has(c.policy.defaultAgent)) out.push({ file: c.file, field: `${c.name}.default_agent`, message: `unknown agent "${c.policy.defaultAgent}" ${list}`, level: 'error' });
+  if (!known.has(c.policy.defaultAgent))
+    out.push({ file: c.file, field: `${c.name}.default_agent`, message: `unknown agent "${c.policy.defaultAgent}" ${list}`, level: 'error' });
   else if (c.policy.agents && !c.policy.agents.includes(c.policy.defaultAgent)) {
-    out.push({ file: c.file, field: `${c.name}.default_agent`, message: `"${c.policy.defaultAgent}" is not among the channel's agents (${c.policy.agents.join(', ')}): plain text would be refused`, level: 'error' });
+    out.push({
+      file: c.file,
+      field: `${c.name}.default_agent`,
+      message: `"${c.policy.defaultAgent}" is not among the channel's agents (${c.policy.agents.join(', ')}): plain text would be refused`,
+      level: 'error',
+    });
   }
   return out;
 }

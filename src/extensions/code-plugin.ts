@@ -60,15 +60,18 @@ function checkTool(t: unknown, i: number, display: string): { tool?: PluginTool;
   const name = typeof o.name === 'string' ? o.name : '';
   if (!TOOL_NAME.test(name)) return { problem: problem(display, `must be 1–64 letters, digits, _ or -, got ${JSON.stringify(o.name)}`, `${at}.name`) };
   const field = `${at} (${name})`;
-  if (typeof o.description !== 'string' || !o.description.trim()) return { problem: problem(display, 'is required: say what the tool does', `${field}.description`) };
+  if (typeof o.description !== 'string' || !o.description.trim())
+    return { problem: problem(display, 'is required: say what the tool does', `${field}.description`) };
   if (typeof o.execute !== 'function') return { problem: problem(display, 'must be a function (args, ctx) => result', `${field}.execute`) };
   const params = o.parameters ?? { type: 'object', properties: {} };
   if (!isZodSchema(params)) {
-    if (typeof params !== 'object' || Array.isArray(params)) return { problem: problem(display, 'must be a JSON Schema object or a zod schema', `${field}.parameters`) };
+    if (typeof params !== 'object' || Array.isArray(params))
+      return { problem: problem(display, 'must be a JSON Schema object or a zod schema', `${field}.parameters`) };
     const c = compileJsonSchema(params as Record<string, unknown>);
     if (!c.ok) return { problem: problem(display, c.message, `${field}.parameters`) };
   }
-  if (o.timeoutMs !== undefined && (typeof o.timeoutMs !== 'number' || !(o.timeoutMs > 0))) return { problem: problem(display, 'must be a positive number of milliseconds', `${field}.timeoutMs`) };
+  if (o.timeoutMs !== undefined && (typeof o.timeoutMs !== 'number' || !(o.timeoutMs > 0)))
+    return { problem: problem(display, 'must be a positive number of milliseconds', `${field}.timeoutMs`) };
   return { tool: { ...(o as unknown as PluginTool), parameters: params as PluginTool['parameters'] } };
 }
 
@@ -76,11 +79,13 @@ function checkAgent(a: unknown, i: number, display: string): { agent?: Agent; pr
   const at = `agents[${i}]`;
   if (!a || typeof a !== 'object') return { problem: problem(display, 'must be a Agent object', at) };
   const o = a as Record<string, unknown>;
-  if (typeof o.name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(o.name)) return { problem: problem(display, `name must be letters, digits, _ or -, got ${JSON.stringify(o.name)}`, `${at}.name`) };
+  if (typeof o.name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(o.name))
+    return { problem: problem(display, `name must be letters, digits, _ or -, got ${JSON.stringify(o.name)}`, `${at}.name`) };
   const field = `${at} (${o.name})`;
   if (typeof o.description !== 'string') return { problem: problem(display, 'is required', `${field}.description`) };
   if (typeof o.createTools !== 'function') return { problem: problem(display, 'must be a function (ctx) => tools', `${field}.createTools`) };
-  if (o.inputSchema === undefined || typeof o.inputSchema !== 'object') return { problem: problem(display, 'is required (a zod schema or a JSON Schema of the run input)', `${field}.inputSchema`) };
+  if (o.inputSchema === undefined || typeof o.inputSchema !== 'object')
+    return { problem: problem(display, 'is required (a zod schema or a JSON Schema of the run input)', `${field}.inputSchema`) };
   for (const k of ['plan', 'artifacts', 'validators', 'promptFragments', 'fileInputs'] as const) {
     if (o[k] !== undefined && !Array.isArray(o[k])) return { problem: problem(display, 'must be an array', `${field}.${k}`) };
   }
@@ -102,14 +107,16 @@ function checkChannel(c: unknown, i: number, display: string): { channel?: Chann
   const at = `channels[${i}]`;
   if (!c || typeof c !== 'object') return { problem: problem(display, 'must be a channel object { name, start }', at) };
   const o = c as Record<string, unknown>;
-  if (typeof o.name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(o.name)) return { problem: problem(display, `name must be 1–64 letters, digits, _ or -, got ${JSON.stringify(o.name)}`, `${at}.name`) };
+  if (typeof o.name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(o.name))
+    return { problem: problem(display, `name must be 1–64 letters, digits, _ or -, got ${JSON.stringify(o.name)}`, `${at}.name`) };
   const field = `${at} (${o.name})`;
   if (typeof o.start !== 'function') return { problem: problem(display, 'must be a function (ctx) => Promise<connection>', `${field}.start`) };
   if (o.configSchema !== undefined) {
     const s = compileJsonSchema(o.configSchema as Record<string, unknown>);
     if (!s.ok) return { problem: problem(display, s.message, `${field}.configSchema`) };
   }
-  if (o.secretKeys !== undefined && !(Array.isArray(o.secretKeys) && o.secretKeys.every((k) => typeof k === 'string'))) return { problem: problem(display, 'must be an array of key names', `${field}.secretKeys`) };
+  if (o.secretKeys !== undefined && !(Array.isArray(o.secretKeys) && o.secretKeys.every((k) => typeof k === 'string')))
+    return { problem: problem(display, 'must be an array of key names', `${field}.secretKeys`) };
   return { channel: o as unknown as ChannelDefinition };
 }
 
@@ -155,7 +162,8 @@ export async function loadCodePlugin(path: string, display: string): Promise<Cod
   (p.channels as unknown[] | undefined)?.forEach((c, i) => {
     const r = checkChannel(c, i, display);
     if (r.channel) {
-      if (channels.some((x) => x.name === r.channel!.name)) problems.push(problem(display, `channel "${r.channel.name}" is defined twice`, `channels[${i}].name`));
+      if (channels.some((x) => x.name === r.channel!.name))
+        problems.push(problem(display, `channel "${r.channel.name}" is defined twice`, `channels[${i}].name`));
       else channels.push(r.channel);
     } else if (r.problem) problems.push(r.problem);
   });

@@ -9,7 +9,15 @@ import type { Schema } from '../tools/schema.js';
 import type { ChannelDefinition } from '../channels/channel-types.js';
 
 export { defineChannel } from '../channels/define-channel.js';
-export type { ChannelContext, ChannelConnection, ChannelDefinition, InboundMessage, InboundPress, OutboundMessage, SendResult } from '../channels/channel-types.js';
+export type {
+  ChannelContext,
+  ChannelConnection,
+  ChannelDefinition,
+  InboundMessage,
+  InboundPress,
+  OutboundMessage,
+  SendResult,
+} from '../channels/channel-types.js';
 
 export interface PluginToolContext {
   /** Aborted when the run is cancelled or the tool times out. */

@@ -215,7 +215,10 @@ export class ExtensionRegistry {
 
   private async loadCodePlugins(layer: Layer): Promise<void> {
     const dir = join(layer.root, 'plugins');
-    const specs: Array<{ path: string; shown: string }> = listFiles(dir, CODE_PLUGIN_FILE).map((f) => ({ path: join(dir, f), shown: this.display(layer, join(dir, f)) }));
+    const specs: Array<{ path: string; shown: string }> = listFiles(dir, CODE_PLUGIN_FILE).map((f) => ({
+      path: join(dir, f),
+      shown: this.display(layer, join(dir, f)),
+    }));
     for (const spec of layer.plugins) {
       const m = resolvePluginModule(spec, layer.root, this.projectDir);
       if (!m.ok) this.problem(this.display(layer, join(layer.root, 'config.json')), m.message, 'plugins');
@@ -268,7 +271,8 @@ export class ExtensionRegistry {
       if (!existsSync(dir)) continue;
       const { skills, errors } = await listSkills(dir);
       for (const e of errors) this.problem(this.display(layer, join(dir, e.name)), e.message.replace(/^.*?SKILL\.md: /, ''));
-      for (const s of skills) for (const w of s.warnings) this.problem(this.display(layer, join(s.dir, 'SKILL.md')), w.replace(/^.*?SKILL\.md: /, ''), undefined, 'warning');
+      for (const s of skills)
+        for (const w of s.warnings) this.problem(this.display(layer, join(s.dir, 'SKILL.md')), w.replace(/^.*?SKILL\.md: /, ''), undefined, 'warning');
     }
   }
 
@@ -331,7 +335,13 @@ export class ExtensionRegistry {
       if (!r.ok) {
         ok = false;
         skillNames ??= await this.skillNames();
-        this.problem(shown, r.code === 'not_found' ? `unknown skill "${s}"${didYouMean(s, skillNames)} (looked in ${this.skillDirs.join(', ')})` : `skill "${s}" cannot be loaded: ${r.message}`, 'skills');
+        this.problem(
+          shown,
+          r.code === 'not_found'
+            ? `unknown skill "${s}"${didYouMean(s, skillNames)} (looked in ${this.skillDirs.join(', ')})`
+            : `skill "${s}" cannot be loaded: ${r.message}`,
+          'skills',
+        );
       }
     }
     return ok;
@@ -342,7 +352,11 @@ export class ExtensionRegistry {
     const known = [...this.mcpServers.keys()].sort();
     for (const entry of names) {
       if (this.mcpServers.has(entry)) continue;
-      this.problem(shown, `unknown MCP server "${entry}"${didYouMean(entry, known)} (${known.length ? `configured: ${known.join(', ')}` : 'none is configured'}; define it in .runtrail/mcp.json or inline)`, 'mcpServers');
+      this.problem(
+        shown,
+        `unknown MCP server "${entry}"${didYouMean(entry, known)} (${known.length ? `configured: ${known.join(', ')}` : 'none is configured'}; define it in .runtrail/mcp.json or inline)`,
+        'mcpServers',
+      );
     }
   }
 
@@ -370,7 +384,9 @@ export class ExtensionRegistry {
   private checkSubagents(): void {
     for (const [name, e] of [...this.agents]) {
       const wanted = e.agent.agents ?? [];
-      const bad = wanted.includes(name) ? `lists itself: an agent cannot start itself` : wanted.filter((a: string) => !this.agents.has(a)).map((a: string) => `unknown agent "${a}" (agents: ${this.names().join(', ')})`)[0];
+      const bad = wanted.includes(name)
+        ? `lists itself: an agent cannot start itself`
+        : wanted.filter((a: string) => !this.agents.has(a)).map((a: string) => `unknown agent "${a}" (agents: ${this.names().join(', ')})`)[0];
       if (!bad) continue;
       this.problem(e.source.file ?? 'builtin', `${bad}; ${name} is not loaded`, 'agents');
       this.agents.delete(name);

@@ -62,14 +62,21 @@ export interface AgentReferences {
   mcpServers?: string[];
 }
 
-export type ParsedAgent = { ok: true; agent: AgentDefinition; warnings: DefinitionProblem[] } | { ok: false; problems: DefinitionProblem[]; references?: AgentReferences };
+export type ParsedAgent =
+  | { ok: true; agent: AgentDefinition; warnings: DefinitionProblem[] }
+  | { ok: false; problems: DefinitionProblem[]; references?: AgentReferences };
 
 function strings(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }
 
 function referencesOf(data: Record<string, unknown>): AgentReferences {
-  return { name: typeof data.name === 'string' ? data.name : null, tools: strings(data.tools), skills: strings(data.skills), mcpServers: strings(data.mcpServers) };
+  return {
+    name: typeof data.name === 'string' ? data.name : null,
+    tools: strings(data.tools),
+    skills: strings(data.skills),
+    mcpServers: strings(data.mcpServers),
+  };
 }
 
 interface RawArtifact {
@@ -113,7 +120,13 @@ export function parseAgentFile(file: string, text: string, display: string): Par
   const err = (field: string | undefined, message: string) => problems.push({ file: display, ...(field ? { field } : {}), message, level: 'error' });
   const fm = parseFrontmatter(text);
   if (!fm.ok) return { ok: false, problems: [{ file: display, message: fm.message, level: 'error' }] };
-  if (!fm.hasFrontmatter) return { ok: false, problems: [{ file: display, message: 'an agent file starts with YAML frontmatter between two "---" lines (at least name and description)', level: 'error' }] };
+  if (!fm.hasFrontmatter)
+    return {
+      ok: false,
+      problems: [
+        { file: display, message: 'an agent file starts with YAML frontmatter between two "---" lines (at least name and description)', level: 'error' },
+      ],
+    };
   const checked = checkSchema<Record<string, unknown>>(AGENT_FRONTMATTER_SCHEMA, fm.data);
   if (!checked.ok) {
     const known = Object.keys((AGENT_FRONTMATTER_SCHEMA.properties ?? {}) as Record<string, unknown>);
@@ -173,12 +186,15 @@ export function parseAgentFile(file: string, text: string, display: string): Par
   // a plan step may name an MCP tool that an `mcp__server__*` entry grants
   const mcpGranted = globMatcher(tools.filter(isMcpToolEntry));
   plan?.forEach((s, i) => {
-    for (const t of [...s.tools, ...(s.doneWhenToolsSucceeded ?? [])]) if (!tools.includes(t) && !mcpGranted(t)) err(`plan[${i}].tools`, `"${t}" is not in the agent's tools (${tools.join(', ')})`);
-    for (const p of s.doneWhenArtifactsExist ?? []) if (!seen.has(p.replace(/^artifacts\//, ''))) warnings.push({ file: display, field: `plan[${i}].done_when_artifacts_exist`, message: `${p} is not a declared artifact`, level: 'warning' });
+    for (const t of [...s.tools, ...(s.doneWhenToolsSucceeded ?? [])])
+      if (!tools.includes(t) && !mcpGranted(t)) err(`plan[${i}].tools`, `"${t}" is not in the agent's tools (${tools.join(', ')})`);
+    for (const p of s.doneWhenArtifactsExist ?? [])
+      if (!seen.has(p.replace(/^artifacts\//, '')))
+        warnings.push({ file: display, field: `plan[${i}].done_when_artifacts_exist`, message: `${p} is not a declared artifact`, level: 'warning' });
   });
   const ids = plan?.map((s) => s.id) ?? [];
   if (new Set(ids).size !== ids.length) err('plan', 'step ids must be unique');
-  if (fm.body.trim() === '') warnings.push({ file: display, message: 'the body (the agent\'s instructions) is empty', level: 'warning' });
+  if (fm.body.trim() === '') warnings.push({ file: display, message: "the body (the agent's instructions) is empty", level: 'warning' });
   if (problems.length) return { ok: false, problems, references: { name: d.name as string, tools, skills: (d.skills as string[] | undefined) ?? [] } };
 
   return {

@@ -111,7 +111,12 @@ const VAR = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 /** `${VAR}` / `${VAR:-default}` expanded; the names of unset variables without a default in `missing`;
  *  `onValue` is told each value put in (the caller may hold it secret). */
-export function expandVars(text: string, env: Record<string, string | undefined>, missing: Set<string>, onValue?: (name: string, value: string) => void): string {
+export function expandVars(
+  text: string,
+  env: Record<string, string | undefined>,
+  missing: Set<string>,
+  onValue?: (name: string, value: string) => void,
+): string {
   return text.replace(VAR, (_m, name: string, fallback: string | undefined) => {
     const v = env[name];
     const value = v !== undefined && v !== '' ? v : fallback;
@@ -191,13 +196,21 @@ export function parseServerDefinition(name: string, raw: unknown, ctx: McpParseC
       const rel = (p: string) => (isAbsolute(p) ? p : resolve(ctx.baseDir, p));
       transport.sandbox = resolveSandboxPolicy({ ...own, read: own.read?.map(rel), write: own.write?.map(rel) }, undefined);
     }
-    shown = { type, command: d.command, args: d.args ?? [], ...(d.cwd ? { cwd: d.cwd } : {}), env: Object.keys(d.env ?? {}), ...(d.sandbox ? { sandbox: d.sandbox } : {}) };
+    shown = {
+      type,
+      command: d.command,
+      args: d.args ?? [],
+      ...(d.cwd ? { cwd: d.cwd } : {}),
+      env: Object.keys(d.env ?? {}),
+      ...(d.sandbox ? { sandbox: d.sandbox } : {}),
+    };
   } else {
     if (!d.url) {
       err(at, `a${type === 'http' ? 'n http' : ' sse'} server needs "url"`);
       return null;
     }
-    if (d.command || d.args) err(`${at}.${d.command ? 'command' : 'args'}`, `is for stdio servers; a${type === 'http' ? 'n http' : ' sse'} server ignores it`, 'warning');
+    if (d.command || d.args)
+      err(`${at}.${d.command ? 'command' : 'args'}`, `is for stdio servers; a${type === 'http' ? 'n http' : ' sse'} server ignores it`, 'warning');
     const url = x(d.url);
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(d.headers ?? {})) headers[k] = x(v);
@@ -223,12 +236,16 @@ export function parseServerDefinition(name: string, raw: unknown, ctx: McpParseC
     exclude: d.exclude ?? [],
     maxResultChars: d.max_result_chars ?? MCP_DEFAULTS.max_result_chars,
   };
-  if (options.idleTimeoutMs > options.timeoutMs) err(`${at}.idle_timeout_s`, `is longer than timeout_s (${options.timeoutMs / 1000} s), which caps every call first`, 'warning');
+  if (options.idleTimeoutMs > options.timeoutMs)
+    err(`${at}.idle_timeout_s`, `is longer than timeout_s (${options.timeoutMs / 1000} s), which caps every call first`, 'warning');
   const cfg: McpServerConfig = { name, file: ctx.file, transport, options, shown: { ...shown, ...optionsShown(d) } };
   if (missing.size) {
     const names = [...missing].sort();
     cfg.unusable = `environment variable${names.length > 1 ? 's' : ''} ${names.join(', ')} ${names.length > 1 ? 'are' : 'is'} not set (used in ${ctx.file} ${at})`;
-    err(at, `uses ${names.map((n) => `\${${n}}`).join(', ')}, which ${names.length > 1 ? 'are' : 'is'} not set in the environment (write \${NAME:-default} for a default)`);
+    err(
+      at,
+      `uses ${names.map((n) => `\${${n}}`).join(', ')}, which ${names.length > 1 ? 'are' : 'is'} not set in the environment (write \${NAME:-default} for a default)`,
+    );
   }
   return cfg;
 }
@@ -258,7 +275,9 @@ export function parseMcpConfig(raw: unknown, ctx: Omit<McpParseContext, 'at'>): 
     return { servers, problems };
   }
   const obj = raw as Record<string, unknown>;
-  for (const k of Object.keys(obj)) if (k !== 'mcpServers') problems.push({ file: ctx.file, field: k, message: 'is not a known field (servers go under "mcpServers"); it is ignored', level: 'warning' });
+  for (const k of Object.keys(obj))
+    if (k !== 'mcpServers')
+      problems.push({ file: ctx.file, field: k, message: 'is not a known field (servers go under "mcpServers"); it is ignored', level: 'warning' });
   const map = obj.mcpServers;
   if (map === undefined) {
     problems.push({ file: ctx.file, field: 'mcpServers', message: 'is missing: the servers go under "mcpServers"', level: 'error' });
@@ -282,12 +301,22 @@ export function clashingNames(servers: McpServerConfig[], file: string, at: stri
   for (const s of servers) {
     const key = sanitizeToolPart(s.name);
     const had = seen.get(key);
-    if (had !== undefined) problems.push({ file, field: `${at}.${s.name}`, message: `its tools would be named mcp__${key}__… like those of server "${had}"; rename one of them`, level: 'error' });
+    if (had !== undefined)
+      problems.push({
+        file,
+        field: `${at}.${s.name}`,
+        message: `its tools would be named mcp__${key}__… like those of server "${had}"; rename one of them`,
+        level: 'error',
+      });
     else seen.set(key, s.name);
   }
 }
 
 /** The whole transport, secrets included: the key runs of one process share a connection by. Held in memory only. */
 export function connectionKey(t: McpTransportConfig): string {
-  return JSON.stringify(t.type === 'stdio' ? [t.type, t.command, t.args, Object.entries(t.env).sort(), t.cwd, t.sandbox ?? null] : [t.type, t.url, Object.entries(t.headers).sort()]);
+  return JSON.stringify(
+    t.type === 'stdio'
+      ? [t.type, t.command, t.args, Object.entries(t.env).sort(), t.cwd, t.sandbox ?? null]
+      : [t.type, t.url, Object.entries(t.headers).sort()],
+  );
 }

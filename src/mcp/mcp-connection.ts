@@ -113,7 +113,10 @@ export class McpConnection {
 
   /** Connects and lists the tools; throws McpUnavailableError (never hangs past connect_timeout_s). */
   static async open(cfg: McpServerConfig, opts: McpConnectOptions): Promise<McpConnection> {
-    if (cfg.unusable) throw new McpUnavailableError(unavailableDiagnosis(cfg, { reason: cfg.unusable, hint: 'set it, or give a default with ${NAME:-default}', retryable: false }));
+    if (cfg.unusable)
+      throw new McpUnavailableError(
+        unavailableDiagnosis(cfg, { reason: cfg.unusable, hint: 'set it, or give a default with ${NAME:-default}', retryable: false }),
+      );
     const started = performance.now();
     const t = cfg.transport;
     if (t.type === 'stdio') {
@@ -140,13 +143,25 @@ export class McpConnection {
     }
     const url = new URL(t.url);
     const requestInit: RequestInit = { headers: t.headers };
-    if (t.type === 'sse') return McpConnection.openHttp(cfg, new SSEClientTransport(url, { requestInit, fetch: fetchOnOwnSignal }), 'sse', started, opts.signal);
+    if (t.type === 'sse')
+      return McpConnection.openHttp(cfg, new SSEClientTransport(url, { requestInit, fetch: fetchOnOwnSignal }), 'sse', started, opts.signal);
     try {
-      return await McpConnection.handshake(cfg, new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchOnOwnSignal, reconnectionOptions: { maxRetries: 2, initialReconnectionDelay: 500, maxReconnectionDelay: 5000, reconnectionDelayGrowFactor: 2 } }), started, opts.signal, 'streamable-http');
+      return await McpConnection.handshake(
+        cfg,
+        new StreamableHTTPClientTransport(url, {
+          requestInit,
+          fetch: fetchOnOwnSignal,
+          reconnectionOptions: { maxRetries: 2, initialReconnectionDelay: 500, maxReconnectionDelay: 5000, reconnectionDelayGrowFactor: 2 },
+        }),
+        started,
+        opts.signal,
+        'streamable-http',
+      );
     } catch (e) {
       // a server that only speaks the legacy SSE transport refuses the POST (400/404/405)
       const status = e instanceof StreamableHTTPError ? e.code : undefined;
-      if (status === undefined || !HTTP_FALLBACK_STATUS.includes(status) || opts.signal?.aborted) throw new McpUnavailableError(unavailableDiagnosis(cfg, connectReason(e, cfg)));
+      if (status === undefined || !HTTP_FALLBACK_STATUS.includes(status) || opts.signal?.aborted)
+        throw new McpUnavailableError(unavailableDiagnosis(cfg, connectReason(e, cfg)));
       return McpConnection.openHttp(cfg, new SSEClientTransport(url, { requestInit, fetch: fetchOnOwnSignal }), 'sse', performance.now(), opts.signal);
     }
   }
@@ -160,7 +175,13 @@ export class McpConnection {
   }
 
   /** initialize + tools/list within the connect timeout; stdout noise during it fails at once. */
-  private static async handshake(cfg: McpServerConfig, transport: Transport, started: number, signal?: AbortSignal, used: McpConnection['transportUsed'] = 'stdio'): Promise<McpConnection> {
+  private static async handshake(
+    cfg: McpServerConfig,
+    transport: Transport,
+    started: number,
+    signal?: AbortSignal,
+    used: McpConnection['transportUsed'] = 'stdio',
+  ): Promise<McpConnection> {
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     const conn = new McpConnection(cfg, client, transport);
     conn.transportUsed = used;
@@ -245,7 +266,11 @@ export class McpConnection {
           this.tools = await this.listAll();
           for (const l of this.toolListeners) l(this.tools);
         } catch (e) {
-          this.logs.push({ level: 'warning', logger: 'runtrail', data: `tools/list after list_changed failed (the last good list stays): ${(e as Error).message}` });
+          this.logs.push({
+            level: 'warning',
+            logger: 'runtrail',
+            data: `tools/list after list_changed failed (the last good list stays): ${(e as Error).message}`,
+          });
         }
       } while (this.refreshAgain && !this.closedFlag);
       this.refreshing = null;
@@ -274,7 +299,8 @@ export class McpConnection {
     try {
       const request: RequestOptions = {
         // asking for progress makes the SDK send a progressToken; each notification resets the idle timer
-        onprogress: (p) => opts.onProgress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message ? { message: p.message } : {}) }),
+        onprogress: (p) =>
+          opts.onProgress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message ? { message: p.message } : {}) }),
         timeout: o.idleTimeoutMs,
         resetTimeoutOnProgress: true,
         maxTotalTimeout: o.timeoutMs,

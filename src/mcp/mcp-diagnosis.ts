@@ -66,4 +66,3 @@ export function unavailableDiagnosis(cfg: McpServerConfig, r: Reason, stderr = '
     retryable: r.retryable,
   };
 }
-

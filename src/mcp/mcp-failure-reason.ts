@@ -35,7 +35,11 @@ export function connectReason(e: unknown, cfg: McpServerConfig, exit?: { code: n
   const t = cfg.transport;
   const where = t.type === 'stdio' ? '' : ` at ${shownUrl(t.url)}`;
   if (e instanceof StdoutNoiseError) {
-    return { reason: e.message, hint: 'a stdio MCP server writes only JSON-RPC messages on stdout (its logs go to stderr): is "command" really an MCP server?', retryable: false };
+    return {
+      reason: e.message,
+      hint: 'a stdio MCP server writes only JSON-RPC messages on stdout (its logs go to stderr): is "command" really an MCP server?',
+      retryable: false,
+    };
   }
   const status = httpStatusOf(e);
   if (status === 401 || status === 403) {
@@ -45,10 +49,12 @@ export function connectReason(e: unknown, cfg: McpServerConfig, exit?: { code: n
       retryable: false,
     };
   }
-  if (status !== undefined) return { reason: `the server${where} answered HTTP ${status}`, hint: 'check "url": it must be the MCP endpoint (often …/mcp)', retryable: status >= 500 };
+  if (status !== undefined)
+    return { reason: `the server${where} answered HTTP ${status}`, hint: 'check "url": it must be the MCP endpoint (often …/mcp)', retryable: status >= 500 };
   const code = causeCode(e);
   if (code === 'ECONNREFUSED') return { reason: `nothing listens${where} (connection refused)`, hint: 'start the server, or correct "url"', retryable: true };
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return { reason: `the host${where} is not found (${code})`, hint: 'correct "url"', retryable: code === 'EAI_AGAIN' };
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return { reason: `the host${where} is not found (${code})`, hint: 'correct "url"', retryable: code === 'EAI_AGAIN' };
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return { reason: `the connection${where} was reset`, hint: 'is it an MCP server?', retryable: true };
   if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
     return {
@@ -60,11 +66,19 @@ export function connectReason(e: unknown, cfg: McpServerConfig, exit?: { code: n
   const gone = (e instanceof McpError && e.code === ErrorCode.ConnectionClosed) || /the server is not running/.test((e as Error)?.message ?? '');
   if (gone) {
     const how = exit ? (exit.signal ? ` (it was ended by ${exit.signal})` : exit.code !== null ? ` (it exited with code ${exit.code})` : '') : '';
-    return { reason: `it closed the connection before answering "initialize"${how}`, hint: t.type === 'stdio' ? 'run the command by hand to see why it stops' : 'is it an MCP server?', retryable: false };
+    return {
+      reason: `it closed the connection before answering "initialize"${how}`,
+      hint: t.type === 'stdio' ? 'run the command by hand to see why it stops' : 'is it an MCP server?',
+      retryable: false,
+    };
   }
   const msg = (e as Error)?.message ?? String(e);
   if (/fetch failed/i.test(msg)) return { reason: `cannot reach${where || ' the server'} (${code ?? msg})`, hint: 'is the server running?', retryable: true };
-  return { reason: msg, hint: t.type === 'stdio' ? 'run the command by hand to see whether it starts' : 'check "url" and that the server is running', retryable: false };
+  return {
+    reason: msg,
+    hint: t.type === 'stdio' ? 'run the command by hand to see whether it starts' : 'check "url" and that the server is running',
+    retryable: false,
+  };
 }
 
 /** A failed call (a JSON-RPC error or a closed connection), not a tool's own `isError` result. */
@@ -82,10 +96,24 @@ export function callFailure(cfg: McpServerConfig, tool: string, e: unknown, idle
     };
   }
   if (e instanceof McpError && e.code === ErrorCode.ConnectionClosed) {
-    return { code: 'mcp_call_failed', severity: 'error', summary: `${cfg.name}/${tool} failed: the server closed the connection`, detail: msg, hint: 'the server stopped or crashed; the next call starts it again', retryable: true };
+    return {
+      code: 'mcp_call_failed',
+      severity: 'error',
+      summary: `${cfg.name}/${tool} failed: the server closed the connection`,
+      detail: msg,
+      hint: 'the server stopped or crashed; the next call starts it again',
+      retryable: true,
+    };
   }
   if (e instanceof McpError && e.code === ErrorCode.InvalidParams) {
-    return { code: 'mcp_invalid_args', severity: 'error', summary: `${cfg.name}/${tool} rejected the arguments`, detail: msg, hint: 'fix the arguments to match the tool schema and call it again', retryable: false };
+    return {
+      code: 'mcp_invalid_args',
+      severity: 'error',
+      summary: `${cfg.name}/${tool} rejected the arguments`,
+      detail: msg,
+      hint: 'fix the arguments to match the tool schema and call it again',
+      retryable: false,
+    };
   }
   return { code: 'mcp_call_failed', severity: 'error', summary: `${cfg.name}/${tool} failed: ${msg}`, detail: '', hint: '', retryable: false };
 }

@@ -41,7 +41,12 @@ const EXT: Record<string, string> = {
 };
 
 function safe(s: string): string {
-  return s.replace(/[^A-Za-z0-9_.-]/g, '_').replace(/^\.+/, '_').slice(0, 80) || 'x';
+  return (
+    s
+      .replace(/[^A-Za-z0-9_.-]/g, '_')
+      .replace(/^\.+/, '_')
+      .slice(0, 80) || 'x'
+  );
 }
 
 function extOf(mime: string | undefined): string {
@@ -76,7 +81,8 @@ export async function toToolResult(result: CallToolResult, c: ResultContext): Pr
         break;
       case 'image':
         await save(part.data, part.mimeType, 'image');
-        if (VISION_TYPES.has(part.mimeType.toLowerCase())) images.push({ mediaType: part.mimeType.toLowerCase(), data: part.data, label: saved.at(-1)?.path ?? `${c.tool} image` });
+        if (VISION_TYPES.has(part.mimeType.toLowerCase()))
+          images.push({ mediaType: part.mimeType.toLowerCase(), data: part.data, label: saved.at(-1)?.path ?? `${c.tool} image` });
         break;
       case 'audio':
         await save(part.data, part.mimeType, 'audio');
@@ -94,7 +100,10 @@ export async function toToolResult(result: CallToolResult, c: ResultContext): Pr
         texts.push(`[${(part as { type: string }).type} content]`);
     }
   }
-  const structured = c.secrets.length && result.structuredContent !== undefined ? (JSON.parse(redactValues(JSON.stringify(result.structuredContent), c.secrets)) as unknown) : result.structuredContent;
+  const structured =
+    c.secrets.length && result.structuredContent !== undefined
+      ? (JSON.parse(redactValues(JSON.stringify(result.structuredContent), c.secrets)) as unknown)
+      : result.structuredContent;
   let content = texts.join('\n');
   if (structured !== undefined) {
     const json = JSON.stringify(structured);
@@ -123,7 +132,14 @@ export async function toToolResult(result: CallToolResult, c: ResultContext): Pr
       ok: false,
       content: `Error: ${c.server}/${c.tool} returned an error${detail ? ` — ${detail}` : ''}`,
       details,
-      diagnosis: { code: 'mcp_tool_error', severity: 'error', summary: `${c.server}/${c.tool} returned an error`, detail, hint: 'read the error, fix the arguments or the request, and call it again', retryable: false },
+      diagnosis: {
+        code: 'mcp_tool_error',
+        severity: 'error',
+        summary: `${c.server}/${c.tool} returned an error`,
+        detail,
+        hint: 'read the error, fix the arguments or the request, and call it again',
+        retryable: false,
+      },
       ...(images.length ? { images } : {}),
     };
   }

@@ -26,7 +26,11 @@ export interface McpToolSourceOptions {
 }
 
 /** The server's tools as Runtrail sees them: include/exclude applied, names made, clashes refused. */
-export function selectTools(cfg: McpServerConfig, tools: readonly Tool[], grants: readonly string[]): { tools: Array<{ name: string; tool: Tool }>; clash?: string } {
+export function selectTools(
+  cfg: McpServerConfig,
+  tools: readonly Tool[],
+  grants: readonly string[],
+): { tools: Array<{ name: string; tool: Tool }>; clash?: string } {
   const include = cfg.options.include.length ? globMatcher(cfg.options.include) : () => true;
   const exclude = globMatcher(cfg.options.exclude);
   const granted = globMatcher(grants);
@@ -74,7 +78,14 @@ export class McpToolSource implements ToolSource {
     const conn = await this.connect(signal);
     const picked = selectTools(this.o.server, conn.tools, this.grants);
     if (picked.clash) {
-      throw new ToolSourceError({ code: 'mcp_tool_clash', severity: 'error', summary: picked.clash, detail: '', hint: `leave one of them out with "exclude" in the definition of "${this.o.server.name}" (${this.o.server.file})`, retryable: false });
+      throw new ToolSourceError({
+        code: 'mcp_tool_clash',
+        severity: 'error',
+        summary: picked.clash,
+        detail: '',
+        hint: `leave one of them out with "exclude" in the definition of "${this.o.server.name}" (${this.o.server.file})`,
+        retryable: false,
+      });
     }
     return picked.tools.map((t) => this.toolFor(t.name, t.tool));
   }
@@ -164,9 +175,21 @@ export class McpToolSource implements ToolSource {
               reporter?.progress({ message: logText(l), payload: { mcp_log: { level: l.level, ...(l.logger ? { logger: l.logger } : {}) } } });
             },
           });
-          return await toToolResult(r, { server: server.name, tool: tool.name, callId: ctx?.toolCallId ?? 'call', maxChars: maxResultChars, secrets: this.secrets, ...(this.o.artifacts ? { artifacts: this.o.artifacts } : {}) });
+          return await toToolResult(r, {
+            server: server.name,
+            tool: tool.name,
+            callId: ctx?.toolCallId ?? 'call',
+            maxChars: maxResultChars,
+            secrets: this.secrets,
+            ...(this.o.artifacts ? { artifacts: this.o.artifacts } : {}),
+          });
         } catch (e) {
-          if (signal?.aborted) return { ok: false, content: `Error: ${server.name}/${tool.name} cancelled`, diagnosis: { code: 'cancelled', severity: 'warning', summary: `${server.name}/${tool.name} cancelled` } };
+          if (signal?.aborted)
+            return {
+              ok: false,
+              content: `Error: ${server.name}/${tool.name} cancelled`,
+              diagnosis: { code: 'cancelled', severity: 'warning', summary: `${server.name}/${tool.name} cancelled` },
+            };
           // loaded here, after a call failed: by then the connection has loaded the SDK it reads
           const { callFailure } = await import('./mcp-failure-reason.js');
           const d = callFailure(server, tool.name, e, idleTimeoutMs);

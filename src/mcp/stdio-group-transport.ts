@@ -105,10 +105,13 @@ export class GroupStdioTransport implements Transport {
       env = { ...sandboxEnv(policy, {}), ...definitionEnv(this.spec.env), ...launch.env };
       insideMembers = launch.insideMembers ?? undefined;
     }
-    const child = await spawnSupervised({ file, args, cwd, env, killGraceMs: this.opts.killGraceMs, ...(insideMembers ? { insideMembers } : {}) }, (stream, chunk) => {
-      if (stream === 'stderr') this.stderrTail.append(chunk);
-      else this.ingest(chunk);
-    });
+    const child = await spawnSupervised(
+      { file, args, cwd, env, killGraceMs: this.opts.killGraceMs, ...(insideMembers ? { insideMembers } : {}) },
+      (stream, chunk) => {
+        if (stream === 'stderr') this.stderrTail.append(chunk);
+        else this.ingest(chunk);
+      },
+    );
     this.child = child;
     if (child.pid === undefined) {
       const exit = await child.exited;
@@ -206,7 +209,9 @@ function isResultResponse(v: unknown): v is JSONRPCResultResponse {
   return (
     m.jsonrpc === '2.0' &&
     (typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id))) &&
-    result !== null && typeof result === 'object' && !Array.isArray(result) &&
+    result !== null &&
+    typeof result === 'object' &&
+    !Array.isArray(result) &&
     Object.keys(m).length === 3
   );
 }

@@ -16,7 +16,10 @@ export function loadAi(): Promise<AiModule> {
 }
 
 /** The SDK's language model of one provider, its package loaded on first use. */
-export async function loadLanguageModel(provider: AiSdkProviderName, o: { apiKey: string | undefined; baseURL: string; label: string; model: string }): Promise<LanguageModel> {
+export async function loadLanguageModel(
+  provider: AiSdkProviderName,
+  o: { apiKey: string | undefined; baseURL: string; label: string; model: string },
+): Promise<LanguageModel> {
   const { apiKey, baseURL } = o;
   switch (provider) {
     case 'openai':

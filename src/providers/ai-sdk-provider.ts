@@ -145,7 +145,9 @@ export class LanguageModelProvider implements ModelProvider {
     const report = (): ModelStreamPart[] => {
       if (reported || !params) return [];
       reported = true;
-      return [{ type: 'request', request: sentRequestOfCall(params, { model: label, reasoning: request.reasoning ?? 'off', cacheKey: request.cacheKey }, body) }];
+      return [
+        { type: 'request', request: sentRequestOfCall(params, { model: label, reasoning: request.reasoning ?? 'off', cacheKey: request.cacheKey }, body) },
+      ];
     };
     try {
       const [{ streamText, jsonSchema, wrapLanguageModel }, model] = await Promise.all([loadAi(), this.languageModel()]);

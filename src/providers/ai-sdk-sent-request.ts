@@ -42,7 +42,8 @@ function toolOutput(out: LanguageModelV3ToolResultOutput): { response: unknown; 
       for (const p of out.value) {
         if (p.type === 'text') texts.push(p.text);
         else if (p.type === 'image-data' || p.type === 'file-data') extra.push(blobPart(p.mediaType, p.data));
-        else if (p.type === 'image-url' || p.type === 'file-url') extra.push(uriPart('mediaType' in p && p.mediaType ? p.mediaType : 'application/octet-stream', p.url));
+        else if (p.type === 'image-url' || p.type === 'file-url')
+          extra.push(uriPart('mediaType' in p && p.mediaType ? p.mediaType : 'application/octet-stream', p.url));
         else extra.push({ type: 'text', content: `[${p.type}]` });
       }
       return { response: texts.join('\n'), isError: false, extra };
@@ -63,7 +64,12 @@ function partsOf(m: LanguageModelV3Message): SentPart[] {
         break;
       case 'reasoning': {
         const meta = p.providerOptions?.anthropic as Record<string, unknown> | undefined;
-        parts.push({ type: GENAI_REASONING_PART, content: p.text, ...(typeof meta?.signature === 'string' ? { signed: true as const } : {}), ...(meta?.redactedData !== undefined ? { redacted: true as const } : {}) });
+        parts.push({
+          type: GENAI_REASONING_PART,
+          content: p.text,
+          ...(typeof meta?.signature === 'string' ? { signed: true as const } : {}),
+          ...(meta?.redactedData !== undefined ? { redacted: true as const } : {}),
+        });
         break;
       }
       case 'tool-call':
@@ -71,7 +77,10 @@ function partsOf(m: LanguageModelV3Message): SentPart[] {
         break;
       case 'tool-result': {
         const o = toolOutput(p.output);
-        parts.push({ type: 'tool_call_response', id: p.toolCallId, name: p.toolName, response: o.response, ...(o.isError ? { is_error: true as const } : {}) }, ...o.extra);
+        parts.push(
+          { type: 'tool_call_response', id: p.toolCallId, name: p.toolName, response: o.response, ...(o.isError ? { is_error: true as const } : {}) },
+          ...o.extra,
+        );
         break;
       }
       default:

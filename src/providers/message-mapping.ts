@@ -96,7 +96,11 @@ export function toModelMessages(messages: readonly ChatMessage[], opts: MappingO
       const { sent, notes } = sortImages(m.images, opts);
       const text = withNotes(m.content, notes);
       if (!sent.length) out.push({ role: 'user', content: text });
-      else out.push({ role: 'user', content: [{ type: 'text', text }, ...sent.map((img) => ({ type: 'image' as const, image: img.data, mediaType: img.mediaType }))] });
+      else
+        out.push({
+          role: 'user',
+          content: [{ type: 'text', text }, ...sent.map((img) => ({ type: 'image' as const, image: img.data, mediaType: img.mediaType }))],
+        });
     } else if (m.role === 'assistant') {
       const calls = m.toolCalls ?? [];
       if (calls.length === 0) {
@@ -120,7 +124,10 @@ export function toModelMessages(messages: readonly ChatMessage[], opts: MappingO
       else if (api === 'anthropic' || api === 'generic') {
         output = {
           type: 'content',
-          value: [{ type: 'text', text: withNotes(m.content, notes) }, ...sent.map((img) => ({ type: 'image-data' as const, data: img.data, mediaType: img.mediaType }))],
+          value: [
+            { type: 'text', text: withNotes(m.content, notes) },
+            ...sent.map((img) => ({ type: 'image-data' as const, data: img.data, mediaType: img.mediaType })),
+          ],
         };
       } else {
         output = { type: 'text', value: withNotes(m.content, [...notes, `[${sent.length} image${sent.length > 1 ? 's' : ''} attached in the next message]`]) };

@@ -121,7 +121,16 @@ export function modelInfo(provider: string, model: string): ModelInfo | null {
   if (cache.has(key)) return cache.get(key)!;
   let info: ModelInfo | null;
   if (LOCAL_PROVIDERS.has(provider)) {
-    info = { provider, model, contextWindow: null, maxOutputTokens: null, vision: false, reasoning: null, local: true, prices: { inputPerMTok: 0, outputPerMTok: 0, cacheReadPerMTok: 0, cacheWritePerMTok: 0 } };
+    info = {
+      provider,
+      model,
+      contextWindow: null,
+      maxOutputTokens: null,
+      vision: false,
+      reasoning: null,
+      local: true,
+      prices: { inputPerMTok: 0, outputPerMTok: 0, cacheReadPerMTok: 0, cacheWritePerMTok: 0 },
+    };
   } else {
     const dev = modelsDevEntry(provider, model);
     const priced = priceMatch(provider, model);
@@ -130,7 +139,12 @@ export function modelInfo(provider: string, model: string): ModelInfo | null {
     } else {
       const devPrices: ModelPrices | null =
         dev?.cost && typeof dev.cost.input === 'number' && typeof dev.cost.output === 'number'
-          ? { inputPerMTok: dev.cost.input, outputPerMTok: dev.cost.output, cacheReadPerMTok: dev.cost.cache_read ?? null, cacheWritePerMTok: dev.cost.cache_write ?? null }
+          ? {
+              inputPerMTok: dev.cost.input,
+              outputPerMTok: dev.cost.output,
+              cacheReadPerMTok: dev.cost.cache_read ?? null,
+              cacheWritePerMTok: dev.cost.cache_write ?? null,
+            }
           : null;
       const input = dev?.modalities?.input;
       info = {
@@ -163,17 +177,21 @@ export function modelCost(provider: string, model: string, usage: TokenUsage, at
   const output = Math.max(0, usage.outputTokens);
   const providerId = PRICE_PROVIDER[provider];
   if (providerId) {
-    const r = prices().calcPrice(
-      { input_tokens: input, output_tokens: output, cache_read_tokens: cacheRead, cache_write_tokens: cacheWrite },
-      model,
-      { providerId, timestamp: at },
-    );
+    const r = prices().calcPrice({ input_tokens: input, output_tokens: output, cache_read_tokens: cacheRead, cache_write_tokens: cacheWrite }, model, {
+      providerId,
+      timestamp: at,
+    });
     if (r) return roundUsd(r.total_price);
   }
   // models.dev prices only: cached tokens without a cache price are charged as input
   const p = info.prices;
   const uncached = input - cacheRead - cacheWrite;
-  const usd = (uncached * p.inputPerMTok + cacheRead * (p.cacheReadPerMTok ?? p.inputPerMTok) + cacheWrite * (p.cacheWritePerMTok ?? p.inputPerMTok) + output * p.outputPerMTok) / 1e6;
+  const usd =
+    (uncached * p.inputPerMTok +
+      cacheRead * (p.cacheReadPerMTok ?? p.inputPerMTok) +
+      cacheWrite * (p.cacheWritePerMTok ?? p.inputPerMTok) +
+      output * p.outputPerMTok) /
+    1e6;
   return roundUsd(usd);
 }
 

@@ -66,7 +66,7 @@ export class OfflineProvider implements ModelProvider {
           code: 'provider_error',
           severity: 'error',
           summary: `The offline model failed: ${(err as Error)?.message ?? String(err)}`,
-          hint: 'This is a bug in the plugin\'s reference procedure.',
+          hint: "This is a bug in the plugin's reference procedure.",
           retryable: false,
         },
       };

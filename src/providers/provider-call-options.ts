@@ -46,7 +46,11 @@ export function callOptions(o: CallOptionsInput): CallOptions {
   switch (o.api) {
     case 'anthropic':
       return reason
-        ? { providerOptions: { anthropic: { thinking: { type: 'enabled', budgetTokens: ANTHROPIC_THINKING_BUDGET[reason] } } }, reasoningBudget: ANTHROPIC_THINKING_BUDGET[reason], notices }
+        ? {
+            providerOptions: { anthropic: { thinking: { type: 'enabled', budgetTokens: ANTHROPIC_THINKING_BUDGET[reason] } } },
+            reasoningBudget: ANTHROPIC_THINKING_BUDGET[reason],
+            notices,
+          }
         : { providerOptions: undefined, reasoningBudget: 0, notices };
     case 'openai': {
       const openai: Record<string, string> = {};

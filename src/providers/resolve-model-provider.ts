@@ -31,8 +31,7 @@ export interface ResolveModelOptions {
 
 export type ResolveModelResult = { ok: true; provider: ModelProvider } | { ok: false; diagnosis: DiagnosisInit };
 
-const USAGE_HINT =
-  'Use offline, script:<file.json>, openai:<model>, anthropic:<model>, deepseek:<model>, openai-compatible:<model> or ollama:<model>.';
+const USAGE_HINT = 'Use offline, script:<file.json>, openai:<model>, anthropic:<model>, deepseek:<model>, openai-compatible:<model> or ollama:<model>.';
 
 function problem(code: 'invalid_request' | 'incompatible', summary: string, hint: string, detail = ''): ResolveModelResult {
   return { ok: false, diagnosis: { code, severity: 'error', summary, detail, hint, retryable: false } };
@@ -49,7 +48,8 @@ export function parseModelSpec(spec: ModelSpec): { provider: string; model?: str
     const model = s.slice(i + 1).trim();
     return { provider: s.slice(0, i).trim().toLowerCase(), model: model || undefined };
   }
-  if (typeof spec !== 'object' || Array.isArray(spec)) return { error: `model must be a string "provider:model" or an object { provider, model? }, got ${Array.isArray(spec) ? 'array' : typeof spec}` };
+  if (typeof spec !== 'object' || Array.isArray(spec))
+    return { error: `model must be a string "provider:model" or an object { provider, model? }, got ${Array.isArray(spec) ? 'array' : typeof spec}` };
   const o = spec as Record<string, unknown>;
   if (typeof o.provider !== 'string' || !o.provider.trim()) return { error: 'model.provider must be a non-empty string' };
   if (o.model !== undefined && typeof o.model !== 'string') return { error: 'model.model must be a string' };
@@ -74,12 +74,13 @@ export function resolveModelProvider(spec: ModelSpec, opts: ResolveModelOptions)
 
   if (name === 'offline') {
     if (typeof opts.offlineProcedure !== 'function') {
-      return problem('incompatible', 'The offline model needs the plugin\'s reference procedure', 'Pass offlineProcedure from the plugin.');
+      return problem('incompatible', "The offline model needs the plugin's reference procedure", 'Pass offlineProcedure from the plugin.');
     }
     return { ok: true, provider: createOfflineProvider(opts.offlineProcedure, model ? { model } : {}) };
   }
   if (name === 'script') {
-    if (opts.allowScript === false) return problem('invalid_request', 'The script model is not allowed here', 'Use the CLI (runtrail run --model script:<file.json>) for scripted runs.');
+    if (opts.allowScript === false)
+      return problem('invalid_request', 'The script model is not allowed here', 'Use the CLI (runtrail run --model script:<file.json>) for scripted runs.');
     if (!model) return problem('invalid_request', 'script needs a file: script:<file.json>', USAGE_HINT);
     const loaded = loadScriptTurns(model, { cwd: opts.cwd });
     if (!loaded.ok) return { ok: false, diagnosis: loaded.diagnosis };
@@ -97,11 +98,19 @@ export function resolveModelProvider(spec: ModelSpec, opts: ResolveModelOptions)
     return problem('incompatible', `${name} needs a model name: ${name}:<model>`, `Or set ${envSpec.modelVar}.`);
   }
   if (envSpec.keyRequired && !envValue(env, envSpec.keyVar)) {
-    return problem('incompatible', `Provider ${name} is not configured: ${envSpec.keyVar} is not set`, `Export ${envSpec.keyVar}=<your key>, or run with the offline model (--model offline).`);
+    return problem(
+      'incompatible',
+      `Provider ${name} is not configured: ${envSpec.keyVar} is not set`,
+      `Export ${envSpec.keyVar}=<your key>, or run with the offline model (--model offline).`,
+    );
   }
   const url = baseURL ?? envValue(env, envSpec.baseUrlVar) ?? envSpec.defaultBaseURL;
   if (!url) {
-    return problem('incompatible', `Provider ${name} is not configured: ${envSpec.baseUrlVar} is not set`, `Export ${envSpec.baseUrlVar}=http://host:port/v1 (the server's OpenAI-compatible base URL).`);
+    return problem(
+      'incompatible',
+      `Provider ${name} is not configured: ${envSpec.baseUrlVar} is not set`,
+      `Export ${envSpec.baseUrlVar}=http://host:port/v1 (the server's OpenAI-compatible base URL).`,
+    );
   }
   const bad = checkBaseURL(url);
   if (bad) return problem('invalid_request', `Base URL for ${name} is invalid: ${bad}`, `Fix ${baseURL ? 'model.baseURL' : envSpec.baseUrlVar}.`);

@@ -11,9 +11,7 @@ import { fitRequest } from './context-fit.js';
 import { extractiveSummary } from './extractive-summary.js';
 import { estimateRequestTokens, streamTurn } from './turn-stream.js';
 
-export type LoadScriptResult =
-  | { ok: true; turns: ModelTurn[]; file: string | null }
-  | { ok: false; diagnosis: DiagnosisInit };
+export type LoadScriptResult = { ok: true; turns: ModelTurn[]; file: string | null } | { ok: false; diagnosis: DiagnosisInit };
 
 /** Reads and validates a script (a file path resolved against `cwd`, or the turns themselves). */
 export function loadScriptTurns(fileOrTurns: string | readonly unknown[], opts: { cwd?: string } = {}): LoadScriptResult {

@@ -1,5 +1,15 @@
 /** Runtrail's own messages and settings as a SentRequest (the shape is in model-provider.ts). */
-import { GENAI_REASONING_PART, type ChatMessage, type ImageAttachment, type Modality, type ReasoningBlock, type ReasoningEffort, type SentMessage, type SentPart, type SentSettings } from './model-provider.js';
+import {
+  GENAI_REASONING_PART,
+  type ChatMessage,
+  type ImageAttachment,
+  type Modality,
+  type ReasoningBlock,
+  type ReasoningEffort,
+  type SentMessage,
+  type SentPart,
+  type SentSettings,
+} from './model-provider.js';
 
 function modalityOf(mimeType: string): Modality {
   const head = mimeType.split('/')[0];
@@ -45,7 +55,10 @@ export function sentMessageOf(m: ChatMessage): SentMessage {
     case 'tool':
       return {
         role: 'tool',
-        parts: [{ type: 'tool_call_response', id: m.toolCallId, name: m.toolName, response: m.content, ...(m.isError ? { is_error: true as const } : {}) }, ...imageParts(m.images)],
+        parts: [
+          { type: 'tool_call_response', id: m.toolCallId, name: m.toolName, response: m.content, ...(m.isError ? { is_error: true as const } : {}) },
+          ...imageParts(m.images),
+        ],
       };
   }
 }
@@ -58,5 +71,13 @@ export interface ModelRequestSettings {
 
 /** The settings of a request sent as Runtrail built it (no API adapter in between). */
 export function plainSettings(s: ModelRequestSettings): SentSettings {
-  return { model: s.model, temperature: null, max_output_tokens: null, reasoning: s.reasoning ?? 'off', cache_key: s.cacheKey ?? null, cache_breakpoints: [], provider_options: null };
+  return {
+    model: s.model,
+    temperature: null,
+    max_output_tokens: null,
+    reasoning: s.reasoning ?? 'off',
+    cache_key: s.cacheKey ?? null,
+    cache_breakpoints: [],
+    provider_options: null,
+  };
 }

@@ -8,7 +8,16 @@
  */
 import { Diagnosis, type DiagnosisDict, type DiagnosisInit } from '../events/diagnosis.js';
 import { modelCost } from '../providers/model-catalog.js';
-import type { ChatMessage, ImageAttachment, ModelProvider, ModelStreamPart, ReasoningBlock, ReasoningEffort, ToolCallRequest, TokenUsage } from '../providers/model-provider.js';
+import type {
+  ChatMessage,
+  ImageAttachment,
+  ModelProvider,
+  ModelStreamPart,
+  ReasoningBlock,
+  ReasoningEffort,
+  ToolCallRequest,
+  TokenUsage,
+} from '../providers/model-provider.js';
 import type { RunLimits } from './run-service-types.js';
 import type { ExecutedToolCall, ToolExecutor } from './tool-executor.js';
 import type { ContextCompactor, UsageMark } from './compaction.js';
@@ -30,10 +39,7 @@ export interface TextFilter {
 
 export const passThroughFilter = (): TextFilter => ({ push: (d) => d, flush: () => '' });
 
-export type LoopOutcome =
-  | { kind: 'final'; text: string }
-  | { kind: 'cancelled'; text: string }
-  | { kind: 'failed'; text: string; diagnosis: DiagnosisDict };
+export type LoopOutcome = { kind: 'final'; text: string } | { kind: 'cancelled'; text: string } | { kind: 'failed'; text: string; diagnosis: DiagnosisDict };
 
 export interface AgentLoopOptions {
   provider: ModelProvider;
@@ -112,7 +118,10 @@ const MAX_CONTINUATIONS = 2;
 /** A tool's images as the conversation keeps them; malformed entries (a plugin bug) are dropped. */
 function imagesOf(images: unknown): { images?: ImageAttachment[] } {
   if (!Array.isArray(images)) return {};
-  const ok = images.filter((i): i is ImageAttachment => !!i && typeof i === 'object' && typeof (i as ImageAttachment).mediaType === 'string' && typeof (i as ImageAttachment).data === 'string');
+  const ok = images.filter(
+    (i): i is ImageAttachment =>
+      !!i && typeof i === 'object' && typeof (i as ImageAttachment).mediaType === 'string' && typeof (i as ImageAttachment).data === 'string',
+  );
   return ok.length ? { images: ok.map((i) => ({ mediaType: i.mediaType, data: i.data, ...(typeof i.label === 'string' ? { label: i.label } : {}) })) } : {};
 }
 
@@ -150,7 +159,13 @@ export class AgentLoop {
 
   /** What a checkpoint keeps of the loop besides the conversation. */
   counters(): LoopCounters {
-    return { toolCalls: this.toolCalls, lastText: this.lastText, answerPrefix: this.answerPrefix, continuations: this.continuations, callCounter: this.callCounter };
+    return {
+      toolCalls: this.toolCalls,
+      lastText: this.lastText,
+      answerPrefix: this.answerPrefix,
+      continuations: this.continuations,
+      callCounter: this.callCounter,
+    };
   }
 
   private stopOutcome(): LoopOutcome | null {
@@ -159,7 +174,12 @@ export class AgentLoop {
       return {
         kind: 'failed',
         text: this.lastText,
-        diagnosis: diag({ code: 'timeout', severity: 'error', summary: `run exceeded timeout_s (${this.o.limits.timeout_s} s)`, hint: 'raise limits.timeout_s or narrow the goal' }),
+        diagnosis: diag({
+          code: 'timeout',
+          severity: 'error',
+          summary: `run exceeded timeout_s (${this.o.limits.timeout_s} s)`,
+          hint: 'raise limits.timeout_s or narrow the goal',
+        }),
       };
     }
     return null;
@@ -227,7 +247,15 @@ export class AgentLoop {
     if (stop) return stop;
     const { limits, metrics } = this.o;
     if (metrics.iterations >= limits.max_iterations) {
-      return { kind: 'failed', text: this.lastText, diagnosis: diag({ code: 'max_iterations', severity: 'error', summary: `stopped after max_iterations (${limits.max_iterations}) model turns without a final answer` }) };
+      return {
+        kind: 'failed',
+        text: this.lastText,
+        diagnosis: diag({
+          code: 'max_iterations',
+          severity: 'error',
+          summary: `stopped after max_iterations (${limits.max_iterations}) model turns without a final answer`,
+        }),
+      };
     }
     const before = this.messages.length;
     for (const n of this.o.drainNotices?.() ?? []) this.messages.push({ role: 'user', content: `[notice] ${n}` });
@@ -243,7 +271,10 @@ export class AgentLoop {
       this.continuations++;
       this.answerPrefix += turn.text;
       this.o.publish('run', { type: 'notice', text: 'model reply hit the output token limit: asking it to continue' });
-      this.messages.push({ role: 'user', content: 'Your reply was cut off by the output token limit. Continue exactly where it stopped, without repeating anything.' });
+      this.messages.push({
+        role: 'user',
+        content: 'Your reply was cut off by the output token limit. Continue exactly where it stopped, without repeating anything.',
+      });
       this.o.onStep?.('input');
       return true;
     }
@@ -258,7 +289,13 @@ export class AgentLoop {
   /** Null when there was nothing to do or it worked; a failed outcome when even compaction cannot fit the context. */
   private async compactIfNeeded(force: boolean): Promise<LoopOutcome | null> {
     if (!this.o.compactor) return null;
-    const r = await this.o.compactor.compact({ messages: this.messages, tools: this.o.executor.specs(), lastUsage: this.lastUsage, force, signal: this.signal });
+    const r = await this.o.compactor.compact({
+      messages: this.messages,
+      tools: this.o.executor.specs(),
+      lastUsage: this.lastUsage,
+      force,
+      signal: this.signal,
+    });
     if (r.ok) {
       // the messages before the kept tail were replaced by the summary
       if (r.messages) {
@@ -300,13 +337,26 @@ export class AgentLoop {
   private guard(call: ToolCallRequest): LoopOutcome | null {
     const { limits } = this.o;
     if (this.toolCalls >= limits.max_tool_calls) {
-      return { kind: 'failed', text: this.lastText, diagnosis: diag({ code: 'max_tool_calls', severity: 'error', summary: `stopped at max_tool_calls (${limits.max_tool_calls})` }) };
+      return {
+        kind: 'failed',
+        text: this.lastText,
+        diagnosis: diag({ code: 'max_tool_calls', severity: 'error', summary: `stopped at max_tool_calls (${limits.max_tool_calls})` }),
+      };
     }
     const sig = this.o.executor.isRepeatable(call) ? '' : `${call.name}\u0000${JSON.stringify(call.args)}`;
     this.sameCallStreak = sig !== '' && sig === this.lastCallSig ? this.sameCallStreak + 1 : 1;
     this.lastCallSig = sig;
     if (this.sameCallStreak >= REPEAT_LIMIT) {
-      return { kind: 'failed', text: this.lastText, diagnosis: diag({ code: 'repeated_tool_call', severity: 'error', summary: `${call.name} was called ${REPEAT_LIMIT} times in a row with the same arguments`, detail: JSON.stringify(call.args).slice(0, 500) }) };
+      return {
+        kind: 'failed',
+        text: this.lastText,
+        diagnosis: diag({
+          code: 'repeated_tool_call',
+          severity: 'error',
+          summary: `${call.name} was called ${REPEAT_LIMIT} times in a row with the same arguments`,
+          detail: JSON.stringify(call.args).slice(0, 500),
+        }),
+      };
     }
     this.toolCalls++;
     return null;
@@ -333,7 +383,16 @@ export class AgentLoop {
     this.sameFailStreak = failSig === this.lastFailSig ? this.sameFailStreak + 1 : 1;
     this.lastFailSig = failSig;
     if (this.sameFailStreak < REPEAT_LIMIT) return null;
-    return { kind: 'failed', text: this.lastText, diagnosis: diag({ code: 'repeated_tool_failure', severity: 'error', summary: `${call.name} failed ${REPEAT_LIMIT} times in a row with the same error`, detail: done.result.content.slice(0, 500) }) };
+    return {
+      kind: 'failed',
+      text: this.lastText,
+      diagnosis: diag({
+        code: 'repeated_tool_failure',
+        severity: 'error',
+        summary: `${call.name} failed ${REPEAT_LIMIT} times in a row with the same error`,
+        detail: done.result.content.slice(0, 500),
+      }),
+    };
   }
 
   private async turnWithRetries(): Promise<TurnResult> {
@@ -443,7 +502,8 @@ export class AgentLoop {
         if (error) break;
       }
     } catch (e) {
-      if (!this.signal.aborted) error = { code: 'provider_exception', severity: 'error', summary: `model provider failed: ${(e as Error)?.message ?? String(e)}`, retryable: false };
+      if (!this.signal.aborted)
+        error = { code: 'provider_exception', severity: 'error', summary: `model provider failed: ${(e as Error)?.message ?? String(e)}`, retryable: false };
     } finally {
       this.signal.removeEventListener('abort', onAbort);
       // a stream left unread (abort, an error part, a throw) is closed so the provider releases its connection

@@ -75,8 +75,21 @@ export class ApprovalBroker {
     const before = this.o.prior?.(call.toolCallId);
     if (before && before.status !== 'pending') {
       const by = (before.by ?? 'api') as DecisionSource;
-      this.decided.set(before.id, { id: before.id, status: before.status, tool: call.name, args: argsObject(call.args), by, ...(before.who ? { who: before.who } : {}), ...(before.reason ? { reason: before.reason } : {}) });
-      return Promise.resolve({ approved: before.status === 'approved', by, ...(before.reason ? { reason: before.reason } : {}), ...(before.who ? { who: before.who } : {}) });
+      this.decided.set(before.id, {
+        id: before.id,
+        status: before.status,
+        tool: call.name,
+        args: argsObject(call.args),
+        by,
+        ...(before.who ? { who: before.who } : {}),
+        ...(before.reason ? { reason: before.reason } : {}),
+      });
+      return Promise.resolve({
+        approved: before.status === 'approved',
+        by,
+        ...(before.reason ? { reason: before.reason } : {}),
+        ...(before.who ? { who: before.who } : {}),
+      });
     }
     const id = before?.id ?? `apr_${randomBytes(5).toString('hex')}`;
     const approval: StepApproval = { id, status: 'pending', tool: call.name, args: argsObject(call.args) };
@@ -89,7 +102,13 @@ export class ApprovalBroker {
         this.o.signal.removeEventListener('abort', onAbort);
         this.waiting.delete(id);
         if (!d.cancelled) {
-          const final: StepApproval = { ...approval, status: d.approved ? 'approved' : 'denied', by: d.by, ...(d.who ? { who: d.who } : {}), ...(d.reason ? { reason: d.reason } : {}) };
+          const final: StepApproval = {
+            ...approval,
+            status: d.approved ? 'approved' : 'denied',
+            by: d.by,
+            ...(d.who ? { who: d.who } : {}),
+            ...(d.reason ? { reason: d.reason } : {}),
+          };
           this.decided.set(id, final);
           this.o.publish('tool', { phase: 'approval', name: call.name, toolCallId: call.toolCallId, approval: final });
         }

@@ -21,8 +21,7 @@ export function checkpointLine(record: unknown, mask: (json: string) => string =
 export type CheckpointRead<R> =
   /** `tornTail`: the last line was cut short or does not match its checksum — the write the crash
    *  interrupted; it is left out (what it recorded is redone), the records before it stand. */
-  | { ok: true; records: R[]; tornTail: boolean }
-  | { ok: false; line: number; reason: string };
+  { ok: true; records: R[]; tornTail: boolean } | { ok: false; line: number; reason: string };
 
 /**
  * The records of a log. A damaged line before the last one is corruption, not a torn write: the file

@@ -44,7 +44,6 @@ export function compactionBudget(window: number): { reserve: number; keepTail: n
   return { reserve: Math.min(RESERVE_TOKENS, Math.floor(window * 0.25)), keepTail: Math.min(KEEP_TAIL_TOKENS, Math.floor(window * 0.4)) };
 }
 
-
 export interface CompactionLogEntry {
   ts: string;
   method: 'model' | 'extractive';
@@ -104,7 +103,13 @@ export function providerSummarizer(provider: ModelProvider): (turns: ChatMessage
   return async (turns, transcript, signal) => {
     let text = '';
     try {
-      for await (const part of provider.stream({ system: SUMMARY_SYSTEM, messages: [{ role: 'user', content: transcript }], tools: [], signal, summaryOf: turns })) {
+      for await (const part of provider.stream({
+        system: SUMMARY_SYSTEM,
+        messages: [{ role: 'user', content: transcript }],
+        tools: [],
+        signal,
+        summaryOf: turns,
+      })) {
         if (part.type === 'text-delta') text += part.text;
         else if (part.type === 'error') return null;
       }
@@ -163,10 +168,17 @@ export class Compactor implements ContextCompactor {
       const messages = [...(goal ? [goal] : []), { role: 'user' as const, content: text }, ...req.messages.slice(start)];
       const after = this.tokensOf(messages, req.tools);
       if (after >= before || !fits(after)) continue;
-      await this.o.log?.({ ts: new Date().toISOString(), method, tokens_before: before, tokens_after: after, window, summary: text, replaced: older }).catch(() => undefined);
+      await this.o
+        .log?.({ ts: new Date().toISOString(), method, tokens_before: before, tokens_after: after, window, summary: text, replaced: older })
+        .catch(() => undefined);
       this.o.onCompacted?.(before - after);
       end({ tokensAfter: after, replaced: older.length });
-      reporter?.complete(`compacted ${older.length} messages: about ${before} → ${after} tokens (${method} summary)`, { tokensBefore: before, tokensAfter: after, replaced: older.length, method });
+      reporter?.complete(`compacted ${older.length} messages: about ${before} → ${after} tokens (${method} summary)`, {
+        tokensBefore: before,
+        tokensAfter: after,
+        replaced: older.length,
+        method,
+      });
       return { ok: true, messages };
     }
     // nothing smaller was found: fine while the request still fits (the provider checks it exactly), else the end

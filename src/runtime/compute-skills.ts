@@ -17,6 +17,10 @@ export async function loadComputeSkills(skillsDir: string, plugin?: string): Pro
 }
 
 /** `execute_skill` bound to one run: the child runs in the run folder, its session scoped to the run id. */
-export function executeSkillToolFor(ctx: { runId: string; workspace: WorkspaceAccess }, skills: ComputeSkillSpec[], registry?: ProcessRegistry): AnyToolDefinition {
+export function executeSkillToolFor(
+  ctx: { runId: string; workspace: WorkspaceAccess },
+  skills: ComputeSkillSpec[],
+  registry?: ProcessRegistry,
+): AnyToolDefinition {
   return createExecuteSkillTool({ skills, cwd: ctx.workspace.root, scopeKey: ctx.runId, ...(registry ? { registry } : {}) });
 }

@@ -19,7 +19,12 @@ const limits = z.strictObject({
   approval_timeout_s: z.number().positive().max(86_400).optional(),
 });
 
-const safeId = z.string().min(1).max(200).regex(/^[A-Za-z0-9_:-][A-Za-z0-9_.:-]*$/, 'letters, digits and _ . : - only').refine((s) => !s.includes('..'), 'must not contain ".."');
+const safeId = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9_:-][A-Za-z0-9_.:-]*$/, 'letters, digits and _ . : - only')
+  .refine((s) => !s.includes('..'), 'must not contain ".."');
 
 export const createRunRequestSchema = z.strictObject({
   plugin: z.string().min(1).max(100),

@@ -11,7 +11,11 @@ import type { ImageAttachment } from '../providers/model-provider.js';
 const IMAGE_NAME = /\.(png|jpe?g|gif|webp)$/i;
 
 /** The image file inputs (by content, not name alone) under the run folder; too large ones as notes. */
-export async function inputImages(runRoot: string, input: Record<string, unknown>, fileInputs: readonly string[]): Promise<{ images: ImageAttachment[]; notes: string[] }> {
+export async function inputImages(
+  runRoot: string,
+  input: Record<string, unknown>,
+  fileInputs: readonly string[],
+): Promise<{ images: ImageAttachment[]; notes: string[] }> {
   const images: ImageAttachment[] = [];
   const notes: string[] = [];
   for (const key of fileInputs) {

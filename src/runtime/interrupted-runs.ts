@@ -27,14 +27,21 @@ export async function ownedByLiveProcess(runsDir: string, runId: string): Promis
 }
 
 /** Ends a run a crash left live: failed with an `interrupted` diagnosis, through endRun. */
-export async function markInterrupted(runsDir: string, status: RunStatusFile, contract: ArtifactContract[], why?: NonNullable<RunStatusFile['diagnosis']>): Promise<void> {
+export async function markInterrupted(
+  runsDir: string,
+  status: RunStatusFile,
+  contract: ArtifactContract[],
+  why?: NonNullable<RunStatusFile['diagnosis']>,
+): Promise<void> {
   const folder = new RunFolder(runsDir, status.run_id);
   const leftovers = await endLeftovers(folder.root);
   const file = folder.path('events');
   const { lastSeq } = repairEventsFile(file);
   if (await endedOnDisk(runsDir, status, contract)) return;
   // `why`: a run that was not resumed says why (its checkpoint, its agent, its resumes)
-  const diagnosis = why ? { ...why, detail: [why.detail, leftovers].filter(Boolean).join('\n') } : interruption(status, 'the runtime stopped before it finished', leftovers);
+  const diagnosis = why
+    ? { ...why, detail: [why.detail, leftovers].filter(Boolean).join('\n') }
+    : interruption(status, 'the runtime stopped before it finished', leftovers);
   await endInterrupted(folder, status, contract, new EventStore(file), lastSeq, diagnosis, (s) => folder.writeStatus(s));
 }
 
@@ -115,7 +122,13 @@ export interface SharedRunIo {
  * A run whose worker died (a stalled job, a lost machine), ended by whichever node learns of it
  * first: failed as `interrupted`, with exactly one terminal event. Returns whether this node did it.
  */
-export async function interruptInSharedStore(runsDir: string, status: RunStatusFile, contract: ArtifactContract[], io: SharedRunIo, why: string): Promise<boolean> {
+export async function interruptInSharedStore(
+  runsDir: string,
+  status: RunStatusFile,
+  contract: ArtifactContract[],
+  io: SharedRunIo,
+  why: string,
+): Promise<boolean> {
   const folder = new RunFolder(runsDir, status.run_id);
   const file = folder.path('events');
   let committed = await io.readEvents(status.run_id, 0);
@@ -134,7 +147,9 @@ export async function interruptInSharedStore(runsDir: string, status: RunStatusF
   // the claim takes the run to failed before any event is written; endRun then writes its final record
   const claimed: RunStatusFile = { ...status, status: 'failed', finished_at: new Date().toISOString(), diagnosis, last_seq: lastSeq };
   if (!(await io.claimTerminal(claimed))) return false;
-  await endInterrupted(folder, { ...status }, contract, io.openLog(status.run_id, folder.root), lastSeq, diagnosis, (s) => io.save(s, new RunWorkspace(runsDir, status.run_id)));
+  await endInterrupted(folder, { ...status }, contract, io.openLog(status.run_id, folder.root), lastSeq, diagnosis, (s) =>
+    io.save(s, new RunWorkspace(runsDir, status.run_id)),
+  );
   return true;
 }
 

@@ -41,7 +41,13 @@ export class LiveCheckpoint {
     this.off = bus.subscribe((ev) => {
       if (ev.stream === 'tool' && ev.data.phase === 'approval') {
         const a = ev.data.approval;
-        this.cp.approval(ev.data.toolCallId, { id: a.id, status: a.status, ...(a.by ? { by: a.by } : {}), ...(a.reason ? { reason: a.reason } : {}), ...(a.who ? { who: a.who } : {}) });
+        this.cp.approval(ev.data.toolCallId, {
+          id: a.id,
+          status: a.status,
+          ...(a.by ? { by: a.by } : {}),
+          ...(a.reason ? { reason: a.reason } : {}),
+          ...(a.who ? { who: a.who } : {}),
+        });
       } else if (ev.stream === 'run' && ev.data.type === 'message.received') {
         this.cp.message({ id: ev.data.id, mode: ev.data.mode, text: ev.data.text, from: ev.data.from });
       } else if (ev.stream === 'run' && ev.data.type === 'message.delivered') {

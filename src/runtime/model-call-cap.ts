@@ -35,7 +35,10 @@ function leavesOf(line: ModelCallLine): Leaf[] {
     });
   });
   const res = line.response;
-  out.push({ path: 'response.text', text: res.text, set: (v) => (res.text = v) }, { path: 'response.reasoning', text: res.reasoning, set: (v) => (res.reasoning = v) });
+  out.push(
+    { path: 'response.text', text: res.text, set: (v) => (res.text = v) },
+    { path: 'response.reasoning', text: res.reasoning, set: (v) => (res.reasoning = v) },
+  );
   res.tool_calls.forEach((c, i) => out.push({ path: `response.tool_calls[${i}].arguments`, text: asText(c.arguments), set: (v) => (c.arguments = v) }));
   return out;
 }
@@ -69,14 +72,22 @@ export function capModelCallLine(whole: ModelCallLine, limit: number): ModelCall
     const leaves = leavesOf(line).filter((l) => l.text.length > 0);
     const budget = Math.max(0, limit - 2_048 - 160 * leaves.length);
     const excess = Math.ceil((size - budget) * (round === 0 ? 1 : 1.5));
-    const keep = cutLength(leaves.map((l) => l.text.length), excess);
+    const keep = cutLength(
+      leaves.map((l) => l.text.length),
+      excess,
+    );
     for (const leaf of leaves) {
       if (leaf.text.length <= keep) continue;
       const was = original.get(leaf.path) ?? leaf.text.length;
       original.set(leaf.path, was);
       const kept = leaf.text.replace(/…\[cut: kept \d+ of \d+ characters\]$/, '').slice(0, keep);
       leaf.set(`${kept}…[cut: kept ${kept.length} of ${was} characters]`);
-      fields.set(leaf.path, { path: leaf.path, ...(leaf.message !== undefined ? { message: leaf.message } : {}), kept_chars: kept.length, original_chars: was });
+      fields.set(leaf.path, {
+        path: leaf.path,
+        ...(leaf.message !== undefined ? { message: leaf.message } : {}),
+        kept_chars: kept.length,
+        original_chars: was,
+      });
     }
     size = byteLength(line);
   }
@@ -85,7 +96,12 @@ export function capModelCallLine(whole: ModelCallLine, limit: number): ModelCall
     const first = line.request.message_count - line.request.messages.length;
     line.request.messages.forEach((m, i) => {
       m.parts = [{ type: 'text', content: '[cut]' }];
-      fields.set(`request.messages[${first + i}].parts`, { path: `request.messages[${first + i}].parts`, message: first + i, kept_chars: 0, original_chars: 0 });
+      fields.set(`request.messages[${first + i}].parts`, {
+        path: `request.messages[${first + i}].parts`,
+        message: first + i,
+        kept_chars: 0,
+        original_chars: 0,
+      });
     });
   }
   line.cut = { limit_bytes: limit, bytes_before: before, fields: [...fields.values()] };

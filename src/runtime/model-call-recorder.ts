@@ -16,10 +16,28 @@ import { join } from 'node:path';
 import type { AgentEvent } from '../events/agent-event.js';
 import { maskSecretValues } from '../events/secret-values.js';
 import { modelCost } from '../providers/model-catalog.js';
-import type { ChatMessage, ModelProvider, ModelRequest, ModelStreamPart, SentMessage, SentPart, SentRequest, TokenUsage, ToolSpec } from '../providers/model-provider.js';
+import type {
+  ChatMessage,
+  ModelProvider,
+  ModelRequest,
+  ModelStreamPart,
+  SentMessage,
+  SentPart,
+  SentRequest,
+  TokenUsage,
+  ToolSpec,
+} from '../providers/model-provider.js';
 import { plainSettings, sentMessageOf } from '../providers/sent-request.js';
 import { capModelCallLine, DEFAULT_MAX_CALL_BYTES } from './model-call-cap.js';
-import { MODEL_CALL_FILES_DIR, MODEL_CALLS_FILE, MODEL_TOOLS_FILE, type ModelCall, type ModelCallKind, type ModelCallLine, type ModelCallResponse } from './model-call-record.js';
+import {
+  MODEL_CALL_FILES_DIR,
+  MODEL_CALLS_FILE,
+  MODEL_TOOLS_FILE,
+  type ModelCall,
+  type ModelCallKind,
+  type ModelCallLine,
+  type ModelCallResponse,
+} from './model-call-record.js';
 import { tokenCounts } from './run-metrics.js';
 
 /**
@@ -44,7 +62,14 @@ export interface ModelCallRecorderOptions {
   mask?: (text: string) => string;
 }
 
-const EXTENSIONS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp', 'application/pdf': 'pdf', 'text/plain': 'txt' };
+const EXTENSIONS: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+  'application/pdf': 'pdf',
+  'text/plain': 'txt',
+};
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
 /** One call while it streams. */
@@ -214,7 +239,8 @@ export class ModelCallRecorder {
     const system = this.maskedSystem(sent.system);
     const previous = call.kind === 'turn' ? this.lastTurn : null;
     const shared = previous !== null && previous.system === system;
-    const { kept, added, messages } = sent.source === 'model_request' ? this.sharedLocal(call, shared ? previous : null) : this.sharedApi(sent, shared ? previous : null);
+    const { kept, added, messages } =
+      sent.source === 'model_request' ? this.sharedLocal(call, shared ? previous : null) : this.sharedApi(sent, shared ? previous : null);
     if (call.kind === 'turn' && sent.source === 'api') this.lastTurn = { call: call.call, system, raw: null, messages };
     const usage = call.usage ? tokenCounts(call.usage) : null;
     const line: ModelCallLine = {
@@ -372,7 +398,14 @@ export class ModelCallRecorder {
     const bytes = Buffer.from(p.content, 'base64');
     const hash = createHash('sha256').update(bytes).digest('hex').slice(0, 32);
     const fileId = `${MODEL_CALL_FILES_DIR}/${hash}.${EXTENSIONS[p.mime_type] ?? 'bin'}`;
-    const part: SentPart = { type: 'file', modality: p.modality, mime_type: p.mime_type, file_id: fileId, bytes: bytes.length, ...(p.label ? { label: this.mask(p.label) } : {}) };
+    const part: SentPart = {
+      type: 'file',
+      modality: p.modality,
+      mime_type: p.mime_type,
+      file_id: fileId,
+      bytes: bytes.length,
+      ...(p.label ? { label: this.mask(p.label) } : {}),
+    };
     this.files.set(p.content, part);
     this.filesDir ??= mkdir(join(this.o.root, MODEL_CALL_FILES_DIR), { recursive: true }).then(() => undefined);
     const dir = this.filesDir;

@@ -7,7 +7,7 @@ import type { ModelProvider, ModelStreamPart } from '../providers/model-provider
 import { OFFLINE_MODEL } from '../providers/offline-provider.js';
 
 export const REAL_MODELS_HINT =
-  'Run it with a model that can act: --model openai:<model>, anthropic:<model>, deepseek:<model>, openai-compatible:<model>, ollama:<model> or script:<turns.json> (or set model: in the agent file, RUNTRAIL_MODEL, or config.json\'s model).';
+  "Run it with a model that can act: --model openai:<model>, anthropic:<model>, deepseek:<model>, openai-compatible:<model>, ollama:<model> or script:<turns.json> (or set model: in the agent file, RUNTRAIL_MODEL, or config.json's model).";
 
 export function offlineUnsupportedProvider(pluginName: string): ModelProvider {
   return {

@@ -37,7 +37,11 @@ function unsettledCalls(messages: ChatMessage[]): ToolCallRequest[] {
 }
 
 /** Builds the resumed loop's start and puts back the model's position and the queued messages. */
-export function resumeLoop(resume: ResumeStart, executor: { safeToRepeat(name: string): boolean }, rec: { provider: ModelProvider; inbox: RunInbox }): ResumedLoop {
+export function resumeLoop(
+  resume: ResumeStart,
+  executor: { safeToRepeat(name: string): boolean },
+  rec: { provider: ModelProvider; inbox: RunInbox },
+): ResumedLoop {
   const p = resume.point;
   if (p.provider !== undefined) rec.provider.restorePosition?.(p.provider);
   rec.inbox.restore(p.queued);
@@ -47,7 +51,10 @@ export function resumeLoop(resume: ResumeStart, executor: { safeToRepeat(name: s
   const final = last?.role === 'assistant' && !last.toolCalls?.length ? last.content : undefined;
   if (resume.leftovers) {
     // the model is told which of its background sessions died with the process
-    messages.push({ role: 'user', content: `[notice] The run's process stopped and the run was resumed; its background sessions ended with it: ${resume.leftovers}.` });
+    messages.push({
+      role: 'user',
+      content: `[notice] The run's process stopped and the run was resumed; its background sessions ended with it: ${resume.leftovers}.`,
+    });
   }
   const calls = pending.map((c) => {
     const j = p.calls.get(c.id);
@@ -74,7 +81,10 @@ export function resumedEvent(resume: ResumeStart, resumed: ResumedLoop): Extract
     detail.push(`${plural(lost.turns, 'model turn')} redone (${tokens} tokens${lost.costUsd ? `, $${lost.costUsd.toFixed(6)}` : ''} spent again)`);
   }
   for (const c of resumed.calls) {
-    if (c.outcome === 'interrupted_during_call') detail.push(`${c.name} (${c.id}) was running and is not safe to run twice: not run again, the model is told its effect is unknown (interrupted_during_call)`);
+    if (c.outcome === 'interrupted_during_call')
+      detail.push(
+        `${c.name} (${c.id}) was running and is not safe to run twice: not run again, the model is told its effect is unknown (interrupted_during_call)`,
+      );
     else if (c.outcome === 'run again') detail.push(`${c.name} (${c.id}) was running and is read-only or idempotent: run again`);
     else if (c.outcome === 'recorded') detail.push(`${c.name} (${c.id}) had finished: its recorded result is used, it is not run again`);
   }

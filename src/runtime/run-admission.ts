@@ -25,7 +25,10 @@ import { DEFAULT_APPROVAL_TIMEOUT_S } from './approvals.js';
 
 type Plugin = Agent<Record<string, unknown>>;
 
-export type ProviderResolver = (spec: ModelSpec, opts: { offlineProcedure: OfflineProcedure; env: Record<string, string | undefined>; cwd: string }) => ModelProvider;
+export type ProviderResolver = (
+  spec: ModelSpec,
+  opts: { offlineProcedure: OfflineProcedure; env: Record<string, string | undefined>; cwd: string },
+) => ModelProvider;
 
 function fail(code: ConstructorParameters<typeof RunRequestError>[0], message: string, details: ConstructorParameters<typeof RunRequestError>[2] = {}): never {
   throw new RunRequestError(code, message, details);
@@ -52,7 +55,9 @@ export function pluginOf(req: ParsedCreateRunRequest, plugins: AgentSource): Plu
   if (!plugin) {
     // an agent whose file is there but failed to load is that, not an unknown name
     const why = plugins.unavailable?.(req.plugin);
-    const message = why ? `agent "${req.plugin}" is not available: ${why}` : `unknown plugin "${req.plugin}"${didYouMean(req.plugin, plugins.names())}; valid plugins: ${plugins.names().join(', ')}`;
+    const message = why
+      ? `agent "${req.plugin}" is not available: ${why}`
+      : `unknown plugin "${req.plugin}"${didYouMean(req.plugin, plugins.names())}; valid plugins: ${plugins.names().join(', ')}`;
     fail('unknown_plugin', message, {
       issues: [{ path: 'plugin', message: why ? 'failed to load' : 'unknown plugin' }],
       validPlugins: plugins.names(),
@@ -159,7 +164,13 @@ export async function activeSkill(plugin: Plugin, req: ParsedCreateRunRequest, s
   const loaded = await loadSkill(skillDirs, name);
   if (!loaded.ok) {
     const code = req.skill && loaded.code === 'not_found' ? 'invalid_request' : 'incompatible';
-    const hint = loaded.code === 'not_found' ? didYouMean(name, (await listSkills(skillDirs)).skills.map((s) => s.manifest.name)) : '';
+    const hint =
+      loaded.code === 'not_found'
+        ? didYouMean(
+            name,
+            (await listSkills(skillDirs)).skills.map((s) => s.manifest.name),
+          )
+        : '';
     const message = `${loaded.message}${hint}`;
     fail(code, message, { issues: [{ path: 'skill', message }] });
   }
@@ -171,7 +182,8 @@ export async function grantedSkills(plugin: Plugin, skillDirs: readonly string[]
   const out: LoadedSkill[] = [];
   for (const name of plugin.skills ?? []) {
     const loaded = await loadSkill(skillDirs, name);
-    if (!loaded.ok) fail('incompatible', `agent ${plugin.name} needs skill "${name}": ${loaded.message}`, { issues: [{ path: 'skill', message: loaded.message }] });
+    if (!loaded.ok)
+      fail('incompatible', `agent ${plugin.name} needs skill "${name}": ${loaded.message}`, { issues: [{ path: 'skill', message: loaded.message }] });
     out.push(loaded.skill);
   }
   return out;
@@ -185,7 +197,11 @@ export interface ModelChoice {
 }
 
 /** The model a run uses: the request's, else the agent's, else RUNTRAIL_MODEL, else config.json's, else offline. */
-export function chooseModel(plugin: Plugin, req: ParsedCreateRunRequest, opts: { cwd: string; env: Record<string, string | undefined>; defaultModel?: string }): ModelChoice {
+export function chooseModel(
+  plugin: Plugin,
+  req: ParsedCreateRunRequest,
+  opts: { cwd: string; env: Record<string, string | undefined>; defaultModel?: string },
+): ModelChoice {
   if (req.model !== undefined && !(typeof req.model === 'string' && !req.model.trim())) return { spec: req.model as ModelSpec, cwd: opts.cwd };
   if (plugin.model) return { spec: plugin.model, cwd: plugin.modelBaseDir ?? opts.cwd };
   if (!envValue(opts.env, 'RUNTRAIL_MODEL') && opts.defaultModel) return { spec: opts.defaultModel, cwd: opts.cwd };

@@ -48,7 +48,11 @@ export function resolveCapabilities(opts: {
   extraReadRoots?: string[];
 }): ResolvedRunCapabilities {
   const { plugin, skill } = opts;
-  const norm = (s: string) => s.split(/[\\/]+/).filter(Boolean).join('/');
+  const norm = (s: string) =>
+    s
+      .split(/[\\/]+/)
+      .filter(Boolean)
+      .join('/');
   return {
     plugin: { name: plugin.name, version: plugin.version },
     skill: skill ? { name: skill.name, version: skill.version } : null,

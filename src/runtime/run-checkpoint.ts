@@ -124,13 +124,20 @@ export interface ResumePoint {
   leftovers: string[];
 }
 
-export type LoadedCheckpoint = { ok: true; point: ResumePoint } | { ok: false; code: 'checkpoint_missing' | 'checkpoint_corrupt'; summary: string; detail: string };
+export type LoadedCheckpoint =
+  | { ok: true; point: ResumePoint }
+  | { ok: false; code: 'checkpoint_missing' | 'checkpoint_corrupt'; summary: string; detail: string };
 
 /** Reads a run's checkpoint into the point a resumed attempt starts from. */
 export function loadCheckpoint(file: string): LoadedCheckpoint {
   const read = readCheckpointFile<CheckpointRecord>(file);
   if (!read.ok) {
-    return { ok: false, code: 'checkpoint_corrupt', summary: `the run's checkpoint is damaged at line ${read.line}`, detail: `${file}: line ${read.line}: ${read.reason}` };
+    return {
+      ok: false,
+      code: 'checkpoint_corrupt',
+      summary: `the run's checkpoint is damaged at line ${read.line}`,
+      detail: `${file}: line ${read.line}: ${read.reason}`,
+    };
   }
   let point: ResumePoint | null = null;
   const calls = new Map<string, CallJournalEntry>();
@@ -144,7 +151,12 @@ export function loadCheckpoint(file: string): LoadedCheckpoint {
     switch (r.k) {
       case 'base':
         if (r.v !== CHECKPOINT_VERSION) {
-          return { ok: false, code: 'checkpoint_corrupt', summary: `the run's checkpoint has version ${r.v}, this Runtrail reads version ${CHECKPOINT_VERSION}`, detail: `${file}: line ${i + 1}` };
+          return {
+            ok: false,
+            code: 'checkpoint_corrupt',
+            summary: `the run's checkpoint has version ${r.v}, this Runtrail reads version ${CHECKPOINT_VERSION}`,
+            detail: `${file}: line ${i + 1}`,
+          };
         }
         turns.push(...r.turns);
         point = {
@@ -174,7 +186,13 @@ export function loadCheckpoint(file: string): LoadedCheckpoint {
             continue;
           }
           const content = calls.get(m.toolCallId)?.result?.content;
-          if (content === undefined) return { ok: false, code: 'checkpoint_corrupt', summary: `the run's checkpoint refers to the result of call ${m.toolCallId}, which it does not hold (line ${i + 1})`, detail: file };
+          if (content === undefined)
+            return {
+              ok: false,
+              code: 'checkpoint_corrupt',
+              summary: `the run's checkpoint refers to the result of call ${m.toolCallId}, which it does not hold (line ${i + 1})`,
+              detail: file,
+            };
           point.messages.push({ role: 'tool', toolCallId: m.toolCallId, toolName: m.toolName, content, isError: m.isError });
         }
         turns.push(...r.turns);
@@ -187,7 +205,13 @@ export function loadCheckpoint(file: string): LoadedCheckpoint {
         else calls.set(r.id, { name: r.name, args: calls.get(r.id)?.args ?? null, result: r.result });
         break;
       case 'approval':
-        approvals.set(r.toolCallId, { id: r.id, status: r.status, ...(r.by ? { by: r.by } : {}), ...(r.reason ? { reason: r.reason } : {}), ...(r.who ? { who: r.who } : {}) });
+        approvals.set(r.toolCallId, {
+          id: r.id,
+          status: r.status,
+          ...(r.by ? { by: r.by } : {}),
+          ...(r.reason ? { reason: r.reason } : {}),
+          ...(r.who ? { who: r.who } : {}),
+        });
         break;
       case 'message':
         queued.push({ id: r.id, mode: r.mode, text: r.text, from: r.from });
@@ -210,7 +234,12 @@ export function loadCheckpoint(file: string): LoadedCheckpoint {
     }
   }
   if (!point) {
-    return { ok: false, code: 'checkpoint_missing', summary: 'the run stopped before its first checkpoint (before its first model turn)', detail: `${file} has no base record` };
+    return {
+      ok: false,
+      code: 'checkpoint_missing',
+      summary: 'the run stopped before its first checkpoint (before its first model turn)',
+      detail: `${file} has no base record`,
+    };
   }
   return { ok: true, point };
 }

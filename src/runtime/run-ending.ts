@@ -75,7 +75,8 @@ export async function endRun(e: EndRun): Promise<number> {
 
   // the final files go to disk side by side; a failure is reported before the terminal event
   const late: string[] = [];
-  const finalFile = (what: string, write: Promise<void>): Promise<void> => write.catch((err: Error) => void late.push(`could not finish ${what}: ${err.message}`));
+  const finalFile = (what: string, write: Promise<void>): Promise<void> =>
+    write.catch((err: Error) => void late.push(`could not finish ${what}: ${err.message}`));
   // the public documents the manifest and the status list; a listing that fails keeps the last ones
   const listed = await folder
     .listArtifacts()
@@ -98,7 +99,12 @@ export async function endRun(e: EndRun): Promise<number> {
   await e.beforeLifecycle?.(notice).catch((err: Error) => notice(`could not finish the run: ${err.message}`));
   if (e.lifecycle !== false) {
     if (outcome.status === 'completed') bus.publish('lifecycle', { phase: 'end', endedAt: e.endedMs });
-    else bus.publish('lifecycle', { phase: 'error', endedAt: e.endedMs, diagnosis: outcome.diagnosis ?? new Diagnosis({ code: 'failed', severity: 'error', summary: 'run failed' }).toDict() });
+    else
+      bus.publish('lifecycle', {
+        phase: 'error',
+        endedAt: e.endedMs,
+        diagnosis: outcome.diagnosis ?? new Diagnosis({ code: 'failed', severity: 'error', summary: 'run failed' }).toDict(),
+      });
   }
 
   // the status names the terminal event, which is the next event published

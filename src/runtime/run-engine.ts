@@ -40,7 +40,6 @@ import { describeSandbox } from '../sandbox/sandbox-description.js';
 import { describeUnsupported, sandboxSupport } from '../sandbox/sandbox-support.js';
 import { resumedEvent, resumeLoop } from './resumed-attempt.js';
 
-
 /** What the exec engineer's ProcessRegistry offers the loop (duck-typed to keep runtime → tools light). */
 export interface NoticeSource {
   drainNotices(runId: string): string[];
@@ -90,7 +89,11 @@ class StartFailure extends Error {
 }
 
 function safeOpId(id: string): string {
-  const s = id.replace(/[^A-Za-z0-9_.:-]/g, '_').replace(/\.\.+/g, '_').replace(/^\./, '_').slice(0, 200);
+  const s = id
+    .replace(/[^A-Za-z0-9_.:-]/g, '_')
+    .replace(/\.\.+/g, '_')
+    .replace(/^\./, '_')
+    .slice(0, 200);
   return s || 'op';
 }
 
@@ -133,7 +136,13 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
   const checkpoint = rec.durability.checkpoint ? new LiveCheckpoint(workspace.root, bus, resume?.point ?? null) : null;
   // every model call of the run (loop turns, compaction summaries) in runtime/model_calls.jsonl, unless turned off
   const recorder = rec.capture.model_io
-    ? new ModelCallRecorder({ root: workspace.root, traceId: rec.status.trace_id ?? '', subscribe: (fn) => bus.subscribe(fn), maxCallBytes: rec.capture.max_call_bytes, calls: rec.modelCalls })
+    ? new ModelCallRecorder({
+        root: workspace.root,
+        traceId: rec.status.trace_id ?? '',
+        subscribe: (fn) => bus.subscribe(fn),
+        maxCallBytes: rec.capture.max_call_bytes,
+        calls: rec.modelCalls,
+      })
     : null;
   const provider = recorder ? recorder.wrap(rec.provider) : rec.provider;
   // the start files are written side by side, and are all on disk before the first model turn
@@ -157,7 +166,10 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
     // before any tool can spawn: what this run starts is on disk while it lives (a SIGKILL runs no handler)
     deps.processRegistry?.trackScope?.(rec.runId, workspace.folder.path('processes'));
     // its record (runtime/, input/) is Runtrail's: what the run starts can read it, not write or forge it
-    deps.processRegistry?.sandboxScope?.(rec.runId, { policy: rec.sandbox, readOnlyInside: [workspace.runtimeDir, workspace.inputDir, join(workspace.root, 'manifest.json')] });
+    deps.processRegistry?.sandboxScope?.(rec.runId, {
+      policy: rec.sandbox,
+      readOnlyInside: [workspace.runtimeDir, workspace.inputDir, join(workspace.root, 'manifest.json')],
+    });
     if (!resume) {
       toState('created');
       publish('lifecycle', { phase: 'start', startedAt: startedMs });
@@ -165,35 +177,39 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
 
     // step 4: skill activation
     const skill = rec.skill;
-    startFiles.add(workspace.folder.writeJson('skillActivation', {
-      run_id: rec.runId,
-      skill: skill ? skill.manifest.name : null,
-      version: skill ? skill.manifest.version : null,
-      reason: skill ? (rec.request.skill ? 'requested' : `default skill of plugin ${plugin.name}`) : 'no skill',
-      compatible_plugins: skill?.manifest.compatible_plugins ?? [],
-      required_tools: skill?.manifest.required_tools ?? [],
-      required_inputs: skill?.manifest.required_inputs ?? [],
-      output_artifacts: skill?.manifest.output_artifacts ?? [],
-      read_scopes: skill?.manifest.read_scopes ?? null,
-      write_scopes: skill?.manifest.write_scopes ?? null,
-      granted_skills: rec.grantedSkills.map((g) => ({ name: g.manifest.name, version: g.manifest.version, format: g.format })),
-      activated_at: new Date().toISOString(),
-    }));
+    startFiles.add(
+      workspace.folder.writeJson('skillActivation', {
+        run_id: rec.runId,
+        skill: skill ? skill.manifest.name : null,
+        version: skill ? skill.manifest.version : null,
+        reason: skill ? (rec.request.skill ? 'requested' : `default skill of plugin ${plugin.name}`) : 'no skill',
+        compatible_plugins: skill?.manifest.compatible_plugins ?? [],
+        required_tools: skill?.manifest.required_tools ?? [],
+        required_inputs: skill?.manifest.required_inputs ?? [],
+        output_artifacts: skill?.manifest.output_artifacts ?? [],
+        read_scopes: skill?.manifest.read_scopes ?? null,
+        write_scopes: skill?.manifest.write_scopes ?? null,
+        granted_skills: rec.grantedSkills.map((g) => ({ name: g.manifest.name, version: g.manifest.version, format: g.format })),
+        activated_at: new Date().toISOString(),
+      }),
+    );
     // step 5: capability snapshot + provider (never a key)
-    startFiles.add(workspace.folder.writeJson('resolvedConfig', {
-      run_id: rec.runId,
-      capabilities: rec.capabilities,
-      model: describeProvider(rec.provider),
-      // what the catalog knows: the window and output limit the context check uses, the prices
-      model_info: modelInfo(rec.provider.provider, rec.provider.model),
-      reasoning: rec.reasoning ?? 'off',
-      limits: rec.limits,
-      capture: rec.capture,
-      sandbox: describeSandbox(rec.sandbox),
-      conversation_id: rec.conversationId,
-      declared_tools: rec.tools.map((t) => t.name),
-      ...(rec.toolSources?.length ? { tool_sources: rec.toolSources.map((s) => s.describe()) } : {}),
-    }));
+    startFiles.add(
+      workspace.folder.writeJson('resolvedConfig', {
+        run_id: rec.runId,
+        capabilities: rec.capabilities,
+        model: describeProvider(rec.provider),
+        // what the catalog knows: the window and output limit the context check uses, the prices
+        model_info: modelInfo(rec.provider.provider, rec.provider.model),
+        reasoning: rec.reasoning ?? 'off',
+        limits: rec.limits,
+        capture: rec.capture,
+        sandbox: describeSandbox(rec.sandbox),
+        conversation_id: rec.conversationId,
+        declared_tools: rec.tools.map((t) => t.name),
+        ...(rec.toolSources?.length ? { tool_sources: rec.toolSources.map((s) => s.describe()) } : {}),
+      }),
+    );
     checkCancel();
     // where the sandbox cannot start, a run that would start processes fails now, saying what to fix
     if (rec.sandbox.mode === 'on' && rec.tools.some((t) => PROCESS_TOOLS.has(t.name))) {
@@ -203,12 +219,14 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
 
     // step 6: plan, hooks, prompt, tool specs
     if (!resume) toState('planning');
-    startFiles.add(workspace.folder.writeJson('agentPlan', {
-      run_id: rec.runId,
-      plugin: plugin.name,
-      goal: rec.goal,
-      steps: plugin.plan.map((s, i) => ({ n: i + 1, ...s })),
-    }));
+    startFiles.add(
+      workspace.folder.writeJson('agentPlan', {
+        run_id: rec.runId,
+        plugin: plugin.name,
+        goal: rec.goal,
+        steps: plugin.plan.map((s, i) => ({ n: i + 1, ...s })),
+      }),
+    );
     const progress = new PlanProgress(rec.runId, plugin.plan, workspace.artifactsDir, (st) => workspace.folder.writeJson('todoState', st), publish);
     if (resume?.point.plan) progress.restore(resume.point.plan);
     startFiles.add(progress.init());
@@ -242,8 +260,7 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
       signal: rec.abort.signal,
       ...(plugin.permissions ? { permissions: plugin.permissions } : {}),
       requestApproval: (call) => approvals.request(call),
-      reporterFor: (call) =>
-        pipeline?.reporter({ operationId: safeOpId(call.toolCallId), parentOperationId: rec.runId, targetType: 'tool', source: 'tool' }),
+      reporterFor: (call) => pipeline?.reporter({ operationId: safeOpId(call.toolCallId), parentOperationId: rec.runId, targetType: 'tool', source: 'tool' }),
       ...(rec.toolSources?.length ? { sources: rec.toolSources } : {}),
       ...(checkpoint ? { journal: checkpoint.journal } : {}),
     });
@@ -275,7 +292,12 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
       inbox: rec.inbox,
       provider,
       system,
-      messages: resumed ? resumed.messages : [...rec.history, { role: 'user', content: [rec.goal, ...goalImages.notes].join('\n'), ...(goalImages.images.length ? { images: goalImages.images } : {}) }],
+      messages: resumed
+        ? resumed.messages
+        : [
+            ...rec.history,
+            { role: 'user', content: [rec.goal, ...goalImages.notes].join('\n'), ...(goalImages.images.length ? { images: goalImages.images } : {}) },
+          ],
       ...(resumed ? { resume: resumed.loop } : {}),
       executor,
       publish,
@@ -294,14 +316,18 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
       ...(deps.backoffMs ? { backoffMs: deps.backoffMs } : {}),
       ...(checkpoint ? { onStep: checkpoint.onStep } : {}),
     });
-    checkpoint?.begin(system, () => ({
-      messages: loop.messages,
-      loop: loop.counters(),
-      metrics: metrics.snapshot(),
-      turns: metrics.takeNewLines(),
-      ...(rec.provider.position ? { provider: rec.provider.position() } : {}),
-      plan: progress.state(),
-    }), resume ? { attempt: resume.attempt, fromSeq: resume.point.seq } : undefined);
+    checkpoint?.begin(
+      system,
+      () => ({
+        messages: loop.messages,
+        loop: loop.counters(),
+        metrics: metrics.snapshot(),
+        turns: metrics.takeNewLines(),
+        ...(rec.provider.position ? { provider: rec.provider.position() } : {}),
+        plan: progress.state(),
+      }),
+      resume ? { attempt: resume.attempt, fromSeq: resume.point.seq } : undefined,
+    );
     if (resume && resumed) publish('lifecycle', resumedEvent(resume, resumed));
     try {
       let repairs = rec.limits.stop_repair_turns;
@@ -337,7 +363,9 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
         }
         if (repairs > 0) {
           repairs--;
-          loop.addUserMessage(`Stop validation failed. Fix these problems with the tools, then give your final answer again:\n${reasons.map((r) => `- ${r}`).join('\n')}`);
+          loop.addUserMessage(
+            `Stop validation failed. Fix these problems with the tools, then give your final answer again:\n${reasons.map((r) => `- ${r}`).join('\n')}`,
+          );
           continue;
         }
         outcome = {
@@ -378,7 +406,10 @@ function abortedOutcome(why: unknown, state: RunStatus, text: string): RunOutcom
 }
 
 /** A compactor when the context window is known (limits.context_tokens, else the model's); else none. */
-function compactorFor(rec: RunRecord, o: { provider: ModelProvider; system: string; metrics: RunMetrics; publish: PublishFn; planState: () => string; runReporter: OperationReporter | null }): Compactor | undefined {
+function compactorFor(
+  rec: RunRecord,
+  o: { provider: ModelProvider; system: string; metrics: RunMetrics; publish: PublishFn; planState: () => string; runReporter: OperationReporter | null },
+): Compactor | undefined {
   const window = rec.limits.context_tokens ?? modelInfo(rec.provider.provider, rec.provider.model)?.contextWindow ?? null;
   if (!window) return undefined;
   const log = rec.workspace.folder.path('compactions');

@@ -3,7 +3,6 @@ import type { RunStatus } from '../events/agent-event.js';
 import type { TokenUsage } from '../providers/model-provider.js';
 import type { ModelUsageTotals } from './model-usage-totals.js';
 
-
 export interface TokenCounts {
   /** All input tokens, cached ones included. */
   input: number;
@@ -195,7 +194,11 @@ export class RunMetrics {
   }
 
   /** A resumed attempt: the counters its checkpoint kept, one resume more, and what the turns it redoes cost. */
-  restoreResumed(r: { point: { metrics: MetricsSnapshot; turns: ModelTurnLine[] }; attempt: number; lost: { turns: number; tokens: TokenCounts; costUsd: number | null } }): void {
+  restoreResumed(r: {
+    point: { metrics: MetricsSnapshot; turns: ModelTurnLine[] };
+    attempt: number;
+    lost: { turns: number; tokens: TokenCounts; costUsd: number | null };
+  }): void {
     this.restore(r.point.metrics, r.point.turns);
     this.resumes = r.attempt;
     this.lost.turns += r.lost.turns;
@@ -264,7 +267,13 @@ export class RunMetrics {
       events: opts.events,
       resumes: this.resumes,
       ...(this.resumes
-        ? { lost_to_resumes: { turns: this.lost.turns, tokens: { ...this.lost.tokens }, cost_usd: this.lost.unpriced ? null : Math.round(this.lost.costUsd * 1e6) / 1e6 } }
+        ? {
+            lost_to_resumes: {
+              turns: this.lost.turns,
+              tokens: { ...this.lost.tokens },
+              cost_usd: this.lost.unpriced ? null : Math.round(this.lost.costUsd * 1e6) / 1e6,
+            },
+          }
         : {}),
     };
   }

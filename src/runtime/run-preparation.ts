@@ -31,7 +31,6 @@ import type { ResolvedCapture } from './capture-settings.js';
 import type { SandboxPolicy } from '../sandbox/sandbox-policy.js';
 import { ModelCallFeed } from './model-call-feed.js';
 
-
 /** The run that started this one (through run_agent), and its call. */
 export interface ParentLink {
   rec: RunRecord;
@@ -105,7 +104,14 @@ export function requestFile(runId: string, spec: RunSpec, createdAt: string): Re
     trace: { trace_id: spec.trace.traceId, parent_span_id: spec.trace.parentSpanId },
     created_at: createdAt,
     skill_active: spec.skill?.manifest.name ?? null,
-    resolved: { model_spec: spec.model.spec ?? null, model_cwd: spec.model.cwd, limits: spec.limits, claw: spec.claw, capture: spec.capture, sandbox: spec.sandbox },
+    resolved: {
+      model_spec: spec.model.spec ?? null,
+      model_cwd: spec.model.cwd,
+      limits: spec.limits,
+      claw: spec.claw,
+      capture: spec.capture,
+      sandbox: spec.sandbox,
+    },
   };
 }
 
@@ -113,7 +119,13 @@ export function requestFile(runId: string, spec: RunSpec, createdAt: string): Re
  * A run's record: its workspace, tools, capability snapshot, bus, event log and state machine.
  * `resume` is set when a worker claims a run another node created: its status and events exist.
  */
-export async function prepareRun(host: PreparationHost, runId: string, spec: RunSpec, parent: ParentLink | null, resume: { status: RunStatusFile; lastSeq: number } | null): Promise<RunRecord> {
+export async function prepareRun(
+  host: PreparationHost,
+  runId: string,
+  spec: RunSpec,
+  parent: ParentLink | null,
+  resume: { status: RunStatusFile; lastSeq: number } | null,
+): Promise<RunRecord> {
   const { plugin, input, sources, skill, skills, provider, goal, conversationId, limits, depth } = spec;
   const workspace = new RunWorkspace(host.runsDir, runId, {
     readScopes: skill?.manifest.read_scopes,
@@ -143,11 +155,22 @@ export async function prepareRun(host: PreparationHost, runId: string, spec: Run
     fail('incompatible', `plugin ${plugin.name} could not create its tools: ${(e as Error).message}`);
   }
   if (skill) {
-    const reasons = skillIncompatibilities(skill.manifest, { plugin: plugin.name, tools: tools.map((t) => t.name), inputKeys: Object.keys(input).filter((k) => input[k] !== undefined) });
+    const reasons = skillIncompatibilities(skill.manifest, {
+      plugin: plugin.name,
+      tools: tools.map((t) => t.name),
+      inputKeys: Object.keys(input).filter((k) => input[k] !== undefined),
+    });
     if (reasons.length) fail('incompatible', reasons.join('; '), { issues: reasons.map((r) => ({ path: 'skill', message: r })) });
   }
-  if (plugin.agents?.length) tools.push(createRunAgentTool({ agents: plugin.agents, depth, timeoutMs: limits.timeout_s * 1000, host: host.subagentHost(() => recRef!, { claw: spec.claw }) }));
-  const capabilities = resolveCapabilities({ plugin, skill: skill?.manifest ?? null, toolNames: [...tools.map((t) => t.name), ...toolSources.flatMap((s) => s.grants)] });
+  if (plugin.agents?.length)
+    tools.push(
+      createRunAgentTool({ agents: plugin.agents, depth, timeoutMs: limits.timeout_s * 1000, host: host.subagentHost(() => recRef!, { claw: spec.claw }) }),
+    );
+  const capabilities = resolveCapabilities({
+    plugin,
+    skill: skill?.manifest ?? null,
+    toolNames: [...tools.map((t) => t.name), ...toolSources.flatMap((s) => s.grants)],
+  });
 
   // the workspace, the bus and the event log
   await workspace.createDirs();
@@ -231,7 +254,14 @@ export async function prepareRun(host: PreparationHost, runId: string, spec: Run
     // an observer (tracing) must never stop a run from starting
     try {
       observe({
-        runId, plugin: plugin.name, tenantId: spec.tenantId, conversationId, claw: spec.claw, trace: spec.trace, bus, modelCalls: rec.modelCalls,
+        runId,
+        plugin: plugin.name,
+        tenantId: spec.tenantId,
+        conversationId,
+        claw: spec.claw,
+        trace: spec.trace,
+        bus,
+        modelCalls: rec.modelCalls,
         ...(parent ? { parent: { runId: parent.rec.runId, toolCallId: parent.toolCallId } } : {}),
         ...(status.trigger ? { trigger: status.trigger } : {}),
         ...(spec.webhook ? { webhook: spec.webhook } : {}),

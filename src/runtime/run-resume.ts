@@ -38,7 +38,13 @@ export type ResumeDecision =
 function interrupted(status: string, why: string, detail = ''): ResumeDecision {
   return {
     kind: 'interrupt',
-    diagnosis: new Diagnosis({ code: 'interrupted', severity: 'error', summary: `run was interrupted while ${status} and not resumed: ${why}`, detail, hint: 'start the run again' }).toDict(),
+    diagnosis: new Diagnosis({
+      code: 'interrupted',
+      severity: 'error',
+      summary: `run was interrupted while ${status} and not resumed: ${why}`,
+      detail,
+      hint: 'start the run again',
+    }).toDict(),
   };
 }
 
@@ -57,7 +63,12 @@ export async function planResume(
   if (point.resumes >= o.settings.max_resumes) {
     const times = (n: number) => `${n} time${n === 1 ? '' : 's'}`;
     // a run that kills its process every time must not loop
-    return interrupted(run.status, point.resumes === 0 ? `durability.max_resumes is ${o.settings.max_resumes}` : `it was resumed ${times(point.resumes)} already (durability.max_resumes ${o.settings.max_resumes}) and its process died again`);
+    return interrupted(
+      run.status,
+      point.resumes === 0
+        ? `durability.max_resumes is ${o.settings.max_resumes}`
+        : `it was resumed ${times(point.resumes)} already (durability.max_resumes ${o.settings.max_resumes}) and its process died again`,
+    );
   }
   const after = await readEvents(join(runRoot, EVENTS_FILE), 0);
   const lastSeq = after.at(-1)?.seq ?? 0;

@@ -165,7 +165,10 @@ export interface RunServiceApi {
   wait(runId: string): Promise<RunStatusFile>;
   stats(): RunServiceStats;
   /** A person's message to a live run; a finished run throws wrong_state. */
-  sendMessage?(runId: string, msg: { text: unknown; mode?: unknown; from: DecisionSource }): Promise<{ id: string; mode: 'steer' | 'follow_up'; status: RunStatus }>;
+  sendMessage?(
+    runId: string,
+    msg: { text: unknown; mode?: unknown; from: DecisionSource },
+  ): Promise<{ id: string; mode: 'steer' | 'follow_up'; status: RunStatus }>;
   /** Decides an `ask` tool call; unknown: not_found, already decided: wrong_state. */
   decideApproval?(runId: string, approvalId: string, d: { decision: unknown; reason?: unknown; by: DecisionSource; who?: string }): Promise<StepApproval>;
   pendingApprovals?(runId: string): StepApproval[];

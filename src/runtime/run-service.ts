@@ -28,7 +28,20 @@ import { defaultDataDir } from './data-dir.js';
 import { ownerOnlyDataDir, ownerOnlyUmask } from './owner-only.js';
 import { defaultSkillsDir } from './package-root.js';
 import { AgentRegistry, type AgentSource } from './agent-registry.js';
-import { activeSkill, checkedInput, checkInputFiles, checkRequestedLimits, chooseModel, fileInputSources, ownLimits, grantedSkills, parseRunRequest, pluginOf, providerFor, type ProviderResolver } from './run-admission.js';
+import {
+  activeSkill,
+  checkedInput,
+  checkInputFiles,
+  checkRequestedLimits,
+  chooseModel,
+  fileInputSources,
+  ownLimits,
+  grantedSkills,
+  parseRunRequest,
+  pluginOf,
+  providerFor,
+  type ProviderResolver,
+} from './run-admission.js';
 import { confinePath, isInside, realpathLoose } from '../tools/confine-path.js';
 import { CancelledBecause, executeRun, finalise, RunInterrupted, type NoticeSource } from './run-engine.js';
 import { endLeftovers, interruptInSharedStore, markInterrupted, ownedByLiveProcess } from './interrupted-runs.js';
@@ -74,7 +87,14 @@ export interface RunServiceOptions {
   skillDirs?: string[];
   /** The project's config.json, read at each create: `model` when neither the request nor the agent names
    *  one and RUNTRAIL_MODEL is unset; `limits` under the agent's and the request's. */
-  defaults?: () => { model?: string; limits?: Partial<RunLimits>; request_limits?: Partial<RunLimits>; capture?: CaptureSettings; sandbox?: OperatorSandboxSettings; durability?: Partial<DurabilitySettings> };
+  defaults?: () => {
+    model?: string;
+    limits?: Partial<RunLimits>;
+    request_limits?: Partial<RunLimits>;
+    capture?: CaptureSettings;
+    sandbox?: OperatorSandboxSettings;
+    durability?: Partial<DurabilitySettings>;
+  };
   /** `serve` and `worker`: at init, resume every run whose process died and that can be resumed
    *  (the CLI leaves them for `runtrail resume` or `run --resume`). */
   resumeOnStart?: boolean;
@@ -121,10 +141,12 @@ export const defaultProviderResolver: ProviderResolver = (spec, opts) => {
   if (r.ok) return r.provider;
   const d = r.diagnosis;
   const sentence = (t: string) => (/[.!?]$/.test(t.trim()) ? t.trim() : `${t.trim()}.`);
-  const msg = [d.summary, d.detail, d.hint].filter((t): t is string => Boolean(t?.trim())).map(sentence).join(' ');
+  const msg = [d.summary, d.detail, d.hint]
+    .filter((t): t is string => Boolean(t?.trim()))
+    .map(sentence)
+    .join(' ');
   throw new RunRequestError(d.code === 'invalid_request' ? 'invalid_request' : 'incompatible', msg, { issues: [{ path: 'model', message: d.summary }] });
 };
-
 
 export class RunService implements RunServiceApi {
   readonly dataDir: string;
@@ -169,15 +191,24 @@ export class RunService implements RunServiceApi {
     ownerOnlyUmask();
     this.cwd = opts.cwd ?? process.cwd();
     this.resolver = opts.providerResolver ?? defaultProviderResolver;
-    const local = new LocalRunStore(this.runsDir, (p) => this.registry.get(p)?.artifacts ?? [], (id) => this.live.has(id), (s) => this.crashVerdict(s));
+    const local = new LocalRunStore(
+      this.runsDir,
+      (p) => this.registry.get(p)?.artifacts ?? [],
+      (id) => this.live.has(id),
+      (s) => this.crashVerdict(s),
+    );
     this.local = opts.store ? null : local;
     this.store = opts.store ?? local;
     this.fanout =
       opts.fanout ??
-      new LocalEventFanout(this.runsDir, (id) => this.live.get(id), async (id) => {
-        const s = await local.readStatusFile(id);
-        return s !== null && !isTerminalRunState(s.status) && (await ownedByLiveProcess(this.runsDir, id));
-      });
+      new LocalEventFanout(
+        this.runsDir,
+        (id) => this.live.get(id),
+        async (id) => {
+          const s = await local.readStatusFile(id);
+          return s !== null && !isTerminalRunState(s.status) && (await ownedByLiveProcess(this.runsDir, id));
+        },
+      );
     this.queue.process((runId, release) => this.runClaimed(runId, release));
     // a cancel sent to any node reaches the worker that runs it
     this.queue.onCancel((runId) => this.live.get(runId)?.abort.abort(new Error('cancelled')));
@@ -259,8 +290,13 @@ export class RunService implements RunServiceApi {
     if (this.live.has(runId)) this.fail('wrong_state', `run ${runId} is running in this process`);
     const status = await this.store.get(runId);
     if (!status) this.fail('not_found', `run ${runId} not found`);
-    if (isTerminalRunState(status.status)) this.fail('wrong_state', `run ${runId} is already ${status.status}: only a run whose process died can be resumed`, { status: status.status });
-    if (await ownedByLiveProcess(this.runsDir, runId)) this.fail('wrong_state', `run ${runId} is running in another runtrail process (pid in its runtime/owner.json)`, { status: status.status, elsewhere: true });
+    if (isTerminalRunState(status.status))
+      this.fail('wrong_state', `run ${runId} is already ${status.status}: only a run whose process died can be resumed`, { status: status.status });
+    if (await ownedByLiveProcess(this.runsDir, runId))
+      this.fail('wrong_state', `run ${runId} is running in another runtrail process (pid in its runtime/owner.json)`, {
+        status: status.status,
+        elsewhere: true,
+      });
     await this.resumeNow(runId);
     return (await this.get(runId)) ?? status;
   }
@@ -273,7 +309,7 @@ export class RunService implements RunServiceApi {
       const s = this.live.get(id)?.status ?? (await this.store.get(id));
       if (s?.parent_tool_call_id !== toolCallId) continue;
       if (!isTerminalRunState(s.status) && !this.live.has(id)) await this.resumeNow(id, { beside: true });
-      return { ...((this.live.get(id)?.status ?? (await this.store.get(id))) ?? s) };
+      return { ...(this.live.get(id)?.status ?? (await this.store.get(id)) ?? s) };
     }
     return null;
   }
@@ -315,7 +351,14 @@ export class RunService implements RunServiceApi {
       else await this.queue.enqueue(runId);
     } catch (e) {
       this.live.delete(runId);
-      await interrupt(new Diagnosis({ code: 'interrupted', severity: 'error', summary: `run was interrupted while ${status.status} and could not be resumed: ${(e as Error)?.message ?? String(e)}`, hint: 'start the run again' }).toDict());
+      await interrupt(
+        new Diagnosis({
+          code: 'interrupted',
+          severity: 'error',
+          summary: `run was interrupted while ${status.status} and could not be resumed: ${(e as Error)?.message ?? String(e)}`,
+          hint: 'start the run again',
+        }).toDict(),
+      );
     }
   }
 
@@ -395,7 +438,9 @@ export class RunService implements RunServiceApi {
       sandbox: withBaseDir(resolveSandboxPolicy(this.opts.defaults?.().sandbox, plugin.sandbox), this.opts.cwd ?? process.cwd()),
       requested: { model: req.model ?? null, limits: req.limits ?? {}, skill: req.skill ?? null },
       // a subagent is part of its parent's trace: its run span goes under the parent's invoke_agent span
-      trace: parent ? { traceId: parent.rec.status.trace_id || runTraceContext().traceId, parentSpanId: null, sampled: true } : runTraceContext(front.traceparent),
+      trace: parent
+        ? { traceId: parent.rec.status.trace_id || runTraceContext().traceId, parentSpanId: null, sampled: true }
+        : runTraceContext(front.traceparent),
       claw: front.claw ?? '',
       depth: parent ? parent.rec.depth + 1 : 1,
       ...(front.trigger ? { trigger: front.trigger } : {}),
@@ -417,7 +462,14 @@ export class RunService implements RunServiceApi {
       await store.settled?.();
       this.fail('wrong_state', 'the run service is closed');
     }
-    bus.publish('run', { type: 'run.created', runId, plugin: plugin.name, goal: rec.goal, conversationId: rec.conversationId, ...(status.trigger ? { trigger: status.trigger } : {}) });
+    bus.publish('run', {
+      type: 'run.created',
+      runId,
+      plugin: plugin.name,
+      goal: rec.goal,
+      conversationId: rec.conversationId,
+      ...(status.trigger ? { trigger: status.trigger } : {}),
+    });
     status.last_seq = bus.lastSeq + 1;
     bus.publish('run', { type: 'run.state', from: null, to: 'queued' });
     this.store.note(status);
@@ -467,7 +519,8 @@ export class RunService implements RunServiceApi {
     if (!file) throw new Error(`run ${runId} has no readable input/request.json`);
     const plugin = this.registry.get(file.plugin) as Agent<Record<string, unknown>> | undefined;
     const r = file.resolved;
-    if (!plugin || !r) throw new Error(plugin ? `run ${runId} has no resolved section in input/request.json` : `plugin "${file.plugin}" is not available on this worker`);
+    if (!plugin || !r)
+      throw new Error(plugin ? `run ${runId} has no resolved section in input/request.json` : `plugin "${file.plugin}" is not available on this worker`);
     const loaded = file.skill_active ? await loadSkill(this.skillDirs, file.skill_active) : null;
     if (loaded && !loaded.ok) throw new Error(`skill ${file.skill_active} cannot be loaded on this worker: ${loaded.message}`);
     const skill = loaded?.ok ? loaded.skill : null;
@@ -509,7 +562,11 @@ export class RunService implements RunServiceApi {
         const parent = parentOf();
         const earlier = await this.childOfCall(parent, r.toolCallId);
         if (earlier) return earlier;
-        return this.admit({ plugin: r.agent, goal: r.goal, input: r.input }, { ...(front.claw ? { claw: front.claw } : {}) }, { rec: parent, toolCallId: r.toolCallId });
+        return this.admit(
+          { plugin: r.agent, goal: r.goal, input: r.input },
+          { ...(front.claw ? { claw: front.claw } : {}) },
+          { rec: parent, toolCallId: r.toolCallId },
+        );
       },
       events: (id) => this.events(id),
       wait: (id) => this.wait(id),
@@ -517,7 +574,13 @@ export class RunService implements RunServiceApi {
       metrics: (id) => new RunFolder(this.runsDir, id).readMetrics(),
       linked: (childRunId, agent, toolCallId) => {
         const bus = parentOf().bus;
-        bus.publish('tool', { phase: 'update', name: 'run_agent', toolCallId, partialResult: { run_id: childRunId }, node: { id: childRunId, type: 'run', label: agent } });
+        bus.publish('tool', {
+          phase: 'update',
+          name: 'run_agent',
+          toolCallId,
+          partialResult: { run_id: childRunId },
+          node: { id: childRunId, type: 'run', label: agent },
+        });
         bus.publish('run', { type: 'subagent.started', childRunId, agent, toolCallId });
       },
       finished: (m) => parentOf().metrics?.addSubagent(m),
@@ -528,7 +591,7 @@ export class RunService implements RunServiceApi {
   private childArtifact(rec: RunRecord | null, rest: string): string {
     const [id, dir, ...path] = rest.split('/');
     if (!rec?.children.includes(id)) throw new Error(`run ${id} is not a subagent of this run (subagents: ${rec?.children.join(', ') || 'none'})`);
-    if (dir !== 'artifacts') throw new Error('only a subagent\'s artifacts/ can be read: run://<run_id>/artifacts/<path>');
+    if (dir !== 'artifacts') throw new Error("only a subagent's artifacts/ can be read: run://<run_id>/artifacts/<path>");
     return confinePath(join(this.runsDir, id, 'artifacts'), path.join('/') || '.', `the artifacts of ${id}`);
   }
 
@@ -603,7 +666,10 @@ export class RunService implements RunServiceApi {
       if (!isTerminalRunState(s.status) && this.queue.shared) return this.cancelElsewhere(runId);
       if (!isTerminalRunState(s.status)) {
         // e.g. a CLI run watched through a server on the same data dir: only its own process can stop it
-        this.fail('wrong_state', `run ${runId} is ${s.status} in another runtrail process; cancel it there (Ctrl-C for a CLI run)`, { status: s.status, elsewhere: true });
+        this.fail('wrong_state', `run ${runId} is ${s.status} in another runtrail process; cancel it there (Ctrl-C for a CLI run)`, {
+          status: s.status,
+          elsewhere: true,
+        });
       }
       this.fail('wrong_state', `run ${runId} is already ${s.status}`, { status: s.status });
     }
@@ -615,26 +681,49 @@ export class RunService implements RunServiceApi {
 
   /** A person's message to a live run: `steer` reaches the model at the next tool boundary (a queued
    *  run's first turn), `follow_up` after its answer. A finished run answers wrong_state (409). */
-  async sendMessage(runId: string, msg: { text: unknown; mode?: unknown; from: DecisionSource }): Promise<{ id: string; mode: MessageMode; status: RunStatus }> {
+  async sendMessage(
+    runId: string,
+    msg: { text: unknown; mode?: unknown; from: DecisionSource },
+  ): Promise<{ id: string; mode: MessageMode; status: RunStatus }> {
     const mode = msg.mode ?? 'steer';
-    if (mode !== 'steer' && mode !== 'follow_up') this.fail('invalid_request', `mode must be steer or follow_up, got ${JSON.stringify(mode)}`, { issues: [{ path: 'mode', message: 'must be steer or follow_up' }] });
+    if (mode !== 'steer' && mode !== 'follow_up')
+      this.fail('invalid_request', `mode must be steer or follow_up, got ${JSON.stringify(mode)}`, {
+        issues: [{ path: 'mode', message: 'must be steer or follow_up' }],
+      });
     if (typeof msg.text !== 'string' || !msg.text.trim() || msg.text.length > 8000) {
-      this.fail('invalid_request', 'text must be a non-empty string of at most 8,000 characters', { issues: [{ path: 'text', message: 'required, 1–8000 characters' }] });
+      this.fail('invalid_request', 'text must be a non-empty string of at most 8,000 characters', {
+        issues: [{ path: 'text', message: 'required, 1–8000 characters' }],
+      });
     }
     const rec = await this.liveRecord(runId, 'messages reach live runs only; start a new run in the conversation');
-    if (rec.machine.state === 'validating') this.fail('wrong_state', `run ${runId} is validating its answer: too late for a message`, { status: rec.machine.state });
+    if (rec.machine.state === 'validating')
+      this.fail('wrong_state', `run ${runId} is validating its answer: too late for a message`, { status: rec.machine.state });
     const m = rec.inbox.post(mode, msg.text.trim(), msg.from);
     return { id: m.id, mode, status: rec.status.status };
   }
 
   /** Decides an `ask` tool call of a live run. Unknown id: not_found; already decided: wrong_state (409). */
   async decideApproval(runId: string, approvalId: string, d: { decision: unknown; reason?: unknown; by: DecisionSource; who?: string }): Promise<StepApproval> {
-    if (d.decision !== 'approve' && d.decision !== 'deny') this.fail('invalid_request', `decision must be approve or deny, got ${JSON.stringify(d.decision)}`, { issues: [{ path: 'decision', message: 'must be approve or deny' }] });
-    if (d.reason !== undefined && (typeof d.reason !== 'string' || d.reason.length > 2000)) this.fail('invalid_request', 'reason must be a string of at most 2,000 characters', { issues: [{ path: 'reason', message: 'a string, at most 2000 characters' }] });
+    if (d.decision !== 'approve' && d.decision !== 'deny')
+      this.fail('invalid_request', `decision must be approve or deny, got ${JSON.stringify(d.decision)}`, {
+        issues: [{ path: 'decision', message: 'must be approve or deny' }],
+      });
+    if (d.reason !== undefined && (typeof d.reason !== 'string' || d.reason.length > 2000))
+      this.fail('invalid_request', 'reason must be a string of at most 2,000 characters', {
+        issues: [{ path: 'reason', message: 'a string, at most 2000 characters' }],
+      });
     const rec = await this.liveRecord(runId, 'its approvals were decided or denied when it ended');
-    const r = rec.approvals?.decide(approvalId, d.decision, d.by, typeof d.reason === 'string' && d.reason.trim() ? d.reason.trim() : undefined, d.who) ?? { ok: false as const, code: 'not_found' as const };
+    const r = rec.approvals?.decide(approvalId, d.decision, d.by, typeof d.reason === 'string' && d.reason.trim() ? d.reason.trim() : undefined, d.who) ?? {
+      ok: false as const,
+      code: 'not_found' as const,
+    };
     if (r.ok) return r.approval;
-    if (r.code === 'already_decided') this.fail('wrong_state', `approval ${approvalId} was already ${r.approval!.status === 'approved' ? 'approved' : 'denied'} (by ${r.approval!.by ?? 'someone'})`, { approval: r.approval });
+    if (r.code === 'already_decided')
+      this.fail(
+        'wrong_state',
+        `approval ${approvalId} was already ${r.approval!.status === 'approved' ? 'approved' : 'denied'} (by ${r.approval!.by ?? 'someone'})`,
+        { approval: r.approval },
+      );
     this.fail('not_found', `approval ${approvalId} not found in run ${runId}`, { pending: rec.approvals?.pending().map((a) => a.id) ?? [] });
   }
 
@@ -649,7 +738,8 @@ export class RunService implements RunServiceApi {
     if (rec && !rec.machine.isTerminal) return rec;
     const s = await this.get(runId);
     if (!s) this.fail('not_found', `run ${runId} not found`);
-    if (!isTerminalRunState(s.status)) this.fail('wrong_state', `run ${runId} is ${s.status} in another runtrail process; send it there`, { status: s.status, elsewhere: true });
+    if (!isTerminalRunState(s.status))
+      this.fail('wrong_state', `run ${runId} is ${s.status} in another runtrail process; send it there`, { status: s.status, elsewhere: true });
     this.fail('wrong_state', `run ${runId} is already ${s.status}: ${whyNot}`, { status: s.status });
   }
 
@@ -699,7 +789,11 @@ export class RunService implements RunServiceApi {
     return finalise(rec, this.engineDeps(), {
       status: 'cancelled',
       text: '',
-      diagnosis: new Diagnosis({ code: 'cancelled', severity: 'warning', summary: `run cancelled while queued${rec.abort.signal.reason instanceof CancelledBecause ? `: ${rec.abort.signal.reason.message}` : ''}` }).toDict(),
+      diagnosis: new Diagnosis({
+        code: 'cancelled',
+        severity: 'warning',
+        summary: `run cancelled while queued${rec.abort.signal.reason instanceof CancelledBecause ? `: ${rec.abort.signal.reason.message}` : ''}`,
+      }).toDict(),
       metrics: new RunMetrics(),
       startedMs: Date.now(),
       pipeline: null,
@@ -726,13 +820,19 @@ export class RunService implements RunServiceApi {
     const status = await this.store.get(runId);
     const store = this.store;
     if (!status || isTerminalRunState(status.status) || !store.claimTerminal || !store.insertEvents) return false;
-    return interruptInSharedStore(this.runsDir, status, this.registry.get(status.plugin)?.artifacts ?? [], {
-      readEvents: (id, after) => store.readEvents(id, after),
-      insertEvents: (id, events) => store.insertEvents!(id, events),
-      openLog: (id, root) => store.openLog(id, root),
-      claimTerminal: (s) => store.claimTerminal!(s),
-      save: (s, ws) => store.save(s, ws),
-    }, why);
+    return interruptInSharedStore(
+      this.runsDir,
+      status,
+      this.registry.get(status.plugin)?.artifacts ?? [],
+      {
+        readEvents: (id, after) => store.readEvents(id, after),
+        insertEvents: (id, events) => store.insertEvents!(id, events),
+        openLog: (id, root) => store.openLog(id, root),
+        claimTerminal: (s) => store.claimTerminal!(s),
+        save: (s, ws) => store.save(s, ws),
+      },
+      why,
+    );
   }
 
   /**
@@ -750,7 +850,6 @@ export class RunService implements RunServiceApi {
       if (!this.live.has(runId) && (await gone(runId))) await this.interruptOrphan(runId, 'its worker stopped (no sign of life from it)');
     }
   }
-
 
   stats(): RunServiceStats {
     return { byState: this.store.countByState(), ...this.queue.stats(), eventsPublished: this.eventsPublished, models: this.usageTotals.snapshot() };

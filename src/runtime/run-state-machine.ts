@@ -29,7 +29,10 @@ export function canTransition(from: RunStatus, to: RunStatus): boolean {
 }
 
 export class RunStateError extends Error {
-  constructor(readonly from: RunStatus, readonly to: RunStatus) {
+  constructor(
+    readonly from: RunStatus,
+    readonly to: RunStatus,
+  ) {
     super(`illegal run state transition ${from} → ${to}`);
     this.name = 'RunStateError';
   }
@@ -44,7 +47,11 @@ export class RunStateMachine {
   /** milliseconds spent in each state, summed over visits */
   readonly durations: Partial<Record<RunStatus, number>> = {};
 
-  constructor(initial: RunStatus = 'queued', private readonly onChange?: StateListener, private readonly clock: () => number = Date.now) {
+  constructor(
+    initial: RunStatus = 'queued',
+    private readonly onChange?: StateListener,
+    private readonly clock: () => number = Date.now,
+  ) {
     this.current = initial;
     this.enteredAt.set(initial, clock());
   }

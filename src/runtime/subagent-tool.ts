@@ -72,7 +72,12 @@ export function createRunAgentTool(o: RunAgentToolOptions): AnyToolDefinition {
         return errorResult('unknown_agent', `"${args.agent}" is not one of your subagents`, '', `you may start: ${o.agents.join(', ')}`);
       }
       if (o.depth >= MAX_AGENT_DEPTH) {
-        return errorResult('depth_limit', `a run at depth ${o.depth} cannot start another subagent (at most ${MAX_AGENT_DEPTH} levels)`, '', 'do this part yourself');
+        return errorResult(
+          'depth_limit',
+          `a run at depth ${o.depth} cannot start another subagent (at most ${MAX_AGENT_DEPTH} levels)`,
+          '',
+          'do this part yourself',
+        );
       }
       let child: RunStatusFile;
       try {
@@ -80,7 +85,12 @@ export function createRunAgentTool(o: RunAgentToolOptions): AnyToolDefinition {
       } catch (e) {
         const err = e as { message?: string; details?: { issues?: Array<{ path: string; message: string }> } };
         const issues = err.details?.issues?.map((i) => `${i.path}: ${i.message}`).join('; ') ?? '';
-        return errorResult('subagent_refused', `${args.agent} could not start: ${err.message ?? String(e)}`, issues, 'fix the input to match the subagent\'s schema');
+        return errorResult(
+          'subagent_refused',
+          `${args.agent} could not start: ${err.message ?? String(e)}`,
+          issues,
+          "fix the input to match the subagent's schema",
+        );
       }
       const id = child.run_id;
       o.host.linked(id, args.agent, ctx?.toolCallId ?? '');
@@ -93,7 +103,14 @@ export function createRunAgentTool(o: RunAgentToolOptions): AnyToolDefinition {
         const final = await o.host.wait(id);
         o.host.finished(await o.host.metrics(id).catch(() => null));
         const artifacts = final.public_documents.map((d) => `run://${id}/${d.path}`);
-        const body = { run_id: id, agent: args.agent, status: final.status, answer: final.final_answer, artifacts, ...(final.diagnosis ? { diagnosis: final.diagnosis } : {}) };
+        const body = {
+          run_id: id,
+          agent: args.agent,
+          status: final.status,
+          answer: final.final_answer,
+          artifacts,
+          ...(final.diagnosis ? { diagnosis: final.diagnosis } : {}),
+        };
         if (final.status === 'completed') {
           op?.complete(`${args.agent} completed`, { run_id: id, artifacts: artifacts.length });
           return { ok: true, content: JSON.stringify(body), details: body };
@@ -101,7 +118,12 @@ export function createRunAgentTool(o: RunAgentToolOptions): AnyToolDefinition {
         const why = final.diagnosis?.summary ?? final.status;
         if (final.status === 'cancelled') op?.cancel(`${args.agent} cancelled`);
         else op?.fail(`${args.agent} ${final.status}: ${why}`);
-        const failed = errorResult('subagent_failed', `${args.agent} ${final.status}: ${why}`, final.diagnosis?.detail ?? '', 'read its answer and artifacts, then decide');
+        const failed = errorResult(
+          'subagent_failed',
+          `${args.agent} ${final.status}: ${why}`,
+          final.diagnosis?.detail ?? '',
+          'read its answer and artifacts, then decide',
+        );
         return { ...failed, content: JSON.stringify({ ok: false, error: failed.diagnosis!.summary, ...body }) };
       } finally {
         ctx?.signal?.removeEventListener('abort', stop);

@@ -56,7 +56,9 @@ export function buildSystemPrompt(p: SystemPromptInput): string {
   const granted = p.grantedSkills ?? [];
   const skillText = [
     p.skill ? `Skill ${p.skill.name} ${p.skill.version}\n\n${p.skill.instructions}` : '',
-    granted.length ? `Skills you can load with \`load_skill\` (load one before you follow it):\n${granted.map((g) => `- \`${g.name}\`: ${g.description}`).join('\n')}` : '',
+    granted.length
+      ? `Skills you can load with \`load_skill\` (load one before you follow it):\n${granted.map((g) => `- \`${g.name}\`: ${g.description}`).join('\n')}`
+      : '',
   ].filter(Boolean);
   section('Skill Instructions', skillText.join('\n\n') || '(no skill)');
   return `${lines.join('\n').trimEnd()}\n`;

@@ -21,9 +21,13 @@ export class ToolDeadlines {
   private readonly fire = (): void => this.expire();
 
   constructor(runSignal?: AbortSignal) {
-    runSignal?.addEventListener('abort', () => {
-      for (const f of [...this.flying]) f.cancel(runSignal.reason);
-    }, { once: true });
+    runSignal?.addEventListener(
+      'abort',
+      () => {
+        for (const f of [...this.flying]) f.cancel(runSignal.reason);
+      },
+      { once: true },
+    );
   }
 
   add(f: ToolCallFlight): void {
@@ -110,7 +114,12 @@ export class ToolCallFlight {
       handled = Promise.reject(e);
     }
     handled.then(
-      (r) => this.settle(r && typeof r === 'object' && typeof r.ok === 'boolean' && typeof r.content === 'string' ? r : fail('invalid_output', `${tool.name} returned a malformed result`, 'expected { ok, content }')),
+      (r) =>
+        this.settle(
+          r && typeof r === 'object' && typeof r.ok === 'boolean' && typeof r.content === 'string'
+            ? r
+            : fail('invalid_output', `${tool.name} returned a malformed result`, 'expected { ok, content }'),
+        ),
       (e: unknown) => {
         const err = e as Error;
         this.settle(fail('tool_error', `${tool.name} failed: ${err?.message ?? String(e)}`, err?.name && err.name !== 'Error' ? err.name : ''));

@@ -18,7 +18,6 @@ import { noopPublish, type PublishFn } from './run-publisher.js';
 import { CallReporter } from './call-reporter.js';
 import { ToolCallFlight, ToolDeadlines } from './tool-call-flight.js';
 
-
 /** What the PreToolUse hooks made of a call: the call to run (its arguments maybe rewritten), or its refusal as the call's result. */
 type PreToolUseOutcome = { kind: 'call'; call: ToolCallInfo } | { kind: 'refused'; result: ToolResult };
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
@@ -125,7 +124,10 @@ export class ToolExecutor {
         return;
       }
       const e = r.reason as Error;
-      failure ??= e instanceof ToolSourceError ? e.diagnosis : { code: 'tool_source_failed', severity: 'error', summary: `${source.name} failed: ${e?.message ?? String(e)}` };
+      failure ??=
+        e instanceof ToolSourceError
+          ? e.diagnosis
+          : { code: 'tool_source_failed', severity: 'error', summary: `${source.name} failed: ${e?.message ?? String(e)}` };
     });
     return failure;
   }
@@ -192,7 +194,13 @@ export class ToolExecutor {
       'check whether its effect happened (look at what it changes) before calling it again',
     );
     this.opts.journal?.finished(call.toolCallId, call.name, result);
-    const data: Extract<ToolData, { phase: 'result' }> = { phase: 'result', name: call.name, toolCallId: call.toolCallId, isError: true, result: result.content };
+    const data: Extract<ToolData, { phase: 'result' }> = {
+      phase: 'result',
+      name: call.name,
+      toolCallId: call.toolCallId,
+      isError: true,
+      result: result.content,
+    };
     data.diagnosis = { detail: '', hint: '', retryable: false, ...result.diagnosis! };
     data.durationMs = 0;
     this.publish('tool', data);
@@ -204,7 +212,12 @@ export class ToolExecutor {
     if (!tool) return this.notFound(call.name);
     const parsed = checkSchema(tool.parameters, call.args);
     if (!parsed.ok) {
-      return fail('invalid_args', `invalid arguments for ${tool.name}`, issuesText(parsed.issues), 'fix the arguments to match the tool schema and call it again');
+      return fail(
+        'invalid_args',
+        `invalid arguments for ${tool.name}`,
+        issuesText(parsed.issues),
+        'fix the arguments to match the tool schema and call it again',
+      );
     }
     // the capability snapshot, then the agent's allow | ask | deny
     if (!this.allowed.has(tool.name)) {
@@ -292,7 +305,12 @@ export class ToolExecutor {
     if (d.cancelled) return fail('cancelled', `${name} cancelled while it waited for approval`);
     if (d.approved) return null;
     const why = d.by === 'timeout' ? `no one decided in time (${d.reason ?? 'approval timeout'})` : `denied by ${d.by}${d.reason ? `: ${d.reason}` : ''}`;
-    return fail('approval_denied', `${name} was not approved: ${why}`, d.reason ?? '', 'do not call it again with these arguments; do the task another way or explain what you need');
+    return fail(
+      'approval_denied',
+      `${name} was not approved: ${why}`,
+      d.reason ?? '',
+      'do not call it again with these arguments; do the task another way or explain what you need',
+    );
   }
 
   private invoke(tool: AnyToolDefinition, call: ToolCallInfo, approved = false): Promise<ToolResult> {

@@ -42,7 +42,11 @@ export async function writeTrace(runRoot: string, runId: string): Promise<void> 
     return;
   }
   if (size > STREAM_TRACE_BYTES) {
-    await pipeline(createReadStream(events, { encoding: 'utf8', highWaterMark: CHUNK_BYTES }), (chunks: AsyncIterable<string>) => traceChunks(chunks, runId), createWriteStream(join(runRoot, TRACE_FILE)));
+    await pipeline(
+      createReadStream(events, { encoding: 'utf8', highWaterMark: CHUNK_BYTES }),
+      (chunks: AsyncIterable<string>) => traceChunks(chunks, runId),
+      createWriteStream(join(runRoot, TRACE_FILE)),
+    );
     return;
   }
   let text = '';

@@ -22,7 +22,7 @@ export interface SandboxDescription {
 
 export function describeSandbox(policy: SandboxPolicy): SandboxDescription {
   if (policy.mode === 'off') {
-    return { mode: 'off', warning: "the operator's config.json sets sandbox.mode \"off\": every process of this run runs on the host, as the server's user" };
+    return { mode: 'off', warning: 'the operator\'s config.json sets sandbox.mode "off": every process of this run runs on the host, as the server\'s user' };
   }
   const how = limitEnforcement();
   return {
@@ -45,7 +45,8 @@ export function describeSandbox(policy: SandboxPolicy): SandboxDescription {
 /** The line the server prints at start: whether commands are sandboxed, and if not, why. */
 export function sandboxStartLine(operator: OperatorSandboxSettings | undefined): string {
   const policy = resolveSandboxPolicy(operator, undefined);
-  if (policy.mode === 'off') return 'SANDBOX OFF: config.json sets sandbox.mode "off"; the commands of runs run on the host with this server\'s user and files (written into each run\'s resolved_config.json)';
+  if (policy.mode === 'off')
+    return 'SANDBOX OFF: config.json sets sandbox.mode "off"; the commands of runs run on the host with this server\'s user and files (written into each run\'s resolved_config.json)';
   const support = sandboxSupport();
   if (!support.ok) return `${describeUnsupported(support)} Runs that start processes fail until then.`;
   const how = limitEnforcement();

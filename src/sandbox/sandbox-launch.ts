@@ -29,7 +29,9 @@ export interface SandboxLaunch {
 /** The pid a process has in its innermost pid namespace (1 for a namespace's init). */
 function innermostPid(pid: number): number | null {
   try {
-    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('NSpid:'));
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('NSpid:'));
     const ids = line?.split(/\s+/).slice(1).filter(Boolean);
     return ids?.length ? Number(ids[ids.length - 1]) : null;
   } catch {
@@ -49,7 +51,10 @@ export async function launchSandboxed(
   const support = sandboxSupport();
   if (!support.ok) throw new SandboxUnavailableError(describeUnsupported(support));
   // named hosts: the filtering proxy outside, the bridge inside in front of the command
-  const proxy = policy.network.mode === 'allow' ? await FilteringProxy.start({ allow: policy.network.allow, onDenied: opts.onDenied, addressAllowed: opts.addressAllowed }) : null;
+  const proxy =
+    policy.network.mode === 'allow'
+      ? await FilteringProxy.start({ allow: policy.network.allow, onDenied: opts.onDenied, addressAllowed: opts.addressAllowed })
+      : null;
   if (proxy) {
     spec = {
       ...spec,

@@ -77,7 +77,7 @@ function union(a: string[] | undefined, b: string[] | undefined): string[] {
 
 function resolveNetwork(agent: NetworkSetting | undefined, operator: NetworkSetting | undefined, notes: string[]): ResolvedNetwork {
   if (operator === 'none') {
-    if (agent && agent !== 'none') notes.push('network: the operator allows none, so the agent\'s network is not given');
+    if (agent && agent !== 'none') notes.push("network: the operator allows none, so the agent's network is not given");
     return { mode: 'none' };
   }
   const operatorAllow = typeof operator === 'object' ? operator.allow : [];

@@ -22,7 +22,12 @@ export interface ProbeResult {
   detail: string;
 }
 
-async function inside(policy: Extract<SandboxPolicy, { mode: 'on' }>, ws: string, script: string, env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+async function inside(
+  policy: Extract<SandboxPolicy, { mode: 'on' }>,
+  ws: string,
+  script: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; out: string }> {
   const launch = await launchSandboxed(policy, { file: '/bin/sh', args: ['-c', script], cwd: ws, writable: [ws] });
   try {
     return await new Promise((resolve) => {
@@ -50,21 +55,54 @@ export async function runSandboxProbes(policy: Extract<SandboxPolicy, { mode: 'o
   const home = homedir();
   const out: ProbeResult[] = [];
   const expectRefused = (name: string, r: { code: number | null; out: string }, marker: string, what: string) =>
-    out.push(r.out.includes(marker) ? { name, outcome: 'escaped', detail: `${what} got through` } : { name, outcome: 'refused', detail: r.out.split('\n')[0] || `exit ${r.code}` });
+    out.push(
+      r.out.includes(marker)
+        ? { name, outcome: 'escaped', detail: `${what} got through` }
+        : { name, outcome: 'refused', detail: r.out.split('\n')[0] || `exit ${r.code}` },
+    );
   try {
-    expectRefused('write outside the workspace', await inside(policy, ws, 'cd /etc && touch runtrail-canary && echo CANARY-WROTE', {}), 'CANARY-WROTE', 'a write to /etc');
-    expectRefused('read the home folder', await inside(policy, ws, `ls -A ${JSON.stringify(home)} >/dev/null && echo CANARY-READ-HOME`, {}), 'CANARY-READ-HOME', `a listing of ${home}`);
+    expectRefused(
+      'write outside the workspace',
+      await inside(policy, ws, 'cd /etc && touch runtrail-canary && echo CANARY-WROTE', {}),
+      'CANARY-WROTE',
+      'a write to /etc',
+    );
+    expectRefused(
+      'read the home folder',
+      await inside(policy, ws, `ls -A ${JSON.stringify(home)} >/dev/null && echo CANARY-READ-HOME`, {}),
+      'CANARY-READ-HOME',
+      `a listing of ${home}`,
+    );
     const loop = await inside(
       policy,
       ws,
       `node -e "require('net').connect(${port},'127.0.0.1').on('connect',()=>{console.log('CANARY-CONNECTED');process.exit(0)}).on('error',e=>{console.log('refused: '+e.code);process.exit(1)})"`,
       {},
     );
-    if (policy.network.mode === 'host') out.push({ name: 'reach the host loopback', outcome: loop.out.includes('CANARY-CONNECTED') ? 'allowed' : 'blocked', detail: 'network: host (the operator granted it)' });
+    if (policy.network.mode === 'host')
+      out.push({
+        name: 'reach the host loopback',
+        outcome: loop.out.includes('CANARY-CONNECTED') ? 'allowed' : 'blocked',
+        detail: 'network: host (the operator granted it)',
+      });
     else expectRefused('reach the host loopback', loop, 'CANARY-CONNECTED', `a connection to 127.0.0.1:${port}`);
-    expectRefused("read the parent's environment", await inside(policy, ws, `cat /proc/$PPID/environ /proc/1/environ /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -q ${canary} && echo CANARY-FOUND-ENV; echo checked`, {}), 'CANARY-FOUND-ENV', "the server's environment");
+    expectRefused(
+      "read the parent's environment",
+      await inside(
+        policy,
+        ws,
+        `cat /proc/$PPID/environ /proc/1/environ /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -q ${canary} && echo CANARY-FOUND-ENV; echo checked`,
+        {},
+      ),
+      'CANARY-FOUND-ENV',
+      "the server's environment",
+    );
     const write = await inside(policy, ws, 'echo ok > canary.txt && cat canary.txt', {});
-    out.push(write.out === 'ok' ? { name: 'write the workspace', outcome: 'allowed', detail: 'ok' } : { name: 'write the workspace', outcome: 'blocked', detail: write.out || `exit ${write.code}` });
+    out.push(
+      write.out === 'ok'
+        ? { name: 'write the workspace', outcome: 'allowed', detail: 'ok' }
+        : { name: 'write the workspace', outcome: 'blocked', detail: write.out || `exit ${write.code}` },
+    );
   } finally {
     if (previous === undefined) delete process.env.RUNTRAIL_SANDBOX_CANARY;
     else process.env.RUNTRAIL_SANDBOX_CANARY = previous;
@@ -75,9 +113,12 @@ export async function runSandboxProbes(policy: Extract<SandboxPolicy, { mode: 'o
 }
 
 /** The probes as `runtrail doctor` lists its checks (config.json's own sandbox settings). */
-export async function sandboxProbeChecks(operator: OperatorSandboxSettings | undefined): Promise<Array<{ name: string; status: 'ok' | 'warn' | 'fail'; detail: string }>> {
+export async function sandboxProbeChecks(
+  operator: OperatorSandboxSettings | undefined,
+): Promise<Array<{ name: string; status: 'ok' | 'warn' | 'fail'; detail: string }>> {
   const policy = resolveSandboxPolicy(operator, undefined);
-  if (policy.mode === 'off') return [{ name: 'sandbox mode', status: 'warn', detail: 'config.json sets sandbox.mode "off": the commands of runs run on the host' }];
+  if (policy.mode === 'off')
+    return [{ name: 'sandbox mode', status: 'warn', detail: 'config.json sets sandbox.mode "off": the commands of runs run on the host' }];
   if (!sandboxSupport().ok) return [];
   return (await runSandboxProbes(policy)).map((p) => ({
     name: `sandbox canary: ${p.name}`,

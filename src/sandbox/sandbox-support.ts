@@ -38,7 +38,12 @@ export function sandboxSupport(opts: { refresh?: boolean; bwrap?: string } = {})
   if (known && !opts.refresh) return known;
   let result: SandboxSupport;
   if (process.platform !== 'linux') {
-    result = { ok: false, bwrap, reason: `the sandbox is built on Linux namespaces and this is ${process.platform}`, fix: 'run Runtrail on Linux, or set sandbox: { "mode": "off" } in config.json to run commands unsandboxed' };
+    result = {
+      ok: false,
+      bwrap,
+      reason: `the sandbox is built on Linux namespaces and this is ${process.platform}`,
+      fix: 'run Runtrail on Linux, or set sandbox: { "mode": "off" } in config.json to run commands unsandboxed',
+    };
   } else {
     try {
       accessSync(bwrap, constants.X_OK);
@@ -49,9 +54,19 @@ export function sandboxSupport(opts: { refresh?: boolean; bwrap?: string } = {})
       result =
         r.status === 0
           ? { ok: true, bwrap }
-          : { ok: false, bwrap, reason: `bubblewrap could not make a sandbox: ${(r.stderr || r.error?.message || `exit ${r.status}`).trim()}`, fix: userNamespaceFix() };
+          : {
+              ok: false,
+              bwrap,
+              reason: `bubblewrap could not make a sandbox: ${(r.stderr || r.error?.message || `exit ${r.status}`).trim()}`,
+              fix: userNamespaceFix(),
+            };
     } catch {
-      result = { ok: false, bwrap, reason: `bubblewrap is not installed (no ${bwrap})`, fix: "install Debian's bubblewrap: sudo apt-get install bubblewrap (npm start does it where it may)" };
+      result = {
+        ok: false,
+        bwrap,
+        reason: `bubblewrap is not installed (no ${bwrap})`,
+        fix: "install Debian's bubblewrap: sudo apt-get install bubblewrap (npm start does it where it may)",
+      };
     }
   }
   cached.set(bwrap, result);

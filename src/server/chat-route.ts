@@ -212,9 +212,14 @@ export function registerChatRoutes(app: FastifyInstance, service: RunServiceApi,
     const goal = goalOf(body);
     const live = await liveRunOf(service, body.id);
     if (live) {
-      throw new HttpError(409, 'wrong_state', `chat ${body.id} already has a live run ${live.run_id} (${live.status}): resume it with GET /api/chat/${body.id}/stream, or cancel it with POST /api/runs/${live.run_id}/cancel`, {
-        run_id: live.run_id,
-      });
+      throw new HttpError(
+        409,
+        'wrong_state',
+        `chat ${body.id} already has a live run ${live.run_id} (${live.status}): resume it with GET /api/chat/${body.id}/stream, or cancel it with POST /api/runs/${live.run_id}/cancel`,
+        {
+          run_id: live.run_id,
+        },
+      );
     }
     const { id, messages: _m, trigger: _t, messageId: _mid, plugin: _p, ...rest } = body;
     const runBody = { ...rest, plugin: pluginOf(body, req.query, opts.defaultPlugin), goal, input: rest.input ?? {}, conversation_id: id };

@@ -53,11 +53,17 @@ export function sendError(reply: FastifyReply, err: unknown): FastifyReply {
   const h = toHttpError(err);
   // a service the node depends on is away (several nodes): the client is told when to try again
   if (h.status === 503 && typeof h.details.retry_after_s === 'number') reply.header('retry-after', String(h.details.retry_after_s));
-  return reply.code(h.status).type('application/json; charset=utf-8').send(errorBody(h.code, h.message, h.details));
+  return reply
+    .code(h.status)
+    .type('application/json; charset=utf-8')
+    .send(errorBody(h.code, h.message, h.details));
 }
 
 /** zod issues → `details.issues` with dotted field paths, the shape RunRequestError uses too. */
-export function issuesFromZod(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>, prefix = ''): Array<{ path: string; message: string }> {
+export function issuesFromZod(
+  issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>,
+  prefix = '',
+): Array<{ path: string; message: string }> {
   return issues.map((i) => ({
     path: [prefix, ...i.path.map((p) => String(p))].filter(Boolean).join('.') || '(body)',
     message: i.message,

@@ -71,7 +71,13 @@ export function parseImCommand(text: string): ImCommand {
     case 'run': {
       const sep = rest.search(/(^|\s)--(\s|$)/);
       const head = sep >= 0 ? rest.slice(0, sep) : rest;
-      const goal = sep >= 0 ? rest.slice(sep).replace(/^\s*--/, '').trim() : '';
+      const goal =
+        sep >= 0
+          ? rest
+              .slice(sep)
+              .replace(/^\s*--/, '')
+              .trim()
+          : '';
       const args = splitArgs(head);
       if (typeof args === 'string') return { kind: 'invalid', message: `/run: ${args}` };
       const [plugin, ...pairs] = args;

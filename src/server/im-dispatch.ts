@@ -54,7 +54,11 @@ function notAllowed(name: string, agents: readonly string[]): ImOutcome {
 }
 
 /** The agent's file inputs that the key=value pairs left empty, filled with the sent files in order. */
-function withFiles(input: Record<string, unknown>, info: PluginInfo | undefined, files: ImMessage['files']): { input: Record<string, unknown>; unused: string[] } {
+function withFiles(
+  input: Record<string, unknown>,
+  info: PluginInfo | undefined,
+  files: ImMessage['files'],
+): { input: Record<string, unknown>; unused: string[] } {
   const out = { ...input };
   const open = (info?.fileInputs ?? []).filter((k) => out[k] === undefined);
   const unused: string[] = [];
@@ -87,7 +91,12 @@ export async function dispatchImMessage(service: RunServiceApi, msg: ImMessage, 
       if (!target || !service.decideApproval) return answer(`No live run in this conversation waits for ${cmd.approvalId}.`);
       try {
         const reason = cmd.kind === 'deny' && cmd.reason ? cmd.reason : undefined;
-        const a = await service.decideApproval(target.run_id, cmd.approvalId, { decision: cmd.kind, ...(reason ? { reason } : {}), by, ...(msg.who ? { who: msg.who } : {}) });
+        const a = await service.decideApproval(target.run_id, cmd.approvalId, {
+          decision: cmd.kind,
+          ...(reason ? { reason } : {}),
+          by,
+          ...(msg.who ? { who: msg.who } : {}),
+        });
         if (a.status === 'denied') return answer(`Denied ${a.tool} (${a.id}); the agent reads why and goes on.`, { runId: target.run_id });
         return { kind: 'follow', runId: target.run_id, started: false, prefix: `Approved ${a.tool} (${a.id}).` };
       } catch (err) {

@@ -10,7 +10,12 @@ import { assembleRunReply, splitReply } from './im-reply.js';
 import type { PluginInfo } from './plugin-catalog.js';
 
 const ImBody = z.object({
-  conversation_id: z.string().trim().min(1).max(200).regex(/^[A-Za-z0-9_.:@-]+$/, 'letters, digits and _ . : @ - only'),
+  conversation_id: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .regex(/^[A-Za-z0-9_.:@-]+$/, 'letters, digits and _ . : @ - only'),
   text: z.string().max(20_000),
 });
 
@@ -31,13 +36,22 @@ export function registerImRoute(app: FastifyInstance, service: RunServiceApi, op
     const parsed = ImBody.safeParse(req.body);
     if (!parsed.success) throw invalidBody(issuesFromZod(parsed.error.issues));
     const { conversation_id, text } = parsed.data;
-    const answer = (t: string, extra: Record<string, unknown> = {}) => ({ conversation_id, messages: splitReply(t, opts.limit), media: [] as string[], ...extra });
-
-    const outcome = await dispatchImMessage(service, { conversationId: conversation_id, text }, {
-      plugins: opts.plugins,
-      chatPlugin: opts.chatPlugin,
-      createRun: (req) => service.create(req, { claw: 'im', fromNetwork: true }),
+    const answer = (t: string, extra: Record<string, unknown> = {}) => ({
+      conversation_id,
+      messages: splitReply(t, opts.limit),
+      media: [] as string[],
+      ...extra,
     });
+
+    const outcome = await dispatchImMessage(
+      service,
+      { conversationId: conversation_id, text },
+      {
+        plugins: opts.plugins,
+        chatPlugin: opts.chatPlugin,
+        createRun: (req) => service.create(req, { claw: 'im', fromNetwork: true }),
+      },
+    );
     if (outcome.kind === 'follow') return runReply(outcome.runId, outcome.prefix);
     const { text: said, runId, status, error } = outcome;
     return answer(said, { ...(runId ? { run_id: runId } : {}), ...(status ? { status } : {}), ...(error ? { error } : {}) });
@@ -50,7 +64,10 @@ export function registerImRoute(app: FastifyInstance, service: RunServiceApi, op
       try {
         // history holds earlier approvals too: only one still waiting ends the wait
         const waiting = (ev: AgentEvent) =>
-          ev.stream === 'tool' && ev.data.phase === 'approval' && ev.data.approval.status === 'pending' && (service.pendingApprovals?.(runId) ?? []).some((p) => p.id === (ev.data as { approval: { id: string } }).approval.id);
+          ev.stream === 'tool' &&
+          ev.data.phase === 'approval' &&
+          ev.data.approval.status === 'pending' &&
+          (service.pendingApprovals?.(runId) ?? []).some((p) => p.id === (ev.data as { approval: { id: string } }).approval.id);
         const reply = await assembleRunReply(service, runId, timeout.signal, waiting);
         if (reply.stoppedAt?.stream === 'tool' && reply.stoppedAt.data.phase === 'approval') {
           const a = reply.stoppedAt.data.approval;

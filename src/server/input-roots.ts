@@ -26,7 +26,8 @@ export function fileInputIssues(input: unknown, fileInputs: string[], roots: str
   for (const field of fileInputs) {
     const v = (input as Record<string, unknown>)[field];
     if (typeof v !== 'string') continue; // absence/type errors are the runtime's to name
-    if (!isUnderRoots(v, roots)) issues.push({ path: `input.${field}`, message: `file must be under the input roots (upload it with POST /api/uploads): ${v}` });
+    if (!isUnderRoots(v, roots))
+      issues.push({ path: `input.${field}`, message: `file must be under the input roots (upload it with POST /api/uploads): ${v}` });
   }
   return issues;
 }

@@ -13,12 +13,21 @@ import { HttpError, invalidBody } from './http-error.js';
 import { isRunId } from './run-id-param.js';
 
 const FILE_NAME = /^[0-9a-f]{32}\.(png|jpg|gif|webp|pdf|txt|bin)$/;
-const FILE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', pdf: 'application/pdf', txt: 'text/plain; charset=utf-8', bin: 'application/octet-stream' };
+const FILE_TYPES: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  pdf: 'application/pdf',
+  txt: 'text/plain; charset=utf-8',
+  bin: 'application/octet-stream',
+};
 
 function intParam(v: string | undefined, name: string, min: number, max: number): number | undefined {
   if (v === undefined || v === '') return undefined;
   const n = /^\d{1,9}$/.test(v) ? Number(v) : NaN;
-  if (!Number.isInteger(n) || n < min || n > max) throw invalidBody([{ path: name, message: `must be an integer in ${min}..${max}, got ${JSON.stringify(v).slice(0, 40)}` }]);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw invalidBody([{ path: name, message: `must be an integer in ${min}..${max}, got ${JSON.stringify(v).slice(0, 40)}` }]);
   return n;
 }
 
@@ -48,7 +57,10 @@ export function registerModelCallsRoute(app: FastifyInstance, service: RunServic
     const runRoot = join(opts.dataDir, 'runs', run.run_id);
     // a link (the file or its folder) must not serve a file from elsewhere
     const abs = await realpath(join(runRoot, MODEL_CALL_FILES_DIR, name)).catch(() => null);
-    const inside = abs !== null && dirname(abs) === (await realpath(join(runRoot, MODEL_CALL_FILES_DIR)).catch(() => null)) && dirname(dirname(abs)) === join(await realpath(runRoot), 'runtime');
+    const inside =
+      abs !== null &&
+      dirname(abs) === (await realpath(join(runRoot, MODEL_CALL_FILES_DIR)).catch(() => null)) &&
+      dirname(dirname(abs)) === join(await realpath(runRoot), 'runtime');
     const st = inside ? await stat(abs).catch(() => null) : null;
     if (!abs || !st?.isFile()) throw new HttpError(404, 'not_found', `no model-call file ${name} in run ${run.run_id}`);
     reply.header('content-type', FILE_TYPES[name.split('.').pop() ?? 'bin'] ?? 'application/octet-stream');

@@ -19,7 +19,6 @@ export interface PluginInfo {
 
 const cache = new WeakMap<Agent, PluginInfo>();
 
-
 /** Computed once per plugin object (a reload makes new objects). */
 export function pluginInfo(p: Agent): PluginInfo {
   const hit = cache.get(p);

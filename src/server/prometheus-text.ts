@@ -11,7 +11,12 @@ export function prometheusText(stats: RunServiceStats, streams: StreamCounters):
     lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
     for (const [labels, v] of samples) lines.push(`${name}${labels} ${Number.isFinite(v) ? v : 0}`);
   };
-  metric('runtrail_runs', 'gauge', 'Runs by state.', STATES.map((s) => [`{state="${s}"}`, stats.byState?.[s as keyof typeof stats.byState] ?? 0]));
+  metric(
+    'runtrail_runs',
+    'gauge',
+    'Runs by state.',
+    STATES.map((s) => [`{state="${s}"}`, stats.byState?.[s as keyof typeof stats.byState] ?? 0]),
+  );
   metric('runtrail_queue_depth', 'gauge', 'Runs waiting for a slot.', [['', stats.queueDepth]]);
   metric('runtrail_runs_running', 'gauge', 'Runs holding a slot.', [['', stats.running]]);
   metric('runtrail_events_published_total', 'counter', 'Agent events published on run buses.', [['', stats.eventsPublished]]);

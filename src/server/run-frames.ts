@@ -14,11 +14,7 @@ export interface RunFrame {
   text: string;
 }
 
-export async function* runFrames(
-  service: RunServiceApi,
-  runId: string,
-  opts: { after?: number; signal?: AbortSignal } = {},
-): AsyncGenerator<RunFrame> {
+export async function* runFrames(service: RunServiceApi, runId: string, opts: { after?: number; signal?: AbortSignal } = {}): AsyncGenerator<RunFrame> {
   const after = opts.after ?? 0;
   const { signal } = opts;
   const bridge = createEngineBridge({ traceId: await runTraceId(service, runId) });

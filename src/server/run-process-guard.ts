@@ -11,6 +11,10 @@ export function refuseRunProcess(req: FastifyRequest, what: string): void {
   const s = req.raw.socket;
   const owner = runProcessBehind(s.remoteAddress, s.remotePort, s.localPort);
   if (owner) {
-    throw new HttpError(403, 'run_process_refused', `${what} refused: the connection comes from process ${owner.pid}, which belongs to a run (${owner.why}); decisions must come from outside the run`);
+    throw new HttpError(
+      403,
+      'run_process_refused',
+      `${what} refused: the connection comes from process ${owner.pid}, which belongs to a run (${owner.why}); decisions must come from outside the run`,
+    );
   }
 }

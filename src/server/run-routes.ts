@@ -29,7 +29,15 @@ const CONTENT_TYPES: Record<string, string> = {
 
 export function runLinks(runId: string): Record<string, string> {
   const base = `/api/runs/${encodeURIComponent(runId)}`;
-  return { self: base, events: `${base}/events`, ws: `${base}/ws`, manifest: `${base}/manifest`, cancel: `${base}/cancel`, artifacts: `${base}/artifacts/`, plan: `${base}/plan` };
+  return {
+    self: base,
+    events: `${base}/events`,
+    ws: `${base}/ws`,
+    manifest: `${base}/manifest`,
+    cancel: `${base}/cancel`,
+    artifacts: `${base}/artifacts/`,
+    plan: `${base}/plan`,
+  };
 }
 
 export interface RunRouteOptions {
@@ -45,7 +53,13 @@ export interface RunRouteOptions {
 
 function isScriptModel(model: unknown): boolean {
   if (typeof model === 'string') return /^\s*script\s*:/i.test(model) || model.trim().toLowerCase() === 'script';
-  return Boolean(model && typeof model === 'object' && String((model as { provider?: unknown }).provider ?? '').trim().toLowerCase() === 'script');
+  return Boolean(
+    model &&
+      typeof model === 'object' &&
+      String((model as { provider?: unknown }).provider ?? '')
+        .trim()
+        .toLowerCase() === 'script',
+  );
 }
 
 function intParam(v: unknown, name: string, min: number, max: number, dflt: number): number {
@@ -95,7 +109,8 @@ export async function createRunOverHttp(service: RunServiceApi, body: unknown, o
     throw invalidBody([{ path: '(body)', message: 'must be a JSON object { plugin, goal?, input, ... }' }]);
   }
   const { webhook: rawWebhook, ...b } = body as Record<string, unknown>;
-  if (rawWebhook !== undefined && !opts.checkWebhook) throw invalidBody([{ path: 'webhook', message: 'this server sends no webhooks (start it with runtrail serve)' }]);
+  if (rawWebhook !== undefined && !opts.checkWebhook)
+    throw invalidBody([{ path: 'webhook', message: 'this server sends no webhooks (start it with runtrail serve)' }]);
   const webhook = rawWebhook === undefined ? undefined : opts.checkWebhook!(rawWebhook);
   if (!opts.allowScriptModel && isScriptModel(b.model)) {
     throw invalidBody([{ path: 'model', message: 'the script model reads files on the server and is not allowed over HTTP; use the CLI' }]);

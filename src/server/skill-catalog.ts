@@ -2,7 +2,9 @@
 import { basename } from 'node:path';
 import { listSkills as loadSkills } from '../runtime/compute-skills.js';
 
-export async function listSkills(skillDirs: string | readonly string[]): Promise<{ skills: Array<Record<string, unknown>>; errors: Array<{ name: string; message: string }> }> {
+export async function listSkills(
+  skillDirs: string | readonly string[],
+): Promise<{ skills: Array<Record<string, unknown>>; errors: Array<{ name: string; message: string }> }> {
   const { skills, errors } = await loadSkills(skillDirs);
   return { skills: skills.map((s) => ({ folder: basename(s.dir), ...s.manifest, format: s.format })), errors };
 }

@@ -29,7 +29,9 @@ export function tooManyClients(counters: StreamCounters, opts: Pick<StreamOption
     return new HttpError(503, 'too_many_clients', `the server already streams to ${opts.maxClients} clients; retry later`);
   }
   if ((counters.byClient.get(client) ?? 0) >= opts.maxPerClient) {
-    return new HttpError(503, 'too_many_streams', `${client} already has ${opts.maxPerClient} live streams open on this server; close one or retry later`, { limit: opts.maxPerClient });
+    return new HttpError(503, 'too_many_streams', `${client} already has ${opts.maxPerClient} live streams open on this server; close one or retry later`, {
+      limit: opts.maxPerClient,
+    });
   }
   return null;
 }

@@ -125,18 +125,31 @@ export function localRequestRefusal(host: string | undefined, origin: string | u
 function errorForLog(err: unknown): Record<string, unknown> {
   const e = err as { name?: unknown; message?: unknown; stack?: unknown; code?: unknown; statusCode?: unknown };
   const text = (v: unknown) => (typeof v === 'string' ? maskSecretValues(v) : undefined);
-  return { type: typeof e?.name === 'string' ? e.name : typeof err, message: text(e?.message) ?? maskSecretValues(String(err)), stack: text(e?.stack), code: e?.code, statusCode: e?.statusCode };
+  return {
+    type: typeof e?.name === 'string' ? e.name : typeof err,
+    message: text(e?.message) ?? maskSecretValues(String(err)),
+    stack: text(e?.stack),
+    code: e?.code,
+    statusCode: e?.statusCode,
+  };
 }
 
 /** Fastify's own request log fields, with the URL redacted. */
 function requestForLog(req: { method?: string; url?: string; host?: string; ip?: string; socket?: { remotePort?: number } }): Record<string, unknown> {
-  return { method: req.method, url: typeof req.url === 'string' ? redactUrl(req.url) : req.url, host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort };
+  return {
+    method: req.method,
+    url: typeof req.url === 'string' ? redactUrl(req.url) : req.url,
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
+  };
 }
 
 /** The routes @fastify/static (or the not-built note) serves the page shell from. */
 const STATIC_ROUTES = new Set(['/', '/*']);
 
-const PAGE_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+const PAGE_CSP =
+  "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 /** RunService exposes pluginNames()/getPlugin(); any other RunServiceApi gives none unless passed. */
 function pluginsOf(service: RunServiceApi): Agent[] {
@@ -178,12 +191,17 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     http: { headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval: 1_000 },
     requestTimeout: 0,
     // request logs carry the URL, and GET may carry ?access_token= (EventSource and WebSocket cannot set headers)
-    childLoggerFactory: ((parent: FastifyBaseLogger, bindings: Parameters<FastifyBaseLogger['child']>[0], childOpts: NonNullable<Parameters<FastifyBaseLogger['child']>[1]>) =>
-      parent.child(bindings, { ...childOpts, serializers: { ...childOpts.serializers, req: requestForLog, err: errorForLog } })) satisfies NonNullable<FastifyServerOptions['childLoggerFactory']>,
+    childLoggerFactory: ((
+      parent: FastifyBaseLogger,
+      bindings: Parameters<FastifyBaseLogger['child']>[0],
+      childOpts: NonNullable<Parameters<FastifyBaseLogger['child']>[1]>,
+    ) => parent.child(bindings, { ...childOpts, serializers: { ...childOpts.serializers, req: requestForLog, err: errorForLog } })) satisfies NonNullable<
+      FastifyServerOptions['childLoggerFactory']
+    >,
   };
-  const app: FastifyInstance = (
-    typeof logger === 'object' && 'info' in logger ? Fastify({ loggerInstance: logger, ...common }) : Fastify({ logger, ...common })
-  ) as unknown as FastifyInstance;
+  const app: FastifyInstance = (typeof logger === 'object' && 'info' in logger
+    ? Fastify({ loggerInstance: logger, ...common })
+    : Fastify({ logger, ...common })) as unknown as FastifyInstance;
   const caps = new ConnectionCaps(app.server, limits);
   // a connection over the caps gets its answer before any route runs or any body is read, then closes
   app.addHook('onRequest', async (req, reply) => {
@@ -209,7 +227,9 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     reply.code(404).send(errorBody('not_found', `no route ${req.method} ${req.url.split('?')[0]}`));
   });
 
-  await app.register(fastifyMultipart, { limits: { fileSize: opts.uploads?.maxFileBytes ?? opts.uploadLimitBytes ?? UPLOAD_LIMIT_DEFAULTS.maxFileBytes, files: 1, fields: 10 } });
+  await app.register(fastifyMultipart, {
+    limits: { fileSize: opts.uploads?.maxFileBytes ?? opts.uploadLimitBytes ?? UPLOAD_LIMIT_DEFAULTS.maxFileBytes, files: 1, fields: 10 },
+  });
   await app.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024 } });
 
   // The guards come after @fastify/websocket's own onRequest hook: it marks upgrade requests so that a
@@ -235,7 +255,11 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
       if (!given || !tokenMatches(given, token)) {
         // onRequest runs before the body is read: a client without the token sends no body we keep, and
         // the connection closes, so a body still coming holds nothing
-        reply.code(401).header('www-authenticate', 'Bearer').header('connection', 'close').send(errorBody('unauthorized', 'missing or wrong bearer token (Authorization: Bearer <RUNTRAIL_API_TOKEN>)'));
+        reply
+          .code(401)
+          .header('www-authenticate', 'Bearer')
+          .header('connection', 'close')
+          .send(errorBody('unauthorized', 'missing or wrong bearer token (Authorization: Bearer <RUNTRAIL_API_TOKEN>)'));
         return reply;
       }
     });
@@ -255,7 +279,13 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   const checkWebhook = triggers ? { checkWebhook: (raw: unknown) => triggers.checkWebhook(raw) } : {};
   registerRunRoutes(app, service, { dataDir, plugins, inputRoots, allowScriptModel: opts.allowScriptModel ?? false, ...checkWebhook });
   if (triggers) registerTriggerRoutes(app, service, triggers);
-  const streamOpts = { pingMs: opts.pingMs ?? 15_000, maxQueueBytes: opts.maxClientQueueBytes ?? 1024 * 1024, slowClientMs: opts.slowClientMs ?? 10_000, maxClients: opts.maxStreamClients ?? 1000, maxPerClient: limits.maxStreamsPerClient };
+  const streamOpts = {
+    pingMs: opts.pingMs ?? 15_000,
+    maxQueueBytes: opts.maxClientQueueBytes ?? 1024 * 1024,
+    slowClientMs: opts.slowClientMs ?? 10_000,
+    maxClients: opts.maxStreamClients ?? 1000,
+    maxPerClient: limits.maxStreamsPerClient,
+  };
   // SSE and WebSocket clients of one run share its frames
   const hubs = new RunFrameHubs(service);
   registerSseRoute(app, service, hubs, counters, streamOpts);
@@ -269,7 +299,14 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     defaultPlugin: opts.chatPlugin ?? 'chat',
   });
   registerWsRoute(app, service, hubs, counters, { ...streamOpts, helloMs: opts.wsHelloMs ?? 300 });
-  registerUploadRoute(app, new UploadQuota(uploadDir, { ...UPLOAD_LIMIT_DEFAULTS, ...(opts.uploadLimitBytes !== undefined ? { maxFileBytes: opts.uploadLimitBytes } : {}), ...opts.uploads }));
+  registerUploadRoute(
+    app,
+    new UploadQuota(uploadDir, {
+      ...UPLOAD_LIMIT_DEFAULTS,
+      ...(opts.uploadLimitBytes !== undefined ? { maxFileBytes: opts.uploadLimitBytes } : {}),
+      ...opts.uploads,
+    }),
+  );
   registerImRoute(app, service, {
     limit: opts.imMessageLimit ?? 4000,
     waitMs: opts.imWaitMs ?? 120_000,

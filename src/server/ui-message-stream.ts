@@ -93,7 +93,11 @@ export class UiMessageStreamTranslator {
    * the client shows the request; its answer comes back as a new POST /api/chat, whose stream goes on.
    */
   pause(): UIMessageChunk[] {
-    return [...this.closeReasoning(), ...this.closeText(), { type: 'finish', finishReason: 'tool-calls', messageMetadata: { ...this.meta, status: 'awaiting_approval' } }];
+    return [
+      ...this.closeReasoning(),
+      ...this.closeText(),
+      { type: 'finish', finishReason: 'tool-calls', messageMetadata: { ...this.meta, status: 'awaiting_approval' } },
+    ];
   }
 
   private closeText(): UIMessageChunk[] {
@@ -134,7 +138,9 @@ export class UiMessageStreamTranslator {
       case 'start': {
         // Runtrail's tools are not known to the client's code: dynamic tool parts
         const mcp = d.kind === 'mcp' && d.server ? `${d.server} · ${(d as { serverTool?: string }).serverTool ?? d.name}` : null;
-        return [{ type: 'tool-input-available', toolCallId: d.toolCallId, toolName: d.name, input: d.args ?? {}, dynamic: true, ...(mcp ? { title: mcp } : {}) }];
+        return [
+          { type: 'tool-input-available', toolCallId: d.toolCallId, toolName: d.name, input: d.args ?? {}, dynamic: true, ...(mcp ? { title: mcp } : {}) },
+        ];
       }
       case 'result':
         if (this.denied.has(d.toolCallId)) return [];
@@ -174,7 +180,11 @@ export class UiMessageStreamTranslator {
         ];
       case 'run.cancelled':
         this.done = true;
-        return [...this.closeStep(), { type: 'message-metadata', messageMetadata: { ...this.meta, status: 'cancelled' } }, { type: 'abort', reason: d.diagnosis?.summary || 'run cancelled' }];
+        return [
+          ...this.closeStep(),
+          { type: 'message-metadata', messageMetadata: { ...this.meta, status: 'cancelled' } },
+          { type: 'abort', reason: d.diagnosis?.summary || 'run cancelled' },
+        ];
       default:
         return [];
     }

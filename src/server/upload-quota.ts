@@ -147,11 +147,25 @@ export class UploadQuota {
     const bytes = onDisk.bytes + flying.bytes;
     const hours = Math.round(this.limits.maxAgeMs / 360_000) / 10;
     if (files >= this.limits.maxFilesPerClient) {
-      return { ok: false, refusal: { status: 429, code: 'upload_quota', message: `${client} already has ${files} uploads on this server (at most ${this.limits.maxFilesPerClient}); they are removed after ${hours} h` } };
+      return {
+        ok: false,
+        refusal: {
+          status: 429,
+          code: 'upload_quota',
+          message: `${client} already has ${files} uploads on this server (at most ${this.limits.maxFilesPerClient}); they are removed after ${hours} h`,
+        },
+      };
     }
     const room = this.limits.maxBytesPerClient - bytes;
     if (room <= 0) {
-      return { ok: false, refusal: { status: 413, code: 'upload_quota', message: `${client} already has ${bytes} bytes of uploads stored or on their way to this server (at most ${this.limits.maxBytesPerClient}); they are removed after ${hours} h` } };
+      return {
+        ok: false,
+        refusal: {
+          status: 413,
+          code: 'upload_quota',
+          message: `${client} already has ${bytes} bytes of uploads stored or on their way to this server (at most ${this.limits.maxBytesPerClient}); they are removed after ${hours} h`,
+        },
+      };
     }
     const dir = join(this.uploadDir, clientFolder(client));
     await mkdir(dir, { recursive: true });
@@ -178,7 +192,11 @@ export class UploadQuota {
   /** The message of a file cut at `maxBytes`: which limit it met. */
   tooLarge(client: string, maxBytes: number): UploadRefusal {
     return maxBytes < this.limits.maxFileBytes
-      ? { status: 413, code: 'upload_quota', message: `upload is larger than the ${maxBytes} bytes left of ${client}'s ${this.limits.maxBytesPerClient}-byte quota` }
+      ? {
+          status: 413,
+          code: 'upload_quota',
+          message: `upload is larger than the ${maxBytes} bytes left of ${client}'s ${this.limits.maxBytesPerClient}-byte quota`,
+        }
       : { status: 413, code: 'file_too_large', message: `upload is larger than the limit (${this.limits.maxFileBytes} bytes)` };
   }
 }

@@ -13,7 +13,10 @@ import type { UploadQuota } from './upload-quota.js';
 /** Keeps letters, digits, dot, dash, underscore; never a dot-file or an empty name. */
 export function safeUploadName(original: string): string {
   const base = basename(original.replace(/\\/g, '/')).normalize('NFKC');
-  let clean = base.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(-100);
+  let clean = base
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/^[._]+/, '')
+    .slice(-100);
   if (!clean) clean = 'upload';
   return `${randomBytes(6).toString('hex')}_${clean}`;
 }
@@ -23,13 +26,19 @@ export function registerUploadRoute(app: FastifyInstance, quota: UploadQuota): v
   app.addHook('onClose', async () => quota.stop());
   app.post('/api/uploads', async (req, reply) => {
     if (!req.isMultipart()) {
-      return sendError(reply, new HttpError(400, 'invalid_request', 'expected multipart/form-data with one file field', { issues: [{ path: 'file', message: 'missing' }] }));
+      return sendError(
+        reply,
+        new HttpError(400, 'invalid_request', 'expected multipart/form-data with one file field', { issues: [{ path: 'file', message: 'missing' }] }),
+      );
     }
     const client = clientKey(req.ip);
     const admitted = await quota.admit(client);
     if (!admitted.ok) {
       const r = admitted.refusal;
-      return sendError(reply, new HttpError(r.status, r.code, r.message, { limit: r.status === 429 ? quota.limits.maxFilesPerClient : quota.limits.maxBytesPerClient }));
+      return sendError(
+        reply,
+        new HttpError(r.status, r.code, r.message, { limit: r.status === 429 ? quota.limits.maxFilesPerClient : quota.limits.maxBytesPerClient }),
+      );
     }
     try {
       let file;
@@ -38,7 +47,8 @@ export function registerUploadRoute(app: FastifyInstance, quota: UploadQuota): v
       } catch (err) {
         return sendError(reply, new HttpError(400, 'invalid_request', `bad multipart body: ${(err as Error).message}`));
       }
-      if (!file) return sendError(reply, new HttpError(400, 'invalid_request', 'no file in the multipart body', { issues: [{ path: 'file', message: 'missing' }] }));
+      if (!file)
+        return sendError(reply, new HttpError(400, 'invalid_request', 'no file in the multipart body', { issues: [{ path: 'file', message: 'missing' }] }));
       const target = join(admitted.dir, safeUploadName(file.filename || 'upload'));
       const tooLarge = () => {
         const r = quota.tooLarge(client, admitted.maxBytes);

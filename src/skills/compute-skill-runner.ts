@@ -90,7 +90,12 @@ export async function runComputeSkill(opts: RunComputeSkillOptions): Promise<Com
           code: failure.code,
           severity: failure.code === 'skill_cancelled' ? 'warning' : 'error',
           summary: failure.summary,
-          detail: stderr.tail(1000) || logs.slice(-5).map((l) => `${l.level}: ${l.message}`).join('\n'),
+          detail:
+            stderr.tail(1000) ||
+            logs
+              .slice(-5)
+              .map((l) => `${l.level}: ${l.message}`)
+              .join('\n'),
           hint: failure.hint ?? '',
           retryable: failure.retryable ?? false,
         }
@@ -125,7 +130,8 @@ export async function runComputeSkill(opts: RunComputeSkillOptions): Promise<Com
   reporter?.start(`skill ${skill.name}`, { skill: skill.name });
   if (opts.signal?.aborted) return fail({ code: 'skill_cancelled', summary: `skill ${skill.name} was cancelled before it started` }, null);
 
-  const file = skill.entry.command === 'node' ? process.execPath : skill.entry.command.includes('/') ? resolve(skill.dir, skill.entry.command) : skill.entry.command;
+  const file =
+    skill.entry.command === 'node' ? process.execPath : skill.entry.command.includes('/') ? resolve(skill.dir, skill.entry.command) : skill.entry.command;
   const args = (skill.entry.args ?? []).map((a) => a.replaceAll('{skill_dir}', skill.dir));
   const timeoutMs = opts.timeoutMs ?? (skill.entry.timeout_s ? skill.entry.timeout_s * 1000 : DEFAULT_SKILL_TIMEOUT_MS);
 
@@ -136,7 +142,13 @@ export async function runComputeSkill(opts: RunComputeSkillOptions): Promise<Com
       command: [skill.entry.command, ...args].join(' '),
       argv: { file, args },
       cwd: opts.cwd,
-      env: { ...opts.registry.baseEnv(opts.scopeKey), ...opts.env, RUNTRAIL_SKILL_NAME: skill.name, RUNTRAIL_SKILL_DIR: skill.dir, RUNTRAIL_WORKSPACE: opts.cwd },
+      env: {
+        ...opts.registry.baseEnv(opts.scopeKey),
+        ...opts.env,
+        RUNTRAIL_SKILL_NAME: skill.name,
+        RUNTRAIL_SKILL_DIR: skill.dir,
+        RUNTRAIL_WORKSPACE: opts.cwd,
+      },
       timeoutMs,
       notifyOnExit: false,
       // in the sandbox: the run folder writable, the skill's own folder readable

@@ -70,7 +70,12 @@ export function createExecuteSkillTool(opts: ExecuteSkillToolOptions): ToolDefin
         ...(out.ok ? { result: out.data } : {}),
       };
       if (!out.ok) {
-        return { ok: false, content: `${out.diagnosis?.summary ?? 'skill failed'}${out.stderr ? `\nstderr:\n${out.stderr.slice(-1000)}` : ''}`, details, diagnosis: out.diagnosis };
+        return {
+          ok: false,
+          content: `${out.diagnosis?.summary ?? 'skill failed'}${out.stderr ? `\nstderr:\n${out.stderr.slice(-1000)}` : ''}`,
+          details,
+          diagnosis: out.diagnosis,
+        };
       }
       const json = JSON.stringify(out.data, null, 1) ?? 'null';
       const body = json.length > MAX_CONTENT ? `${json.slice(0, MAX_CONTENT)}\n… (${json.length - MAX_CONTENT} more chars in details.result)` : json;
@@ -95,7 +100,9 @@ function bad(message: string, hint = ''): ToolResult {
 export function computeSkillsIn(skillsDir: string, names?: string[]): ComputeSkillSpec[] {
   let dirs: string[];
   try {
-    dirs = readdirSync(skillsDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    dirs = readdirSync(skillsDir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
   } catch {
     return [];
   }

@@ -1,9 +1,7 @@
 /** YAML frontmatter of a Markdown definition (agents, Agent Skills): `---` YAML `---`, then the body. */
 import { parseDocument } from 'yaml';
 
-export type FrontmatterResult =
-  | { ok: true; data: Record<string, unknown>; body: string; hasFrontmatter: boolean }
-  | { ok: false; message: string };
+export type FrontmatterResult = { ok: true; data: Record<string, unknown>; body: string; hasFrontmatter: boolean } | { ok: false; message: string };
 
 const OPEN = /^\uFEFF?---[ \t]*\r?\n/;
 const CLOSE = /^(?:---|\.\.\.)[ \t]*$/m;
@@ -26,6 +24,7 @@ export function parseFrontmatter(text: string): FrontmatterResult {
   }
   const data = doc.toJS() as unknown;
   if (data === null || data === undefined) return { ok: true, data: {}, body, hasFrontmatter: true };
-  if (typeof data !== 'object' || Array.isArray(data)) return { ok: false, message: `frontmatter must be a YAML mapping (key: value lines), got ${Array.isArray(data) ? 'a list' : typeof data}` };
+  if (typeof data !== 'object' || Array.isArray(data))
+    return { ok: false, message: `frontmatter must be a YAML mapping (key: value lines), got ${Array.isArray(data) ? 'a list' : typeof data}` };
   return { ok: true, data: data as Record<string, unknown>, body, hasFrontmatter: true };
 }

@@ -58,7 +58,9 @@ export function createLoadSkillTool(skills: readonly LoadedSkill[]): ToolDefinit
       const skill = skills.find((s) => s.manifest.name === args.name);
       if (!skill) return errorResult('unknown_skill', `no skill "${args.name}"`, '', `your skills: ${skills.map((s) => s.manifest.name).join(', ') || 'none'}`);
       const files = skillFiles(skill.dir);
-      const listing = files.length ? `\n\nFiles of this skill (read them with read_file skill://${skill.manifest.name}/<path>):\n${files.map((f) => `- ${f}`).join('\n')}` : '';
+      const listing = files.length
+        ? `\n\nFiles of this skill (read them with read_file skill://${skill.manifest.name}/<path>):\n${files.map((f) => `- ${f}`).join('\n')}`
+        : '';
       return {
         ok: true,
         content: `# Skill ${skill.manifest.name} ${skill.manifest.version}\n\n${skill.instructions.trim()}${listing}`,

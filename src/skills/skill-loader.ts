@@ -23,7 +23,9 @@ export interface LoadedSkill {
   warnings: string[];
 }
 
-export type SkillLoadResult = { ok: true; skill: LoadedSkill } | { ok: false; code: 'not_found' | 'invalid'; message: string; issues?: Array<{ path: string; message: string }> };
+export type SkillLoadResult =
+  | { ok: true; skill: LoadedSkill }
+  | { ok: false; code: 'not_found' | 'invalid'; message: string; issues?: Array<{ path: string; message: string }> };
 
 const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 /** agentskills.io: lowercase letters, digits and single hyphens, at most 64 characters. */
@@ -86,7 +88,12 @@ function stringList(v: unknown): string[] | undefined {
 
 async function loadAgentSkill(dir: string, folder: string): Promise<SkillLoadResult> {
   const file = join(dir, 'SKILL.md');
-  const bad = (message: string, path = '(frontmatter)'): SkillLoadResult => ({ ok: false, code: 'invalid', message: `${file}: ${path === '(frontmatter)' ? '' : `${path}: `}${message}`, issues: [{ path, message }] });
+  const bad = (message: string, path = '(frontmatter)'): SkillLoadResult => ({
+    ok: false,
+    code: 'invalid',
+    message: `${file}: ${path === '(frontmatter)' ? '' : `${path}: `}${message}`,
+    issues: [{ path, message }],
+  });
   let md: string;
   try {
     md = await readFile(file, 'utf8');
@@ -98,7 +105,7 @@ async function loadAgentSkill(dir: string, folder: string): Promise<SkillLoadRes
   if (!fm.hasFrontmatter) return bad('an Agent Skill needs YAML frontmatter with name and description (or a skill.json beside it)');
   const d = fm.data;
   const warnings: string[] = [];
-  if (typeof d.name !== 'string' || !d.name.trim()) return bad('is required (the skill folder\'s name)', 'name');
+  if (typeof d.name !== 'string' || !d.name.trim()) return bad("is required (the skill folder's name)", 'name');
   const name = d.name.trim();
   if (name !== folder) return bad(`must equal the folder name "${folder}", got "${name}"`, 'name');
   if (!AGENT_SKILL_NAME.test(name)) warnings.push(`${file}: name: "${name}" should use lowercase letters, digits and hyphens only`);
@@ -109,10 +116,12 @@ async function loadAgentSkill(dir: string, folder: string): Promise<SkillLoadRes
   const allowed = d['allowed-tools'] === undefined ? undefined : stringList(d['allowed-tools']);
   if (d['allowed-tools'] !== undefined && !allowed) return bad('must be a list of tool names (or one space-separated string)', 'allowed-tools');
   for (const k of ['license', 'compatibility']) if (d[k] !== undefined && typeof d[k] !== 'string') return bad('must be a string', k);
-  if (d.metadata !== undefined && (typeof d.metadata !== 'object' || d.metadata === null || Array.isArray(d.metadata))) return bad('must be a mapping of keys to strings', 'metadata');
+  if (d.metadata !== undefined && (typeof d.metadata !== 'object' || d.metadata === null || Array.isArray(d.metadata)))
+    return bad('must be a mapping of keys to strings', 'metadata');
   const known = new Set(['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools']);
   for (const k of Object.keys(d)) if (!known.has(k)) warnings.push(`${file}: ${k}: not an Agent Skills field (ignored)`);
-  const version = typeof (d.metadata as Record<string, unknown> | undefined)?.version === 'string' ? String((d.metadata as Record<string, unknown>).version) : '0.0.0';
+  const version =
+    typeof (d.metadata as Record<string, unknown> | undefined)?.version === 'string' ? String((d.metadata as Record<string, unknown>).version) : '0.0.0';
   const manifest: SkillManifest = {
     name,
     version,
@@ -132,7 +141,8 @@ export async function listSkills(dirs: string | readonly string[]): Promise<{ sk
   const names = new Set<string>();
   for (const d of skillDirs(dirs)) {
     try {
-      for (const e of await readdir(d, { withFileTypes: true })) if (e.isDirectory() && (existsSync(join(d, e.name, 'skill.json')) || existsSync(join(d, e.name, 'SKILL.md')))) names.add(e.name);
+      for (const e of await readdir(d, { withFileTypes: true }))
+        if (e.isDirectory() && (existsSync(join(d, e.name, 'skill.json')) || existsSync(join(d, e.name, 'SKILL.md')))) names.add(e.name);
     } catch {
       // a folder that does not exist has no skills
     }

@@ -1,7 +1,11 @@
 /** `skill.json`: what a skill is compatible with, needs, produces and may touch. */
 import { z } from 'zod';
 
-const name = z.string().min(1).max(100).regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, _ . - only');
+const name = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, _ . - only');
 // a scope is a folder relative to the run folder, never absolute or climbing out
 const scope = z
   .string()

@@ -99,20 +99,24 @@ export async function startTelemetry(opts: TelemetryOptions): Promise<Telemetry 
     const remote: Context = caller
       ? api.trace.setSpan(api.ROOT_CONTEXT, caller)
       : trace.parentSpanId
-      ? api.trace.setSpanContext(api.ROOT_CONTEXT, {
-          traceId: trace.traceId,
-          spanId: trace.parentSpanId,
-          traceFlags: trace.sampled ? api.TraceFlags.SAMPLED : api.TraceFlags.NONE,
-          isRemote: true,
-        })
-      : api.ROOT_CONTEXT;
+        ? api.trace.setSpanContext(api.ROOT_CONTEXT, {
+            traceId: trace.traceId,
+            spanId: trace.parentSpanId,
+            traceFlags: trace.sampled ? api.TraceFlags.SAMPLED : api.TraceFlags.NONE,
+            isRemote: true,
+          })
+        : api.ROOT_CONTEXT;
     const live = new Map<string, Span>();
     const sink: RunSpanSink = {
       open(s) {
         const parent = s.parentId ? live.get(s.parentId) : undefined;
         if (!parent && !trace.parentSpanId && !caller) ids.next = trace.traceId;
         const kind = s.kind === 'model' || s.kind === 'mcp' ? api.SpanKind.CLIENT : api.SpanKind.INTERNAL;
-        const span = tracer.startSpan(s.name, { kind, startTime: s.startMs, attributes: s.attributes }, parent ? api.trace.setSpan(api.ROOT_CONTEXT, parent) : remote);
+        const span = tracer.startSpan(
+          s.name,
+          { kind, startTime: s.startMs, attributes: s.attributes },
+          parent ? api.trace.setSpan(api.ROOT_CONTEXT, parent) : remote,
+        );
         ids.next = null;
         live.set(s.id, span);
         if (s.kind === 'agent' && s.toolCallId) agentSpans.set(callKey(run.runId, s.toolCallId), span);
@@ -133,9 +137,12 @@ export async function startTelemetry(opts: TelemetryOptions): Promise<Telemetry 
     };
     const folder = new RunSpanFolder(sink, { runId: run.runId, tenantId: run.tenantId, claw: run.claw });
     // a call is recorded before its `model` end event: its chat span is still open
-    const offCalls = withContent && run.modelCalls ? run.modelCalls.subscribe((call) => {
-      if (call.kind === 'turn' && call.span_id) live.get(call.span_id)?.setAttributes(genAiMessageAttributes(call));
-    }) : null;
+    const offCalls =
+      withContent && run.modelCalls
+        ? run.modelCalls.subscribe((call) => {
+            if (call.kind === 'turn' && call.span_id) live.get(call.span_id)?.setAttributes(genAiMessageAttributes(call));
+          })
+        : null;
     const off = run.bus.subscribe((ev) => {
       folder.push(ev);
       if (ev.stream === 'run' && TERMINAL.has(ev.data.type)) {

@@ -43,7 +43,9 @@ function httpUrl(name: string, value: string): URL {
   try {
     u = new URL(value);
   } catch {
-    throw new TelemetryConfigError(`${name}: ${JSON.stringify(value.slice(0, 200))} is not a URL (expected http://host:port${name.includes('TRACES') ? '/v1/traces' : ''})`);
+    throw new TelemetryConfigError(
+      `${name}: ${JSON.stringify(value.slice(0, 200))} is not a URL (expected http://host:port${name.includes('TRACES') ? '/v1/traces' : ''})`,
+    );
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') {
     throw new TelemetryConfigError(`${name}: ${JSON.stringify(`${u.protocol}//${u.host}`)} is not http(s); Runtrail exports traces over OTLP/HTTP`);
@@ -100,7 +102,10 @@ export function otlpTraceConfig(env: Env): OtlpTraceConfig | null {
   const notes: string[] = [];
   const protocol = val(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ?? val(env, 'OTEL_EXPORTER_OTLP_PROTOCOL');
   if (protocol && protocol !== 'http/json') notes.push(`OTEL_EXPORTER_OTLP_PROTOCOL=${protocol}: Runtrail sends traces as http/json to ${shownUrl}`);
-  const headers = { ...parseHeaders('OTEL_EXPORTER_OTLP_HEADERS', val(env, 'OTEL_EXPORTER_OTLP_HEADERS')), ...parseHeaders('OTEL_EXPORTER_OTLP_TRACES_HEADERS', val(env, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS')) };
+  const headers = {
+    ...parseHeaders('OTEL_EXPORTER_OTLP_HEADERS', val(env, 'OTEL_EXPORTER_OTLP_HEADERS')),
+    ...parseHeaders('OTEL_EXPORTER_OTLP_TRACES_HEADERS', val(env, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS')),
+  };
   const ms = timeout(env);
   return { url, shownUrl, headers, serviceName: val(env, 'OTEL_SERVICE_NAME') ?? 'runtrail', ...(ms !== undefined ? { timeoutMs: ms } : {}), notes };
 }

@@ -143,7 +143,21 @@ export class RunSpanFolder {
     const parent = this.runSpan(ts);
     // one object shape for every span, no spreads: this runs once per model and tool call
     const attributes: SpanAttributes = Object.assign({}, this.base, attrs);
-    const span: RunSpan = { id, parentId: parent.id, kind, name, label, startMs: ts, endMs: null, status: 'running', error: null, attributes, tokens: undefined, costUsd: undefined, toolCallId };
+    const span: RunSpan = {
+      id,
+      parentId: parent.id,
+      kind,
+      name,
+      label,
+      startMs: ts,
+      endMs: null,
+      status: 'running',
+      error: null,
+      attributes,
+      tokens: undefined,
+      costUsd: undefined,
+      toolCallId,
+    };
     this.open.set(id, span);
     this.sink.open(span);
     return span;
@@ -172,7 +186,13 @@ export class RunSpanFolder {
       });
       return;
     }
-    const span = this.open.get(id) ?? this.child(id, 'model', `chat ${d.model}`, d.model, ev.ts, { 'gen_ai.operation.name': 'chat', 'gen_ai.system': d.provider, 'gen_ai.request.model': d.model });
+    const span =
+      this.open.get(id) ??
+      this.child(id, 'model', `chat ${d.model}`, d.model, ev.ts, {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.system': d.provider,
+        'gen_ai.request.model': d.model,
+      });
     const a = span.attributes;
     a['gen_ai.response.model'] = d.model;
     a['gen_ai.response.finish_reasons'] = [d.finishReason];
@@ -203,7 +223,15 @@ export class RunSpanFolder {
       case 'result': {
         const span =
           this.open.get(id) ??
-          this.child(id, 'tool', `execute_tool ${d.name}`, d.name, ev.ts, { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': d.name, 'gen_ai.tool.call.id': d.toolCallId }, d.toolCallId);
+          this.child(
+            id,
+            'tool',
+            `execute_tool ${d.name}`,
+            d.name,
+            ev.ts,
+            { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': d.name, 'gen_ai.tool.call.id': d.toolCallId },
+            d.toolCallId,
+          );
         const code = d.isError ? (d.diagnosis?.code ?? 'tool_error') : null;
         if (code) span.attributes['error.type'] = code;
         this.end(span, ev.ts, d.isError ? 'error' : 'ok', d.isError ? (d.diagnosis?.summary ?? code) : null);

@@ -65,9 +65,7 @@ export function checkJsonValue(contract: ArtifactContentContract, value: unknown
   return r.issues.slice(0, limit).map((i) => ({
     check: 'json_schema',
     path: contract.path,
-    message: `${contract.path}: ${formatPath(i.path)}: ${i.message}${
-      i.message.includes(' got ') ? '' : ` (value: ${preview(valueAt(value, i.path))})`
-    }`,
+    message: `${contract.path}: ${formatPath(i.path)}: ${i.message}${i.message.includes(' got ') ? '' : ` (value: ${preview(valueAt(value, i.path))})`}`,
   }));
 }
 
@@ -77,7 +75,11 @@ export function checkMarkdown(contract: ArtifactContentContract, markdown: strin
   const have = markdownHeadings(markdown);
   for (const h of contract.requiredHeadings ?? []) {
     if (!have.includes(h.trim().toLowerCase())) {
-      issues.push({ check: 'markdown_heading', path: contract.path, message: `${contract.path} lacks the heading "${h}" (found: ${have.map((x) => JSON.stringify(x)).join(', ') || 'none'})` });
+      issues.push({
+        check: 'markdown_heading',
+        path: contract.path,
+        message: `${contract.path} lacks the heading "${h}" (found: ${have.map((x) => JSON.stringify(x)).join(', ') || 'none'})`,
+      });
     }
   }
   return issues;

@@ -6,7 +6,10 @@ import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 export class WorkspacePathError extends Error {
-  constructor(readonly path: string, readonly reason: string) {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
     super(`path ${JSON.stringify(path)} refused: ${reason}`);
     this.name = 'WorkspacePathError';
   }

@@ -88,10 +88,18 @@ export function createExecTool(opts: ExecToolOptions): ToolDefinition<ExecArgs> 
       const { policy } = registry.sandboxOf(scopeKey);
       const elevatedMode = opts.allowElevated ? 'allow' : policy.mode === 'on' ? policy.elevated : 'off';
       if (args.elevated && elevatedMode === 'off')
-        return badInput('exec', "elevated mode is off on this server (the operator's config.json sandbox.elevated)", 'Run without `elevated`, inside the sandbox and the workspace.');
+        return badInput(
+          'exec',
+          "elevated mode is off on this server (the operator's config.json sandbox.elevated)",
+          'Run without `elevated`, inside the sandbox and the workspace.',
+        );
       // `needsApproval` made the executor ask a person; called any other way, an ask-mode elevated call cannot run
       if (args.elevated && elevatedMode === 'ask' && !ctx?.approvedByPerson)
-        return badInput('exec', 'elevated needs a person\'s approval on this server, and this call was not approved', 'Run without `elevated`, inside the sandbox.');
+        return badInput(
+          'exec',
+          "elevated needs a person's approval on this server, and this call was not approved",
+          'Run without `elevated`, inside the sandbox.',
+        );
 
       const cwd = real(resolve(opts.cwd, args.workdir ?? '.'));
       if (!args.elevated && !roots.some((r) => inside(r, cwd)))

@@ -6,7 +6,10 @@ import { errorResult, okResult } from './tool-result.js';
 
 export const listArtifactsArgs = z.object({}).strict();
 
-export function createListArtifactsTool(o: { workspace: Pick<FileAccess, 'listArtifacts'>; contracts: ArtifactRequirement[] }): ToolDefinition<Record<string, never>> {
+export function createListArtifactsTool(o: {
+  workspace: Pick<FileAccess, 'listArtifacts'>;
+  contracts: ArtifactRequirement[];
+}): ToolDefinition<Record<string, never>> {
   return {
     name: 'list_artifacts',
     description: 'List the files written under artifacts/ with their sizes, and the required artifacts still missing.',

@@ -103,16 +103,20 @@ export class ProcessRegistry {
     if (policy?.mode === 'on') {
       const where = opts.sandbox && opts.sandbox !== 'host' ? opts.sandbox : { writable: [opts.cwd] };
       try {
-        launch = await launchSandboxed(policy, {
-          file: argv.file,
-          args: argv.args,
-          cwd: opts.cwd,
-          writable: where.writable,
-          readable: where.readable,
-          readOnlyInside: scope.readOnlyInside,
-          baseDir: scope.baseDir,
-          pty: opts.pty,
-        }, { onDenied: (d) => session.sandboxDenials.push(`${d.host}:${d.port}`) });
+        launch = await launchSandboxed(
+          policy,
+          {
+            file: argv.file,
+            args: argv.args,
+            cwd: opts.cwd,
+            writable: where.writable,
+            readable: where.readable,
+            readOnlyInside: scope.readOnlyInside,
+            baseDir: scope.baseDir,
+            pty: opts.pty,
+          },
+          { onDenied: (d) => session.sandboxDenials.push(`${d.host}:${d.port}`) },
+        );
       } catch (e) {
         this.sessions.delete(id);
         throw e;
@@ -188,7 +192,11 @@ export class ProcessRegistry {
   forget(session: ProcessSession): void {
     this.sessions.delete(session.id);
     const q = this.notices.get(session.scopeKey);
-    if (q) this.notices.set(session.scopeKey, q.filter((n) => n.session !== session));
+    if (q)
+      this.notices.set(
+        session.scopeKey,
+        q.filter((n) => n.session !== session),
+      );
   }
 
   /**

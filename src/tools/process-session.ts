@@ -46,7 +46,10 @@ function signalOfSandboxExit(exit: ChildExit): NodeJS.Signals | null {
 
 /** "verb target" for quick scanning in `list`: `npm run build` → `npm build`. */
 export function deriveSessionName(command: string): string {
-  const words = command.trim().split(/\s+/).filter((w) => !/^[A-Z_][A-Z0-9_]*=/.test(w));
+  const words = command
+    .trim()
+    .split(/\s+/)
+    .filter((w) => !/^[A-Z_][A-Z0-9_]*=/.test(w));
   const verb = (words[0] ?? '').split('/').pop() ?? '';
   const target = words.slice(1).find((w) => !w.startsWith('-') && w !== 'run') ?? '';
   const name = target ? `${verb} ${target.split('/').pop()}` : verb;

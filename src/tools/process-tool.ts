@@ -119,8 +119,7 @@ export function createProcessTool(opts: ProcessToolOptions): ToolDefinition<Proc
     const shown = lines.slice(from, to);
     const notes: string[] = [];
     if (s.truncated) notes.push(`[earlier output was cut; line 0 is the oldest line still kept]`);
-    if (offset === undefined && limit === undefined && from > 0)
-      notes.push(`[showing lines ${from}–${to - 1} of ${lines.length}; pass offset/limit to page]`);
+    if (offset === undefined && limit === undefined && from > 0) notes.push(`[showing lines ${from}–${to - 1} of ${lines.length}; pass offset/limit to page]`);
     if (!s.running) s.exitObserved = true;
     const status = s.running ? 'Process still running.' : describeExit(s);
     return {

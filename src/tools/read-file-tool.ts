@@ -46,7 +46,13 @@ export function createReadFileTool(o: ReadFileToolOptions): ToolDefinition<ReadF
         const m = /^([a-z][a-z0-9+.-]*):\/\/(.*)$/i.exec(args.path);
         if (m) {
           const scheme = schemes[m[1].toLowerCase()];
-          if (!scheme) return errorResult('path_refused', `${args.path}: unknown scheme ${m[1]}://`, '', schemeList.length ? `use a run-folder path or ${schemeList.join(', ')}` : 'use a path relative to the run folder');
+          if (!scheme)
+            return errorResult(
+              'path_refused',
+              `${args.path}: unknown scheme ${m[1]}://`,
+              '',
+              schemeList.length ? `use a run-folder path or ${schemeList.join(', ')}` : 'use a path relative to the run folder',
+            );
           abs = scheme(m[2]);
         } else {
           abs = o.files.resolveRead(args.path);
@@ -69,7 +75,10 @@ export function createReadFileTool(o: ReadFileToolOptions): ToolDefinition<ReadF
         }
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
-        return errorResult(code === 'ENOENT' ? 'not_found' : 'read_failed', code === 'ENOENT' ? `${args.path} does not exist` : `cannot read ${args.path}: ${(e as Error).message}`);
+        return errorResult(
+          code === 'ENOENT' ? 'not_found' : 'read_failed',
+          code === 'ENOENT' ? `${args.path} does not exist` : `cannot read ${args.path}: ${(e as Error).message}`,
+        );
       }
       if (buf.subarray(0, 8192).includes(0)) return errorResult('binary_file', `${args.path} is a binary file (${size} bytes), not text`);
       const lines = buf.toString('utf8').split(/\r?\n/);
@@ -90,7 +99,9 @@ export function createReadFileTool(o: ReadFileToolOptions): ToolDefinition<ReadF
       }
       const partial = from > 1 || to < total || size > buf.length;
       const more = to < total || size > buf.length;
-      const note = partial ? `\n[${args.path}: lines ${from}–${to} of ${total}${size > buf.length ? '+ (file larger than read)' : ''}${more ? `; call read_file with offset=${to + 1} to read on` : ''}]` : '';
+      const note = partial
+        ? `\n[${args.path}: lines ${from}–${to} of ${total}${size > buf.length ? '+ (file larger than read)' : ''}${more ? `; call read_file with offset=${to + 1} to read on` : ''}]`
+        : '';
       return {
         ok: true,
         content: `${text}${note}`,

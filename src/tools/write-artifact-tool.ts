@@ -11,11 +11,16 @@ import { errorResult, okResult } from './tool-result.js';
 
 export const writeArtifactArgs = z.object({
   path: z.string().min(1).max(500).describe('path under artifacts/, e.g. NOTES.md or data/summary.json'),
-  content: z.union([z.string().max(10_000_000), z.record(z.string(), z.unknown()), z.array(z.unknown())]).describe('the file content (a JSON artifact may be given as an object)'),
+  content: z
+    .union([z.string().max(10_000_000), z.record(z.string(), z.unknown()), z.array(z.unknown())])
+    .describe('the file content (a JSON artifact may be given as an object)'),
 });
 export type WriteArtifactArgs = z.infer<typeof writeArtifactArgs>;
 
-export function createWriteArtifactTool(o: { workspace: Pick<FileAccess, 'writeArtifact'>; contracts: ArtifactContentContract[] }): ToolDefinition<WriteArtifactArgs> {
+export function createWriteArtifactTool(o: {
+  workspace: Pick<FileAccess, 'writeArtifact'>;
+  contracts: ArtifactContentContract[];
+}): ToolDefinition<WriteArtifactArgs> {
   const contracted = o.contracts.map((c) => c.path);
   return {
     name: 'write_artifact',
@@ -31,12 +36,24 @@ export function createWriteArtifactTool(o: { workspace: Pick<FileAccess, 'writeA
         let value: unknown = args.content;
         if (typeof args.content === 'string') {
           const p = parseJsonArtifact(args.path, args.content);
-          if (!p.ok) return errorResult('invalid_json', `${args.path} rejected: ${p.issue.message}; nothing was written`, '', 'send valid JSON (or the document as an object)');
+          if (!p.ok)
+            return errorResult(
+              'invalid_json',
+              `${args.path} rejected: ${p.issue.message}; nothing was written`,
+              '',
+              'send valid JSON (or the document as an object)',
+            );
           value = p.value;
         }
         const issues = contract ? checkJsonValue(contract, value) : [];
         if (issues.length) {
-          return errorResult('artifact_rejected', `${args.path} rejected: ${issues.length} problem(s) with its schema; nothing was written`, issues.map((i) => i.message).join('\n'), 'fix the listed fields and call write_artifact again', { issues: issues.map((i) => i.message) });
+          return errorResult(
+            'artifact_rejected',
+            `${args.path} rejected: ${issues.length} problem(s) with its schema; nothing was written`,
+            issues.map((i) => i.message).join('\n'),
+            'fix the listed fields and call write_artifact again',
+            { issues: issues.map((i) => i.message) },
+          );
         }
         text = `${JSON.stringify(value, null, 2)}\n`;
       } else {
@@ -50,7 +67,12 @@ export function createWriteArtifactTool(o: { workspace: Pick<FileAccess, 'writeA
         return errorResult('write_refused', `cannot write ${args.path}: ${(e as Error).message}`);
       }
       const todo = contract && contract.type === 'markdown' ? checkMarkdown(contract, text).map((i) => i.message) : [];
-      return okResult({ path: written.path, bytes: written.bytes, checked: contract ? contract.type : 'none', ...(todo.length ? { still_missing: todo } : {}) });
+      return okResult({
+        path: written.path,
+        bytes: written.bytes,
+        checked: contract ? contract.type : 'none',
+        ...(todo.length ? { still_missing: todo } : {}),
+      });
     },
   };
 }

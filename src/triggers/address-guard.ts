@@ -52,7 +52,11 @@ export class AddressRefused extends Error {
  */
 export function safeLookup(opts: { anyAddress: boolean; chosen?: (address: string) => void; resolve?: typeof dnsLookup }): LookupFunction {
   const resolveName = opts.resolve ?? dnsLookup;
-  return ((hostname: string, options: { family?: number | string }, callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) => {
+  return ((
+    hostname: string,
+    options: { family?: number | string },
+    callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
     const family = typeof options?.family === 'number' ? options.family : 0;
     resolveName(hostname, { all: true, family, verbatim: true }, (err, addresses) => {
       if (err) return callback(err, '', 0);
@@ -60,7 +64,11 @@ export function safeLookup(opts: { anyAddress: boolean; chosen?: (address: strin
       const ok = opts.anyAddress ? list : list.filter((a) => isPublicAddress(a.address));
       if (!ok.length) {
         const why = list.map((a) => refusalOf(a.address)).join('; ') || 'no address';
-        return callback(new AddressRefused(`${hostname} resolves to no public address (${why}); allow it in config.json webhooks.allow by its exact host to send there`), '', 0);
+        return callback(
+          new AddressRefused(`${hostname} resolves to no public address (${why}); allow it in config.json webhooks.allow by its exact host to send there`),
+          '',
+          0,
+        );
       }
       opts.chosen?.(ok[0].address);
       // Node asks with all: true since v20 (autoSelectFamily); answer in the form asked

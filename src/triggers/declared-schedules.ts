@@ -47,7 +47,12 @@ export function declaredSchedules(registry: RegistryView, ctx: DefinitionContext
     } else if (raw) {
       for (const [id, def] of Object.entries(raw as Record<string, unknown>)) {
         if (!DECLARED_ID.test(id)) {
-          found.push({ file: shown, field: id, message: 'a schedule name is lowercase letters, digits, - and _ (at most 64, not starting with sch_)', level: 'error' });
+          found.push({
+            file: shown,
+            field: id,
+            message: 'a schedule name is lowercase letters, digits, - and _ (at most 64, not starting with sch_)',
+            level: 'error',
+          });
           continue;
         }
         const c = checkScheduleDefinition(def, ctx, { pastAt: false });
@@ -66,7 +71,12 @@ export function declaredSchedules(registry: RegistryView, ctx: DefinitionContext
       continue;
     }
     if (out.some((s) => s.id === e.agent.name)) {
-      found.push({ file, field: 'schedule', message: `${shown} already has a schedule named "${e.agent.name}"; this one is not scheduled (rename one of them)`, level: 'error' });
+      found.push({
+        file,
+        field: 'schedule',
+        message: `${shown} already has a schedule named "${e.agent.name}"; this one is not scheduled (rename one of them)`,
+        level: 'error',
+      });
       continue;
     }
     out.push({ id: e.agent.name, file, definition: c.value });

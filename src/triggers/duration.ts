@@ -16,7 +16,12 @@ export function formatDuration(ms: number): string {
   if (ms < 1000) return `${ms} ms`;
   const parts: string[] = [];
   let rest = Math.round(ms / 1000);
-  for (const [unit, s] of [['d', 86_400], ['h', 3_600], ['m', 60], ['s', 1]] as const) {
+  for (const [unit, s] of [
+    ['d', 86_400],
+    ['h', 3_600],
+    ['m', 60],
+    ['s', 1],
+  ] as const) {
     if (rest >= s) {
       parts.push(`${Math.floor(rest / s)}${unit}`);
       rest %= s;

@@ -84,7 +84,10 @@ async function tx<R>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<R | typeof
 }
 
 /** Connects, creates the tables (idempotent; nodes starting at once wait for one another), and gives both stores over one pool. */
-export async function connectPgTriggerStores(o: { url: string; schema?: string }): Promise<{ schedules: PgScheduleStore; webhooks: PgWebhookStore; shared: true }> {
+export async function connectPgTriggerStores(o: {
+  url: string;
+  schema?: string;
+}): Promise<{ schedules: PgScheduleStore; webhooks: PgWebhookStore; shared: true }> {
   const schema = ident(o.schema ?? 'public');
   const pool = new pg.Pool({ connectionString: o.url, max: 5, connectionTimeoutMillis: 5_000 });
   pool.on('error', () => undefined); // an idle client that dies is replaced; queries report their own errors
@@ -97,7 +100,12 @@ export async function connectPgTriggerStores(o: { url: string; schema?: string }
     await pool.end().catch(() => undefined);
     throw e;
   }
-  const t: Tables = { schedules: `${schema}.runtrail_schedules`, fires: `${schema}.runtrail_schedule_fires`, runs: `${schema}.runtrail_webhook_runs`, messages: `${schema}.runtrail_webhook_messages` };
+  const t: Tables = {
+    schedules: `${schema}.runtrail_schedules`,
+    fires: `${schema}.runtrail_schedule_fires`,
+    runs: `${schema}.runtrail_webhook_runs`,
+    messages: `${schema}.runtrail_webhook_messages`,
+  };
   return { schedules: new PgScheduleStore(pool, t), webhooks: new PgWebhookStore(pool, t), shared: true };
 }
 
@@ -134,7 +142,9 @@ export class PgScheduleStore implements ScheduleStore {
   }
 
   async list(): Promise<Schedule[]> {
-    const r = await this.pool.query<{ doc: StoredSchedule; due_after: string }>(`SELECT doc, due_after FROM ${this.t.schedules} ORDER BY doc->>'created_at', schedule_id`);
+    const r = await this.pool.query<{ doc: StoredSchedule; due_after: string }>(
+      `SELECT doc, due_after FROM ${this.t.schedules} ORDER BY doc->>'created_at', schedule_id`,
+    );
     const fires = await this.firesOf(r.rows.map((x) => x.doc.schedule_id));
     return r.rows.map((x) => ({ ...x.doc, due_after: x.due_after, fires: fires.get(x.doc.schedule_id) ?? [] }));
   }
@@ -164,28 +174,45 @@ export class PgScheduleStore implements ScheduleStore {
     const record: FireRecord = { fire_time: fireTime, at, outcome: 'waiting', ...(manual ? { manual: true } : {}) };
     const won = await tx(this.pool, async (c) => {
       if (!manual) {
-        const moved = await c.query(`UPDATE ${this.t.schedules} SET due_after = $3 WHERE schedule_id = $1 AND version = $2 AND enabled AND due_after < $3`, [id, version, fireTime]);
+        const moved = await c.query(`UPDATE ${this.t.schedules} SET due_after = $3 WHERE schedule_id = $1 AND version = $2 AND enabled AND due_after < $3`, [
+          id,
+          version,
+          fireTime,
+        ]);
         if (!moved.rowCount) return ROLLBACK;
       }
-      const inserted = await c.query(`INSERT INTO ${this.t.fires} (schedule_id, fire_time, record) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [id, fireTime, JSON.stringify(record)]);
+      const inserted = await c.query(`INSERT INTO ${this.t.fires} (schedule_id, fire_time, record) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [
+        id,
+        fireTime,
+        JSON.stringify(record),
+      ]);
       if (!inserted.rowCount) return ROLLBACK;
       return true;
     });
     if (won) {
       // the oldest records beyond what is kept go (a claim never needs them: due_after is past them)
       await this.pool
-        .query(`DELETE FROM ${this.t.fires} WHERE schedule_id = $1 AND fire_time < (SELECT fire_time FROM ${this.t.fires} WHERE schedule_id = $1 ORDER BY fire_time DESC OFFSET $2 LIMIT 1)`, [id, FIRES_STORED - 1])
+        .query(
+          `DELETE FROM ${this.t.fires} WHERE schedule_id = $1 AND fire_time < (SELECT fire_time FROM ${this.t.fires} WHERE schedule_id = $1 ORDER BY fire_time DESC OFFSET $2 LIMIT 1)`,
+          [id, FIRES_STORED - 1],
+        )
         .catch(() => undefined);
     }
     return won === true ? this.get(id) : null;
   }
 
   async record(id: string, fire: FireRecord): Promise<void> {
-    await this.pool.query(`INSERT INTO ${this.t.fires} (schedule_id, fire_time, record) VALUES ($1, $2, $3) ON CONFLICT (schedule_id, fire_time) DO UPDATE SET record = excluded.record`, [id, fire.fire_time, JSON.stringify(fire)]);
+    await this.pool.query(
+      `INSERT INTO ${this.t.fires} (schedule_id, fire_time, record) VALUES ($1, $2, $3) ON CONFLICT (schedule_id, fire_time) DO UPDATE SET record = excluded.record`,
+      [id, fire.fire_time, JSON.stringify(fire)],
+    );
   }
 
   async setState(id: string, state: { failures: number; backoff_until: string | null }): Promise<void> {
-    await this.pool.query(`UPDATE ${this.t.schedules} SET doc = doc || $2::jsonb, changed_at = clock_timestamp() WHERE schedule_id = $1`, [id, JSON.stringify(state)]);
+    await this.pool.query(`UPDATE ${this.t.schedules} SET doc = doc || $2::jsonb, changed_at = clock_timestamp() WHERE schedule_id = $1`, [
+      id,
+      JSON.stringify(state),
+    ]);
   }
 
   async stamp(): Promise<string> {
@@ -210,9 +237,15 @@ export class PgWebhookStore implements WebhookStore {
   }
 
   async get(runId: string): Promise<RunWebhooks | null> {
-    const r = await this.pool.query<{ targets: StoredTarget[]; reported: string[]; ended: boolean }>(`SELECT targets, reported, ended FROM ${this.t.runs} WHERE run_id = $1`, [runId]);
+    const r = await this.pool.query<{ targets: StoredTarget[]; reported: string[]; ended: boolean }>(
+      `SELECT targets, reported, ended FROM ${this.t.runs} WHERE run_id = $1`,
+      [runId],
+    );
     if (!r.rows[0]) return null;
-    const m = await this.pool.query<{ doc: WebhookMessage; lease_owner: string | null; lease_until: string | null }>(`SELECT doc, lease_owner, lease_until FROM ${this.t.messages} WHERE run_id = $1 ORDER BY doc->>'created_at', webhook_id`, [runId]);
+    const m = await this.pool.query<{ doc: WebhookMessage; lease_owner: string | null; lease_until: string | null }>(
+      `SELECT doc, lease_owner, lease_until FROM ${this.t.messages} WHERE run_id = $1 ORDER BY doc->>'created_at', webhook_id`,
+      [runId],
+    );
     return { run_id: runId, ...r.rows[0], messages: m.rows.map(messageOf) };
   }
 
@@ -222,15 +255,10 @@ export class PgWebhookStore implements WebhookStore {
       if (!r.rows[0] || r.rows[0].reported.includes(key)) return ROLLBACK;
       await c.query(`UPDATE ${this.t.runs} SET reported = array_append(reported, $2), ended = ended OR $3 WHERE run_id = $1`, [runId, key, ended]);
       for (const m of messages) {
-        await c.query(`INSERT INTO ${this.t.messages} (webhook_id, run_id, state, next_attempt_at, lease_owner, lease_until, doc) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`, [
-          m.webhook_id,
-          runId,
-          m.state,
-          m.next_attempt_at,
-          m.lease_owner ?? null,
-          m.lease_until ?? null,
-          JSON.stringify(docOf(m)),
-        ]);
+        await c.query(
+          `INSERT INTO ${this.t.messages} (webhook_id, run_id, state, next_attempt_at, lease_owner, lease_until, doc) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+          [m.webhook_id, runId, m.state, m.next_attempt_at, m.lease_owner ?? null, m.lease_until ?? null, JSON.stringify(docOf(m))],
+        );
       }
       return messages;
     });
@@ -256,14 +284,10 @@ export class PgWebhookStore implements WebhookStore {
   }
 
   async save(msg: WebhookMessage): Promise<void> {
-    await this.pool.query(`UPDATE ${this.t.messages} SET state = $2, next_attempt_at = $3, lease_owner = $4, lease_until = $5, doc = $6 WHERE webhook_id = $1`, [
-      msg.webhook_id,
-      msg.state,
-      msg.next_attempt_at,
-      msg.lease_owner ?? null,
-      msg.lease_until ?? null,
-      JSON.stringify(docOf(msg)),
-    ]);
+    await this.pool.query(
+      `UPDATE ${this.t.messages} SET state = $2, next_attempt_at = $3, lease_owner = $4, lease_until = $5, doc = $6 WHERE webhook_id = $1`,
+      [msg.webhook_id, msg.state, msg.next_attempt_at, msg.lease_owner ?? null, msg.lease_until ?? null, JSON.stringify(docOf(msg))],
+    );
   }
 
   async release(owner: string): Promise<void> {

@@ -84,7 +84,8 @@ export function checkScheduleDefinition(
   const agent = opts.agent ? undefined : str(o, 'agent', issues, prefix, 100);
   if (agent !== undefined) d.agent = agent;
   if (!d.agent && !issues.some((i) => i.path === `${prefix}agent`)) issues.push({ path: `${prefix}agent`, message: 'required: the agent the schedule runs' });
-  else if (d.agent && !ctx.agents().includes(d.agent)) issues.push({ path: `${prefix}agent`, message: `unknown agent ${JSON.stringify(d.agent)} (agents: ${ctx.agents().join(', ') || 'none'})` });
+  else if (d.agent && !ctx.agents().includes(d.agent))
+    issues.push({ path: `${prefix}agent`, message: `unknown agent ${JSON.stringify(d.agent)} (agents: ${ctx.agents().join(', ') || 'none'})` });
 
   if (o.goal !== undefined) {
     const g = o.goal === null ? null : str(o, 'goal', issues, prefix);
@@ -92,7 +93,8 @@ export function checkScheduleDefinition(
     else if (g !== undefined) d.goal = g;
   }
   if (o.input !== undefined) {
-    if (!o.input || typeof o.input !== 'object' || Array.isArray(o.input)) issues.push({ path: `${prefix}input`, message: 'must be an object of the agent\'s inputs' });
+    if (!o.input || typeof o.input !== 'object' || Array.isArray(o.input))
+      issues.push({ path: `${prefix}input`, message: "must be an object of the agent's inputs" });
     else d.input = o.input as Record<string, unknown>;
   }
 
@@ -125,7 +127,10 @@ export function checkScheduleDefinition(
     try {
       if (cronOf(d.cron, d.tz ?? 'UTC').nextRun() === null) issues.push({ path: `${prefix}cron`, message: `${JSON.stringify(d.cron)} never fires` });
     } catch (e) {
-      issues.push({ path: `${prefix}cron`, message: `${JSON.stringify(d.cron)} is not a cron pattern of 5 or 6 fields: ${(e as Error).message.replace(/^CronPattern:\s*/, '')}` });
+      issues.push({
+        path: `${prefix}cron`,
+        message: `${JSON.stringify(d.cron)} is not a cron pattern of 5 or 6 fields: ${(e as Error).message.replace(/^CronPattern:\s*/, '')}`,
+      });
     }
   }
   if (d.at !== undefined && zoneOk) {
@@ -138,7 +143,11 @@ export function checkScheduleDefinition(
         bad = true;
       }
     }
-    if (bad) issues.push({ path: `${prefix}at`, message: `must be an ISO time such as 2030-01-31T09:00:00Z (or without an offset, in tz), got ${JSON.stringify(d.at)}` });
+    if (bad)
+      issues.push({
+        path: `${prefix}at`,
+        message: `must be an ISO time such as 2030-01-31T09:00:00Z (or without an offset, in tz), got ${JSON.stringify(d.at)}`,
+      });
     else if (!next && opts.pastAt !== false) issues.push({ path: `${prefix}at`, message: `${d.at} has passed` });
   }
 
@@ -167,8 +176,10 @@ export function checkScheduleDefinition(
       const channel = str(a, 'channel', ai, `${prefix}announce.`, 100);
       const chat = str(a, 'chat', ai, `${prefix}announce.`, 300);
       const thread = str(a, 'thread', ai, `${prefix}announce.`, 300);
-      if (channel === undefined && !ai.some((i) => i.path.endsWith('.channel'))) ai.push({ path: `${prefix}announce.channel`, message: 'required: the chat channel (telegram, slack, feishu, …)' });
-      if (chat === undefined && !ai.some((i) => i.path.endsWith('.chat'))) ai.push({ path: `${prefix}announce.chat`, message: 'required: the chat to post to, as the channel names it' });
+      if (channel === undefined && !ai.some((i) => i.path.endsWith('.channel')))
+        ai.push({ path: `${prefix}announce.channel`, message: 'required: the chat channel (telegram, slack, feishu, …)' });
+      if (chat === undefined && !ai.some((i) => i.path.endsWith('.chat')))
+        ai.push({ path: `${prefix}announce.chat`, message: 'required: the chat to post to, as the channel names it' });
       const extraA = Object.keys(a).filter((k) => k !== 'channel' && k !== 'chat' && k !== 'thread');
       if (extraA.length) ai.push({ path: `${prefix}announce`, message: `unknown field(s): ${extraA.join(', ')}` });
       if (ai.length) issues.push(...ai);

@@ -8,9 +8,7 @@
 import { Cron } from 'croner';
 import { parseDuration } from './duration.js';
 
-export type Timing =
-  | { kind: 'every'; ms: number; anchor: number }
-  | { kind: 'cron' | 'at'; cron: Cron };
+export type Timing = { kind: 'every'; ms: number; anchor: number } | { kind: 'cron' | 'at'; cron: Cron };
 
 /** The timing of a checked definition (its `every` parses, its cron and zone were accepted). */
 export function timingOf(d: { every?: string; cron?: string; at?: string; tz: string }, anchorMs: number): Timing {
@@ -37,7 +35,12 @@ export function nextFireAfter(t: Timing, afterMs: number): number | null {
  * The fire times in (afterMs, untilMs]: how many, and the last. `every` is counted, a pattern is
  * walked (at most `cap` steps: past that, `count` is a lower bound and `capped` says so).
  */
-export function firesBetween(t: Timing, afterMs: number, untilMs: number, cap = 10_000): { count: number; first: number | null; last: number | null; capped: boolean } {
+export function firesBetween(
+  t: Timing,
+  afterMs: number,
+  untilMs: number,
+  cap = 10_000,
+): { count: number; first: number | null; last: number | null; capped: boolean } {
   const first = nextFireAfter(t, afterMs);
   if (first === null || first > untilMs) return { count: 0, first: null, last: null, capped: false };
   if (t.kind === 'every') {

@@ -64,7 +64,10 @@ export class Scheduler {
     await this.reload();
     // runs started before this process: their end still counts for the backoff
     for (const s of this.schedules.values()) for (const f of s.fires) if (f.run_id && !f.run_status && f.outcome === 'started') this.watch(s.schedule_id, f);
-    this.refresher = setInterval(() => void this.refreshIfChanged().catch((e: unknown) => this.o.log?.(`schedules: cannot read the store: ${(e as Error).message}`)), this.o.refreshMs ?? 2_000);
+    this.refresher = setInterval(
+      () => void this.refreshIfChanged().catch((e: unknown) => this.o.log?.(`schedules: cannot read the store: ${(e as Error).message}`)),
+      this.o.refreshMs ?? 2_000,
+    );
     this.refresher.unref();
   }
 
@@ -183,7 +186,10 @@ export class Scheduler {
       return this.skip(s, { ...record, reason: 'overlap', detail: `run ${prev.runId} (fire time ${prev.fireTime}) is still ${prev.status}` });
     }
     if (prev) {
-      await this.o.store.record(s.schedule_id, { ...record, detail: [record.detail, `waits for run ${prev.runId} to end (overlap: queue)`].filter(Boolean).join('; ') });
+      await this.o.store.record(s.schedule_id, {
+        ...record,
+        detail: [record.detail, `waits for run ${prev.runId} to end (overlap: queue)`].filter(Boolean).join('; '),
+      });
     }
     const before = this.lastStart.get(s.schedule_id) ?? Promise.resolve(prev?.runId ?? null);
     const started = (async () => {

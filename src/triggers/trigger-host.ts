@@ -158,13 +158,19 @@ export class TriggerHost {
   }
 
   private definitionContext(): DefinitionContext {
-    return { agents: this.o.agents, ...(this.o.inputIssues ? { inputIssues: this.o.inputIssues } : {}), allow: this.config().allow, now: () => this.clock.now() };
+    return {
+      agents: this.o.agents,
+      ...(this.o.inputIssues ? { inputIssues: this.o.inputIssues } : {}),
+      allow: this.config().allow,
+      now: () => this.clock.now(),
+    };
   }
 
   /** A webhook of a request (POST /api/runs, /api/chat), checked; a 400 naming the field when wrong. */
   checkWebhook(raw: unknown): RunWebhook {
     const c = checkWebhook(raw, this.config().allow);
-    if (!c.ok) throw new RunRequestError('invalid_request', `invalid webhook: ${c.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues: c.issues });
+    if (!c.ok)
+      throw new RunRequestError('invalid_request', `invalid webhook: ${c.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues: c.issues });
     return c.value;
   }
 
@@ -242,7 +248,11 @@ export class TriggerHost {
     if (body && typeof body === 'object' && !Array.isArray(body) && s.source.kind === 'file') {
       const keys = Object.keys(body);
       if (keys.some((k) => k !== 'enabled')) {
-        throw new RunRequestError('wrong_state', `schedule ${id} is declared in ${s.source.file}: change it there (only { "enabled": true | false } is taken here)`, { issues: [{ path: keys.find((k) => k !== 'enabled')!, message: `declared in ${s.source.file}` }] });
+        throw new RunRequestError(
+          'wrong_state',
+          `schedule ${id} is declared in ${s.source.file}: change it there (only { "enabled": true | false } is taken here)`,
+          { issues: [{ path: keys.find((k) => k !== 'enabled')!, message: `declared in ${s.source.file}` }] },
+        );
       }
     }
     const c = checkScheduleDefinition(body, this.definitionContext(), { base: definitionOf(s) });
@@ -270,7 +280,8 @@ export class TriggerHost {
 
   async remove(id: string): Promise<void> {
     const s = await this.require(id);
-    if (s.source.kind === 'file') throw new RunRequestError('wrong_state', `schedule ${id} is declared in ${s.source.file}: remove it there (or pause it with { "enabled": false })`);
+    if (s.source.kind === 'file')
+      throw new RunRequestError('wrong_state', `schedule ${id} is declared in ${s.source.file}: remove it there (or pause it with { "enabled": false })`);
     await this.stores.schedules.remove(id);
     await this.scheduler.reload();
   }
@@ -307,7 +318,9 @@ export class TriggerHost {
   }
 
   private async announceWhenDone(target: AnnounceTarget, runId: string): Promise<void> {
-    const run = await this.runService().wait(runId).catch(() => null);
+    const run = await this.runService()
+      .wait(runId)
+      .catch(() => null);
     if (!run || !TERMINAL.includes(run.status) || !this.o.announce) return;
     const r = await this.o.announce(target, runId).catch((e: unknown) => ({ ok: false as const, error: (e as Error).message }));
     if (!r.ok) this.o.log?.(`schedules: announcing run ${runId} to ${target.channel} ${target.chat} failed: ${r.error}`);

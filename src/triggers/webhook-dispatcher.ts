@@ -21,7 +21,6 @@ import { sendWebhook, type SendRequest, type SendResult } from './webhook-sender
 import type { WebhookStore } from './webhook-store.js';
 import type { StoredTarget, WebhookAttemptLine, WebhookMessage } from './types.js';
 
-
 /** What deliveries need of the run service. */
 export interface WebhookRuns {
   get(runId: string): Promise<RunStatusFile | null>;
@@ -168,7 +167,11 @@ export class WebhookDispatcher {
     const data = approvals.length ? { ...status, pending_approvals: approvals } : status;
     const base = cfg.publicUrl ?? this.o.baseUrl?.() ?? null;
     const text = webhookBody(type, data as RunStatusFile, runLinksFor(runId, base), now, mask);
-    const messages = messagesFor(runId, key, doc.targets, { type, text }, now, cfg.retry.forMs).map((m) => ({ ...m, lease_owner: this.o.owner, lease_until: now + LEASE_MARGIN_MS }));
+    const messages = messagesFor(runId, key, doc.targets, { type, text }, now, cfg.retry.forMs).map((m) => ({
+      ...m,
+      lease_owner: this.o.owner,
+      lease_until: now + LEASE_MARGIN_MS,
+    }));
     for (const m of await this.o.store.report(runId, key, messages, key === 'end')) this.schedule(m);
   }
 
@@ -203,7 +206,16 @@ export class WebhookDispatcher {
         final = true;
       } else {
         const send = this.o.send ?? sendWebhook;
-        result = await send({ url: target.url, secret: target.secret, webhookId: m.webhook_id, body: m.body, timeoutMs: cfg.timeoutMs, anyAddress: match.exactHost, now, signal: this.abort.signal });
+        result = await send({
+          url: target.url,
+          secret: target.secret,
+          webhookId: m.webhook_id,
+          body: m.body,
+          timeoutMs: cfg.timeoutMs,
+          anyAddress: match.exactHost,
+          now,
+          signal: this.abort.signal,
+        });
         // cut by stop(): not an attempt; the message is taken up again when its lease runs out
         if (this.stopped) return;
       }
@@ -250,7 +262,8 @@ export class WebhookDispatcher {
     if (!doc?.targets.length) throw new WebhookDispatcherError('not_found', `run ${runId} has no webhooks`);
     if (!doc.reported.includes('end')) {
       const s = await this.o.runs.get(runId);
-      if (!s || !TERMINAL.includes(s.status)) throw new WebhookDispatcherError('wrong_state', `run ${runId} has not ended${s ? ` (it is ${s.status})` : ''}: its end is sent when it ends`);
+      if (!s || !TERMINAL.includes(s.status))
+        throw new WebhookDispatcherError('wrong_state', `run ${runId} has not ended${s ? ` (it is ${s.status})` : ''}: its end is sent when it ends`);
       await this.report(runId, 'end');
       doc = (await this.o.store.get(runId)) ?? doc;
     }
@@ -261,7 +274,15 @@ export class WebhookDispatcher {
       this.timers.get(m.webhook_id)?.();
       this.timers.delete(m.webhook_id);
       this.held.delete(m.webhook_id);
-      const again: WebhookMessage = { ...m, state: 'pending', next_attempt_at: now, give_up_at: now + cfg.retry.forMs, lease_owner: this.o.owner, lease_until: now + LEASE_MARGIN_MS, redelivery: true };
+      const again: WebhookMessage = {
+        ...m,
+        state: 'pending',
+        next_attempt_at: now,
+        give_up_at: now + cfg.retry.forMs,
+        lease_owner: this.o.owner,
+        lease_until: now + LEASE_MARGIN_MS,
+        redelivery: true,
+      };
       await this.o.store.save(again);
       this.schedule(again);
       out.push(again);
@@ -270,7 +291,11 @@ export class WebhookDispatcher {
   }
 
   /** What the run's page shows: destinations (no secrets), messages, and every attempt. */
-  async view(runId: string): Promise<{ targets: Array<{ url: string; source: string; signed: boolean }>; messages: Array<Omit<WebhookMessage, 'body' | 'lease_owner' | 'lease_until'>>; attempts: WebhookAttemptLine[] }> {
+  async view(runId: string): Promise<{
+    targets: Array<{ url: string; source: string; signed: boolean }>;
+    messages: Array<Omit<WebhookMessage, 'body' | 'lease_owner' | 'lease_until'>>;
+    attempts: WebhookAttemptLine[];
+  }> {
     const doc = await this.o.store.get(runId);
     const text = await readFile(new RunFolder(this.o.runsDir, runId).path('webhooks'), 'utf8').catch(() => '');
     const attempts = text

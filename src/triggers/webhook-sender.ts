@@ -53,7 +53,8 @@ export function sendWebhook(r: SendRequest): Promise<SendResult> {
     return Promise.resolve(done({ ok: false, error: 'not a URL' }));
   }
   const literal = literalAddress(url.hostname);
-  if (literal && !r.anyAddress && !isPublicAddress(literal)) return Promise.resolve(done({ ok: false, error: `${refusalOf(literal)}; not sent`, address: literal }));
+  if (literal && !r.anyAddress && !isPublicAddress(literal))
+    return Promise.resolve(done({ ok: false, error: `${refusalOf(literal)}; not sent`, address: literal }));
   let address: string | undefined = literal ?? undefined;
   const client = url.protocol === 'https:' ? https : http;
   return new Promise<SendResult>((resolve) => {

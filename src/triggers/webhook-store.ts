@@ -120,7 +120,9 @@ export class FileWebhookStore implements WebhookStore {
     for (const n of names) {
       if (!n.endsWith('.json')) continue;
       const runId = n.slice(0, -5);
-      const r = await this.file(runId).read().catch(() => null);
+      const r = await this.file(runId)
+        .read()
+        .catch(() => null);
       if (r?.targets.length && !r.ended) out.push(runId);
     }
     return out;

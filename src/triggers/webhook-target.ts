@@ -33,7 +33,8 @@ export function urlProblem(raw: string, allow: WebhookAllowList): string | null 
   if (!m.allowed) return `${url.origin}${url.pathname} is not allowed by webhooks.allow in config.json (allowed: ${allow.describe()})`;
   // a name is checked where it matters, after DNS resolution at each attempt; an address now
   const literal = literalAddress(url.hostname);
-  if (literal && !isPublicAddress(literal) && !m.exactHost) return `${refusalOf(literal)}; webhooks go to public addresses unless config.json webhooks.allow names this host`;
+  if (literal && !isPublicAddress(literal) && !m.exactHost)
+    return `${refusalOf(literal)}; webhooks go to public addresses unless config.json webhooks.allow names this host`;
   return null;
 }
 

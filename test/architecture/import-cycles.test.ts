@@ -11,7 +11,9 @@ import { importsOf, readSource, sourceFiles, SRC } from './source-files.js';
 /** The file (relative to src/, posix) an import of `from` names, or null for a package or a missing file. */
 function target(from: string, spec: string, exists: (rel: string) => boolean): string | null {
   if (!spec.startsWith('.')) return null;
-  const base = normalize(join(dirname(from), spec)).split('\\').join('/');
+  const base = normalize(join(dirname(from), spec))
+    .split('\\')
+    .join('/');
   for (const candidate of [base.replace(/\.js$/, '.ts'), base.replace(/\.js$/, '.tsx'), base]) if (exists(candidate)) return candidate;
   return null;
 }
@@ -20,7 +22,9 @@ function target(from: string, spec: string, exists: (rel: string) => boolean): s
 export function importCycles(sources: Map<string, string>, exists: (rel: string) => boolean = (r) => sources.has(r)): string[][] {
   const edges = new Map<string, string[]>();
   for (const [file, text] of sources) {
-    const to = importsOf(file, text).map((i) => target(file, i.spec, exists)).filter((t): t is string => t !== null && sources.has(t));
+    const to = importsOf(file, text)
+      .map((i) => target(file, i.spec, exists))
+      .filter((t): t is string => t !== null && sources.has(t));
     edges.set(file, to);
   }
   // Tarjan's strongly connected components, iterative (no deep recursion over a long chain)
@@ -72,14 +76,21 @@ describe('import cycles', () => {
   it('no two files under src/ import each other, directly or through others (type-only imports included)', () => {
     const sources = new Map(sourceFiles().map((f) => [f, readSource(f)]));
     const cycles = importCycles(sources, (rel) => sources.has(rel) || existsSync(join(SRC, rel)));
-    expect(cycles.map((c) => c.join(' → ')), cycles.map((c) => c.join(' ↔ ')).join('\n')).toEqual([]);
+    expect(
+      cycles.map((c) => c.join(' → ')),
+      cycles.map((c) => c.join(' ↔ ')).join('\n'),
+    ).toEqual([]);
   });
 
   it('the check really finds cycles: through a type-only import, a dynamic import, a re-export, a longer ring', () => {
     const found = (files: Record<string, string>) => importCycles(new Map(Object.entries(files)));
-    expect(found({ 'runtime/a.ts': `import { b } from './b.js';`, 'runtime/b.ts': `import type { A } from './a.js';` })).toEqual([['runtime/a.ts', 'runtime/b.ts']]);
+    expect(found({ 'runtime/a.ts': `import { b } from './b.js';`, 'runtime/b.ts': `import type { A } from './a.js';` })).toEqual([
+      ['runtime/a.ts', 'runtime/b.ts'],
+    ]);
     expect(found({ 'cli/a.ts': `const m = await import('./b.js');`, 'cli/b.ts': `export { a } from './a.js';` })).toEqual([['cli/a.ts', 'cli/b.ts']]);
-    expect(found({ 'x/a.ts': `import './b.js';`, 'x/b.ts': `import '../y/c.js';`, 'y/c.ts': `import { a } from '../x/a.js';` })).toEqual([['x/a.ts', 'x/b.ts', 'y/c.ts']]);
+    expect(found({ 'x/a.ts': `import './b.js';`, 'x/b.ts': `import '../y/c.js';`, 'y/c.ts': `import { a } from '../x/a.js';` })).toEqual([
+      ['x/a.ts', 'x/b.ts', 'y/c.ts'],
+    ]);
     expect(found({ 'x/a.ts': `import { b } from './b.js';`, 'x/b.ts': `import { z } from 'zod';` })).toEqual([]);
   });
 });

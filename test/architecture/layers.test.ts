@@ -7,7 +7,22 @@ import { dirname, join, normalize, relative, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importsOf, readSource, sourceFiles, SRC } from './source-files.js';
 
-type Layer = 'events' | 'channels' | 'providers' | 'tools' | 'skills' | 'runtime' | 'plugins' | 'extensions' | 'mcp' | 'telemetry' | 'distributed' | 'triggers' | 'sandbox' | 'server' | 'cli';
+type Layer =
+  | 'events'
+  | 'channels'
+  | 'providers'
+  | 'tools'
+  | 'skills'
+  | 'runtime'
+  | 'plugins'
+  | 'extensions'
+  | 'mcp'
+  | 'telemetry'
+  | 'distributed'
+  | 'triggers'
+  | 'sandbox'
+  | 'server'
+  | 'cli';
 
 /**
  * layer → layers it may import at runtime; `typesOnly` → layers it may import for types only.
@@ -50,7 +65,9 @@ export function layerViolations(file: string, source: string): string[] {
   const bad: string[] = [];
   for (const imp of importsOf(file, source)) {
     if (!imp.spec.startsWith('.')) continue;
-    const target = relative(SRC, normalize(join(SRC, dirname(file), imp.spec))).split(sep).join('/');
+    const target = relative(SRC, normalize(join(SRC, dirname(file), imp.spec)))
+      .split(sep)
+      .join('/');
     if (target.startsWith('..')) {
       bad.push(`${file} imports ${imp.spec}, outside src/`);
       continue;

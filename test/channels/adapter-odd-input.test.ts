@@ -4,14 +4,39 @@ import { BufferAdapter } from '../../src/channels/buffer-adapter.js';
 import { SseAdapter } from '../../src/channels/sse-adapter.js';
 
 const odd: unknown[] = [
-  null, undefined, 1, 'x', [], {}, Object.create(null), { type: 5 }, { type: 'delta', content: 5 }, { type: 'delta', content: { a: 1 } }, { type: 'delta' },
-  { type: 'step', step: null }, { type: 'step', step: 'x' }, { type: 'step', step: { type: 'tool', diagnosis: { severity: 'error' } } },
-  { type: 'step', step: { type: 'tool', diagnosis: 'bad' }, index: 'x' }, { type: 'step', step: { type: 'zzz', args: 'x', result: { r: 1 } }, index: -1 },
-  { type: 'done', content: { x: 1 }, process_steps: 'x', used_skills: 'y' }, { type: 'done', content: null, process_steps: [null, 1, { type: 'tool' }] },
-  { type: 'error', message: { x: 1 }, diagnosis: 7 }, { type: 'error', diagnosis: { code: 1, summary: null } },
-  { type: 'process', event: null }, { type: 'process', event: { operationId: 5 } }, { type: 'reasoning', content: null },
-  { type: 'delta', content: 'x', seq: 'nine', trace_id: 5 }, { type: 'delta', content: 'x', seq: 1e300 }, { type: 'delta', content: 'x', seq: -3 },
-  { type: 'delta', get content() { throw new Error('getter'); } }, { type: 'delta', content: 'x', big: 10n },
+  null,
+  undefined,
+  1,
+  'x',
+  [],
+  {},
+  Object.create(null),
+  { type: 5 },
+  { type: 'delta', content: 5 },
+  { type: 'delta', content: { a: 1 } },
+  { type: 'delta' },
+  { type: 'step', step: null },
+  { type: 'step', step: 'x' },
+  { type: 'step', step: { type: 'tool', diagnosis: { severity: 'error' } } },
+  { type: 'step', step: { type: 'tool', diagnosis: 'bad' }, index: 'x' },
+  { type: 'step', step: { type: 'zzz', args: 'x', result: { r: 1 } }, index: -1 },
+  { type: 'done', content: { x: 1 }, process_steps: 'x', used_skills: 'y' },
+  { type: 'done', content: null, process_steps: [null, 1, { type: 'tool' }] },
+  { type: 'error', message: { x: 1 }, diagnosis: 7 },
+  { type: 'error', diagnosis: { code: 1, summary: null } },
+  { type: 'process', event: null },
+  { type: 'process', event: { operationId: 5 } },
+  { type: 'reasoning', content: null },
+  { type: 'delta', content: 'x', seq: 'nine', trace_id: 5 },
+  { type: 'delta', content: 'x', seq: 1e300 },
+  { type: 'delta', content: 'x', seq: -3 },
+  {
+    type: 'delta',
+    get content() {
+      throw new Error('getter');
+    },
+  },
+  { type: 'delta', content: 'x', big: 10n },
 ];
 
 describe('adapters on odd input', () => {
@@ -19,7 +44,13 @@ describe('adapters on odd input', () => {
     const adapters = [
       new BufferAdapter({ log: () => {} }),
       new SseAdapter(null, { log: () => {} }),
-      new SseAdapter(null, { log: () => {}, wireMeta: true, onFrame: () => { throw new Error('client gone'); } }),
+      new SseAdapter(null, {
+        log: () => {},
+        wireMeta: true,
+        onFrame: () => {
+          throw new Error('client gone');
+        },
+      }),
     ];
     for (const a of adapters) {
       for (const o of odd) expect(() => a.emit(o)).not.toThrow();

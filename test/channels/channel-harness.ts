@@ -23,14 +23,22 @@ export interface Harness {
 
 export function scriptAgent(name: string, turns: unknown[], extra = ''): Record<string, string> {
   return {
-    [`.runtrail/agents/${name}.md`]: agentFile(`name: ${name}\ndescription: ${name} for the channel tests\nmodel: script:${name}.turns.json${extra ? `\n${extra}` : ''}`),
+    [`.runtrail/agents/${name}.md`]: agentFile(
+      `name: ${name}\ndescription: ${name} for the channel tests\nmodel: script:${name}.turns.json${extra ? `\n${extra}` : ''}`,
+    ),
     [`.runtrail/agents/${name}.turns.json`]: JSON.stringify(turns),
   };
 }
 
 export async function startHarness(p: ProjectFixture, env: Record<string, string> = {}): Promise<Harness> {
   const dataDir = join(p.dir, '.runtrail');
-  const registry = await ExtensionRegistry.load({ projectDir: p.dir, builtins: [], builtinSkillsDir: join(p.dir, 'none'), builtinChannels: [...BUILTIN_CHANNELS], env });
+  const registry = await ExtensionRegistry.load({
+    projectDir: p.dir,
+    builtins: [],
+    builtinSkillsDir: join(p.dir, 'none'),
+    builtinChannels: [...BUILTIN_CHANNELS],
+    env,
+  });
   const service = new RunService({ dataDir, pluginSource: registry, env: {}, cwd: p.dir, processRegistry: null });
   await service.init();
   const logs: string[] = [];

@@ -11,7 +11,12 @@ function webContent(frames: string[]): { text: string; done: string } {
   let text = '';
   let done = '';
   for (const f of frames) {
-    const data = JSON.parse(f.split('\n').find((l) => l.startsWith('data: '))!.slice(6)) as { type: string; content?: string };
+    const data = JSON.parse(
+      f
+        .split('\n')
+        .find((l) => l.startsWith('data: '))!
+        .slice(6),
+    ) as { type: string; content?: string };
     if (data.type === 'delta') text += data.content;
     if (data.type === 'done') done = data.content ?? '';
   }

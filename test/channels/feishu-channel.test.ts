@@ -27,7 +27,9 @@ async function start(files: Record<string, string>, extra: Record<string, unknow
   fs = new FakeFeishu();
   await fs.start();
   const p = project({
-    '.runtrail/channels.json': JSON.stringify({ feishu: { app_id: '${FEISHU_APP_ID}', app_secret: '${FEISHU_APP_SECRET}', domain: fs.url, allow_from: [ALICE, GROUP], edit_interval_ms: 200, ...extra } }),
+    '.runtrail/channels.json': JSON.stringify({
+      feishu: { app_id: '${FEISHU_APP_ID}', app_secret: '${FEISHU_APP_SECRET}', domain: fs.url, allow_from: [ALICE, GROUP], edit_interval_ms: 200, ...extra },
+    }),
     ...scriptAgent('chat', [{ text: 'Hello from the chat agent.' }]),
     ...files,
   });
@@ -38,7 +40,8 @@ async function start(files: Record<string, string>, extra: Record<string, unknow
 }
 
 async function until(pred: () => boolean, what: string, ms = 30_000): Promise<void> {
-  if (!(await eventually(pred, ms))) throw new Error(`timed out waiting for ${what}; calls: ${JSON.stringify(fs.calls.map((c) => [c.method, c.path]))}\nlog: ${h?.logs.join('\n')}`);
+  if (!(await eventually(pred, ms)))
+    throw new Error(`timed out waiting for ${what}; calls: ${JSON.stringify(fs.calls.map((c) => [c.method, c.path]))}\nlog: ${h?.logs.join('\n')}`);
 }
 
 async function finished(n: number): Promise<void> {
@@ -103,7 +106,9 @@ describe('Feishu channel', { timeout: 90_000 }, () => {
   });
 
   it("uploads the run's artifacts and posts them as file messages, named as in the manifest", async () => {
-    await start(scriptAgent('reporter', [{ toolCalls: [{ name: 'write_artifact', args: { path: 'findings.md', content: '# Findings\n' } }] }, { text: 'Attached.' }]));
+    await start(
+      scriptAgent('reporter', [{ toolCalls: [{ name: 'write_artifact', args: { path: 'findings.md', content: '# Findings\n' } }] }, { text: 'Attached.' }]),
+    );
     fs.userMessage({ chat: DM, user: ALICE, text: '/run reporter -- go' });
     await until(() => fs.inChat(DM).some((m) => m.file), 'the file');
     await finished(1);
@@ -112,7 +117,13 @@ describe('Feishu channel', { timeout: 90_000 }, () => {
   });
 
   it('an approval is card buttons; a stranger\'s press gets a "not allowed" toast and decides nothing; the allowed press decides as that person', async () => {
-    await start(scriptAgent('careful', [{ toolCalls: [{ name: 'write_artifact', args: { path: 'out.md', content: '# out\n' } }] }, { text: 'Written.' }], 'permissions: { write_artifact: ask }'));
+    await start(
+      scriptAgent(
+        'careful',
+        [{ toolCalls: [{ name: 'write_artifact', args: { path: 'out.md', content: '# out\n' } }] }, { text: 'Written.' }],
+        'permissions: { write_artifact: ask }',
+      ),
+    );
     fs.userMessage({ chat: GROUP, user: ALICE, group: true, mention: true, text: '/run careful -- write' });
     let ask: FsMessage | undefined;
     await until(() => (ask = fs.inChat(GROUP).find((m) => m.card?.elements.some((e) => e.tag === 'action'))) !== undefined, 'the buttons');
@@ -123,7 +134,8 @@ describe('Feishu channel', { timeout: 90_000 }, () => {
     ]);
     const stranger = fs.press({ user: MALLORY, message: ask!, value: buttons[0].value });
     await until(() => fs.answers.has(stranger), 'the answer to the stranger');
-    const toast = (id: string) => JSON.parse(Buffer.from(String(fs.answers.get(id)!.data), 'base64').toString('utf8')) as { toast: { type: string; content: string } };
+    const toast = (id: string) =>
+      JSON.parse(Buffer.from(String(fs.answers.get(id)!.data), 'base64').toString('utf8')) as { toast: { type: string; content: string } };
     expect(toast(stranger).toast).toMatchObject({ type: 'error', content: expect.stringMatching(/^Not allowed/) });
     const run = (await h!.service.list()).runs[0];
     expect(h!.service.pendingApprovals(run.run_id)).toHaveLength(1);
@@ -212,4 +224,3 @@ describe('Feishu channel', { timeout: 90_000 }, () => {
     expect(JSON.stringify(bad)).not.toContain('a-wrong-secret-value');
   });
 });
-

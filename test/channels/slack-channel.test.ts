@@ -26,7 +26,9 @@ async function start(files: Record<string, string>, extra: Record<string, unknow
   slack = new FakeSlack();
   await slack.start();
   const p = project({
-    '.runtrail/channels.json': JSON.stringify({ slack: { bot_token: '${SLACK_BOT}', app_token: '${SLACK_APP}', api_url: slack.apiUrl, allow_from: [ALICE, TEAM], edit_interval_ms: 200, ...extra } }),
+    '.runtrail/channels.json': JSON.stringify({
+      slack: { bot_token: '${SLACK_BOT}', app_token: '${SLACK_APP}', api_url: slack.apiUrl, allow_from: [ALICE, TEAM], edit_interval_ms: 200, ...extra },
+    }),
     ...scriptAgent('chat', [{ text: 'Hello from the chat agent.' }]),
     ...files,
   });
@@ -37,7 +39,10 @@ async function start(files: Record<string, string>, extra: Record<string, unknow
 }
 
 async function until(pred: () => boolean, what: string, ms = 30_000): Promise<void> {
-  if (!(await eventually(pred, ms))) throw new Error(`timed out waiting for ${what}; calls: ${JSON.stringify(slack.calls.map((c) => [c.method, c.args.text ?? '']))}\nlog: ${h?.logs.join('\n')}`);
+  if (!(await eventually(pred, ms)))
+    throw new Error(
+      `timed out waiting for ${what}; calls: ${JSON.stringify(slack.calls.map((c) => [c.method, c.args.text ?? '']))}\nlog: ${h?.logs.join('\n')}`,
+    );
 }
 
 async function finished(n: number): Promise<void> {
@@ -68,7 +73,7 @@ describe('Slack channel', { timeout: 90_000 }, () => {
     expect((await h!.service.list()).runs[0]).toMatchObject({ plugin: 'writer', status: 'completed', conversation_id: `slack:${DM}` });
   });
 
-  it('in a channel the bot answers a mention in the message\'s thread, and follow-ups in that thread without a mention; other talk is ignored', async () => {
+  it("in a channel the bot answers a mention in the message's thread, and follow-ups in that thread without a mention; other talk is ignored", async () => {
     await start({});
     slack.userMessage({ channel: TEAM, user: ALICE, text: 'talking among ourselves' });
     const { ts } = slack.userMessage({ channel: TEAM, user: ALICE, mention: true, text: 'hello' });
@@ -102,7 +107,9 @@ describe('Slack channel', { timeout: 90_000 }, () => {
   });
 
   it("uploads the run's artifacts into the chat, named as in the manifest", async () => {
-    await start(scriptAgent('reporter', [{ toolCalls: [{ name: 'write_artifact', args: { path: 'summary.md', content: '# Summary\n' } }] }, { text: 'Attached.' }]));
+    await start(
+      scriptAgent('reporter', [{ toolCalls: [{ name: 'write_artifact', args: { path: 'summary.md', content: '# Summary\n' } }] }, { text: 'Attached.' }]),
+    );
     slack.userMessage({ channel: DM, user: ALICE, im: true, text: '/run reporter -- go' });
     await until(() => slack.inChannel(DM).some((m) => m.file), 'the file');
     await finished(1);
@@ -112,11 +119,19 @@ describe('Slack channel', { timeout: 90_000 }, () => {
   });
 
   it('an approval is Block Kit buttons; a stranger\'s press is answered "not allowed" (ephemeral) and decides nothing; the allowed press decides as that person', async () => {
-    await start(scriptAgent('careful', [{ toolCalls: [{ name: 'write_artifact', args: { path: 'out.md', content: '# out\n' } }] }, { text: 'Written.' }], 'permissions: { write_artifact: ask }'));
+    await start(
+      scriptAgent(
+        'careful',
+        [{ toolCalls: [{ name: 'write_artifact', args: { path: 'out.md', content: '# out\n' } }] }, { text: 'Written.' }],
+        'permissions: { write_artifact: ask }',
+      ),
+    );
     slack.userMessage({ channel: TEAM, user: ALICE, mention: true, text: '/run careful -- write' });
     let ask: SlackMessage | undefined;
     await until(() => (ask = slack.inChannel(TEAM).find((m) => m.blocks)) !== undefined, 'the buttons');
-    const actions = (ask!.blocks as Array<{ type: string; elements?: Array<{ value: string; text: { text: string }; style?: string }> }>).find((b) => b.type === 'actions')!;
+    const actions = (ask!.blocks as Array<{ type: string; elements?: Array<{ value: string; text: { text: string }; style?: string }> }>).find(
+      (b) => b.type === 'actions',
+    )!;
     expect(actions.elements!.map((e) => [e.text.text, e.style])).toEqual([
       ['Approve', 'primary'],
       ['Deny', 'danger'],
@@ -206,9 +221,11 @@ describe('Slack channel', { timeout: 90_000 }, () => {
   it('check asks Slack who the bot is and opens Socket Mode with the app token; a wrong token fails without being shown', async () => {
     await start({});
     const config = { bot_token: slack.botToken, app_token: slack.appToken, api_url: slack.apiUrl };
-    expect(await slackChannel.check!(config, AbortSignal.timeout(10_000))).toEqual({ ok: true, detail: `bot runtrail (UBOT01) in Fake Team, Socket Mode open, at ${slack.apiUrl}` });
+    expect(await slackChannel.check!(config, AbortSignal.timeout(10_000))).toEqual({
+      ok: true,
+      detail: `bot runtrail (UBOT01) in Fake Team, Socket Mode open, at ${slack.apiUrl}`,
+    });
     const bad = await slackChannel.check!({ ...config, app_token: 'xapp-1-A1-wrong-app-token' }, AbortSignal.timeout(10_000));
     expect(bad).toEqual({ ok: false, error: `${slack.apiUrl}: invalid_auth` });
   });
 });
-

@@ -8,9 +8,7 @@ const silent = { log: () => {} };
 
 describe('formatSseFrame', () => {
   it('is exactly id + data: JSON + blank line, non-ASCII unescaped', () => {
-    expect(formatSseFrame(makeDelta('héllo 世界 "q"\n', { seq: 7, traceId: 't' }))).toBe(
-      'id: 7\ndata: {"type":"delta","content":"héllo 世界 \\"q\\"\\n"}\n\n',
-    );
+    expect(formatSseFrame(makeDelta('héllo 世界 "q"\n', { seq: 7, traceId: 't' }))).toBe('id: 7\ndata: {"type":"delta","content":"héllo 世界 \\"q\\"\\n"}\n\n');
     expect(formatSseFrame(makeDelta('x'))).toBe('data: {"type":"delta","content":"x"}\n\n');
   });
 
@@ -85,15 +83,12 @@ describe('SseAdapter', () => {
     expect(bad.stats).toEqual({ received: 1, handled: 0, dropped: 0, errors: 1 });
   });
 
-  it.each([[null], [undefined], ['garbage'], [123], [{}], [{ type: 9 }], [{ type: 'nope' }], [[1, 2]]])(
-    'drops and counts garbage %j without throwing',
-    (x) => {
-      const logged: string[] = [];
-      const sse = new SseAdapter(null, { log: (m) => logged.push(m) });
-      expect(sse.emit(x)).toBe(false);
-      expect(sse.stats.dropped).toBe(1);
-      expect(sse.queue.size).toBe(0);
-      expect(logged[0]).toMatch(/web adapter dropped/);
-    },
-  );
+  it.each([[null], [undefined], ['garbage'], [123], [{}], [{ type: 9 }], [{ type: 'nope' }], [[1, 2]]])('drops and counts garbage %j without throwing', (x) => {
+    const logged: string[] = [];
+    const sse = new SseAdapter(null, { log: (m) => logged.push(m) });
+    expect(sse.emit(x)).toBe(false);
+    expect(sse.stats.dropped).toBe(1);
+    expect(sse.queue.size).toBe(0);
+    expect(logged[0]).toMatch(/web adapter dropped/);
+  });
 });

@@ -24,7 +24,18 @@ afterEach(async () => {
 });
 
 function channels(extra: Record<string, unknown> = {}) {
-  return JSON.stringify({ telegram: { token: '${TEST_TG_TOKEN}', api_root: tg.url, allow_from: [ALICE, GROUP], default_agent: 'chat', poll_timeout_s: 1, edit_interval_ms: 200, group_edit_interval_ms: 400, ...extra } });
+  return JSON.stringify({
+    telegram: {
+      token: '${TEST_TG_TOKEN}',
+      api_root: tg.url,
+      allow_from: [ALICE, GROUP],
+      default_agent: 'chat',
+      poll_timeout_s: 1,
+      edit_interval_ms: 200,
+      group_edit_interval_ms: 400,
+      ...extra,
+    },
+  });
 }
 
 async function start(files: Record<string, string>, extra: Record<string, unknown> = {}): Promise<Harness> {
@@ -38,10 +49,14 @@ async function start(files: Record<string, string>, extra: Record<string, unknow
 
 const fences = (s: string) => (s.match(/^```/gm) ?? []).length;
 const sends = (chat: number) => tg.calls('sendMessage').filter((r) => Number(r.params.chat_id) === chat);
-const edits = (chat: number, messageId?: number) => tg.calls('editMessageText').filter((r) => Number(r.params.chat_id) === chat && (messageId === undefined || Number(r.params.message_id) === messageId));
+const edits = (chat: number, messageId?: number) =>
+  tg.calls('editMessageText').filter((r) => Number(r.params.chat_id) === chat && (messageId === undefined || Number(r.params.message_id) === messageId));
 
 async function until(pred: () => boolean, what: string, ms = 30_000): Promise<void> {
-  if (!(await eventually(pred, ms))) throw new Error(`timed out waiting for ${what}; requests: ${JSON.stringify(tg.requests.filter((r) => r.method !== 'getUpdates').map((r) => [r.method, r.params.text ?? r.params.data ?? '']))}\nlog: ${h?.logs.join('\n')}`);
+  if (!(await eventually(pred, ms)))
+    throw new Error(
+      `timed out waiting for ${what}; requests: ${JSON.stringify(tg.requests.filter((r) => r.method !== 'getUpdates').map((r) => [r.method, r.params.text ?? r.params.data ?? '']))}\nlog: ${h?.logs.join('\n')}`,
+    );
 }
 
 async function finished(runs: number): Promise<void> {
@@ -112,7 +127,12 @@ describe('Telegram channel', { timeout: 90_000 }, () => {
   });
 
   it("sends the run's artifacts as files, named as in the manifest", async () => {
-    await start(scriptAgent('reporter', [{ toolCalls: [{ name: 'write_artifact', args: { path: 'weekly_report.md', content: '# Weekly report\n\nAll good.\n' } }] }, { text: 'The report is attached.' }]));
+    await start(
+      scriptAgent('reporter', [
+        { toolCalls: [{ name: 'write_artifact', args: { path: 'weekly_report.md', content: '# Weekly report\n\nAll good.\n' } }] },
+        { text: 'The report is attached.' },
+      ]),
+    );
     tg.userMessage({ chatId: ALICE, from: ALICE, text: '/run reporter -- report' });
     await until(() => tg.calls('sendDocument').length === 1, 'the document');
     await finished(1);
@@ -123,7 +143,14 @@ describe('Telegram channel', { timeout: 90_000 }, () => {
   });
 
   it('an approval is two buttons; a stranger\'s press is "not allowed" and decides nothing; the allowed user\'s press decides as that person', async () => {
-    await start(scriptAgent('careful', [{ toolCalls: [{ name: 'write_artifact', args: { path: 'out.md', content: '# out\n' } }] }, { text: 'Written.' }], 'permissions: { write_artifact: ask }'), { allow_from: [ALICE, GROUP] });
+    await start(
+      scriptAgent(
+        'careful',
+        [{ toolCalls: [{ name: 'write_artifact', args: { path: 'out.md', content: '# out\n' } }] }, { text: 'Written.' }],
+        'permissions: { write_artifact: ask }',
+      ),
+      { allow_from: [ALICE, GROUP] },
+    );
     tg.userMessage({ chatId: GROUP, from: ALICE, group: true, mention: true, text: '/run careful -- write' });
     let ask: TgMessage | undefined;
     await until(() => (ask = tg.messagesIn(GROUP).find((m) => m.reply_markup)) !== undefined, 'the approval buttons');
@@ -207,7 +234,12 @@ describe('Telegram channel', { timeout: 90_000 }, () => {
     expect(posted).toHaveLength(2);
     expect(sends(ALICE)).toHaveLength(3);
     expect(sends(ALICE)[1].at - sends(ALICE)[0].at).toBeGreaterThanOrEqual(1000);
-    expect(posted.map((m) => m.text).join('\n').match(/x = 1/g)).toHaveLength(900);
+    expect(
+      posted
+        .map((m) => m.text)
+        .join('\n')
+        .match(/x = 1/g),
+    ).toHaveLength(900);
   });
 
   it('the same update delivered twice is handled once', async () => {
@@ -222,7 +254,7 @@ describe('Telegram channel', { timeout: 90_000 }, () => {
     expect(h!.host.status()[0].duplicates).toBe(1);
   });
 
-  it('a file sent with /run becomes the agent\'s file input, from the upload folder', async () => {
+  it("a file sent with /run becomes the agent's file input, from the upload folder", async () => {
     await start({
       '.runtrail/agents/reader.md':
         '---\nname: reader\ndescription: reads a file\nmodel: script:reader.turns.json\ntools: [read_file]\ninput:\n  type: object\n  properties:\n    doc: { type: string, format: file }\n  required: [doc]\n---\nRead the file.\n',
@@ -240,7 +272,8 @@ describe('Telegram channel', { timeout: 90_000 }, () => {
 
   it('a run from a chat cannot read a file outside the upload folder', async () => {
     await start({
-      '.runtrail/agents/reader.md': '---\nname: reader\ndescription: reads a file\nmodel: script:reader.turns.json\ninput:\n  type: object\n  properties:\n    doc: { type: string, format: file }\n---\nRead.\n',
+      '.runtrail/agents/reader.md':
+        '---\nname: reader\ndescription: reads a file\nmodel: script:reader.turns.json\ninput:\n  type: object\n  properties:\n    doc: { type: string, format: file }\n---\nRead.\n',
       '.runtrail/agents/reader.turns.json': JSON.stringify([{ text: 'x' }]),
     });
     tg.userMessage({ chatId: ALICE, from: ALICE, text: '/run reader doc=/etc/passwd -- read' });

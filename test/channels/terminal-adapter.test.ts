@@ -18,9 +18,20 @@ describe('TerminalAdapter', () => {
     const out = sink(false);
     const t = new TerminalAdapter({ stream: out.stream, log: () => {} });
     t.emit(makeDelta('The answer is'));
-    t.emit(makeStep('agent', { name: 'resume', args: { attempt: 1, from_seq: 3, discard_from_seq: 4 }, result: 'run resumed from its checkpoint (attempt 1) after its process stopped', phase: 'ok', index: 1, diagnosis: { code: 'resumed', severity: 'warning', summary: 'run resumed', detail: '1 model turn redone' } }));
+    t.emit(
+      makeStep('agent', {
+        name: 'resume',
+        args: { attempt: 1, from_seq: 3, discard_from_seq: 4 },
+        result: 'run resumed from its checkpoint (attempt 1) after its process stopped',
+        phase: 'ok',
+        index: 1,
+        diagnosis: { code: 'resumed', severity: 'warning', summary: 'run resumed', detail: '1 model turn redone' },
+      }),
+    );
     t.emit(makeDelta('The answer is 42.'));
-    expect(out.text()).toBe('The answer is\n↺ run resumed from its checkpoint (attempt 1) after its process stopped — the partial answer above is discarded and redone\n  1 model turn redone\nThe answer is 42.');
+    expect(out.text()).toBe(
+      'The answer is\n↺ run resumed from its checkpoint (attempt 1) after its process stopped — the partial answer above is discarded and redone\n  1 model turn redone\nThe answer is 42.',
+    );
   });
 
   it('plain output: live text, one ✓/✗ line per finished step, plain process lines', () => {
@@ -43,7 +54,9 @@ describe('TerminalAdapter', () => {
         '  - summary empty',
         'Done.',
         '',
-      ].join('\n').replace('op — ', 'op'),
+      ]
+        .join('\n')
+        .replace('op — ', 'op'),
     );
     expect(out.text()).not.toContain('\x1b[');
   });
@@ -56,15 +69,7 @@ describe('TerminalAdapter', () => {
     t.emit(makeProcess(pe('running', 2)));
     t.emit(makeProcess(pe('completed', 4)));
     t.emit(makeStep('tool', { name: 'x', phase: 'ok', result: 'fine', index: 0 }));
-    expect(out.chunks).toEqual([
-      'Working',
-      '\n',
-      `  ${progressBar(25)} op detect`,
-      '\r\x1b[2K',
-      `  ${progressBar(50)} op detect`,
-      '\r\x1b[2K',
-      '✓ x — fine\n',
-    ]);
+    expect(out.chunks).toEqual(['Working', '\n', `  ${progressBar(25)} op detect`, '\r\x1b[2K', `  ${progressBar(50)} op detect`, '\r\x1b[2K', '✓ x — fine\n']);
   });
 
   it('errors print their diagnosis and hint', () => {

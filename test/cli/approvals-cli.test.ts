@@ -18,12 +18,25 @@ afterEach(() => {
 function run(flags: string[]) {
   p = makeProject({
     '.runtrail/agents/careful.md': agentFile('name: careful\ndescription: asks first\nmodel: script:careful.turns.json\npermissions: { write_artifact: ask }'),
-    '.runtrail/agents/careful.turns.json': JSON.stringify([{ toolCalls: [{ name: 'write_artifact', args: { path: 'out.md', content: '# out\n' } }] }, { text: 'finished' }]),
+    '.runtrail/agents/careful.turns.json': JSON.stringify([
+      { toolCalls: [{ name: 'write_artifact', args: { path: 'out.md', content: '# out\n' } }] },
+      { text: 'finished' },
+    ]),
   });
   home = mkdtempSync(join(tmpdir(), 'runtrail-home-'));
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' };
-  const r = spawnSync(process.execPath, [MAIN, 'run', 'careful', '--json', ...flags], { cwd: p.dir, env, encoding: 'utf8', timeout: 30_000, stdio: ['ignore', 'pipe', 'pipe'] });
-  const frames = r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; step?: { name?: string; phase?: string; approval?: { status: string; by?: string } } });
+  const r = spawnSync(process.execPath, [MAIN, 'run', 'careful', '--json', ...flags], {
+    cwd: p.dir,
+    env,
+    encoding: 'utf8',
+    timeout: 30_000,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const frames = r.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { type: string; step?: { name?: string; phase?: string; approval?: { status: string; by?: string } } });
   const write = frames.filter((f) => f.type === 'step' && f.step?.name === 'write_artifact').at(-1)!.step!;
   return { code: r.status, stderr: r.stderr, write };
 }

@@ -175,7 +175,12 @@ describe.runIf(existsSync(MAIN))('chat channels through the CLI', { timeout: 120
     const deliveries = join(p.dir, '.runtrail', 'channels', 'telegram', 'deliveries');
     const previewRecorded = () => {
       try {
-        return readdirSync(deliveries).some((f) => f.endsWith('.json') && (JSON.parse(readFileSync(join(deliveries, f), 'utf8')) as { sent: Record<string, string> }).sent.preview === String(tg.messagesIn(555)[0].message_id));
+        return readdirSync(deliveries).some(
+          (f) =>
+            f.endsWith('.json') &&
+            (JSON.parse(readFileSync(join(deliveries, f), 'utf8')) as { sent: Record<string, string> }).sent.preview ===
+              String(tg.messagesIn(555)[0].message_id),
+        );
       } catch {
         return false; // not written yet
       }
@@ -196,7 +201,10 @@ describe.runIf(existsSync(MAIN))('chat channels through the CLI', { timeout: 120
     const p = project({ telegram: { token: '${TG}', api_root: tg.url, allow_from: [555], poll_timeout_s: 1 } });
     p.write('.runtrail/plugins/lookup.mjs', LOOKUP_PLUGIN);
     p.write('.runtrail/agents/steps.md', agentFile('name: steps\ndescription: looks things up\nmodel: script:steps.turns.json\ntools: [lookup]'));
-    p.write('.runtrail/agents/steps.turns.json', JSON.stringify([{ text: 'Looking it up.', toolCalls: [{ name: 'lookup', args: {} }] }, { text: 'The answer is 42.' }]));
+    p.write(
+      '.runtrail/agents/steps.turns.json',
+      JSON.stringify([{ text: 'Looking it up.', toolCalls: [{ name: 'lookup', args: {} }] }, { text: 'The answer is 42.' }]),
+    );
     const first = runtrail(['channels', 'run'], p.dir, { TG: tg.token });
     await eventually(() => /channels running/.test(first.out()), 30_000);
     tg.userMessage({ chatId: 555, from: 555, text: '/run steps -- what is the answer?' });

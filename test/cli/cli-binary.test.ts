@@ -62,7 +62,8 @@ async function until<T>(what: string, probe: () => T | undefined | null | false,
   for (;;) {
     const v = probe();
     if (v) return v;
-    if (proc.child.exitCode !== null || proc.child.signalCode !== null) throw new Error(`runtrail exited before ${what}\nstdout:\n${proc.out()}\nstderr:\n${proc.err()}`);
+    if (proc.child.exitCode !== null || proc.child.signalCode !== null)
+      throw new Error(`runtrail exited before ${what}\nstdout:\n${proc.out()}\nstderr:\n${proc.err()}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }
@@ -190,7 +191,9 @@ describe.skipIf(!BUILT)(`runtrail binary (dist/src/cli/main.js)${BUILT ? '' : ` 
     expect(r.out + r.err).not.toContain(Buffer.from(secret).toString('base64'));
   });
 
-  it('serve refuses a weak RUNTRAIL_API_TOKEN at start: exit 2, one line saying why and how to make one, the token not shown', { timeout: 60_000 }, async () => {
+  it('serve refuses a weak RUNTRAIL_API_TOKEN at start: exit 2, one line saying why and how to make one, the token not shown', {
+    timeout: 60_000,
+  }, async () => {
     const dataDir = join(dir, 'data-weak-token');
     for (const [token, why] of [
       ['a', 'RUNTRAIL_API_TOKEN is 1 character long; it must be at least 24'],
@@ -201,7 +204,10 @@ describe.skipIf(!BUILT)(`runtrail binary (dist/src/cli/main.js)${BUILT ? '' : ` 
       expect(r.code, r.err).toBe(2);
       expect(r.out).not.toContain('serving on');
       // said once, on one line, without a stack (other start lines, such as the sandbox's, may come before it)
-      const lines = r.err.trim().split('\n').filter((l) => l.includes('RUNTRAIL_API_TOKEN'));
+      const lines = r.err
+        .trim()
+        .split('\n')
+        .filter((l) => l.includes('RUNTRAIL_API_TOKEN'));
       expect(lines, r.err).toHaveLength(1);
       expect(lines[0]).toContain(why);
       expect(lines[0]).toContain('openssl rand -hex 32');
@@ -248,7 +254,9 @@ describe.skipIf(!BUILT)(`runtrail binary (dist/src/cli/main.js)${BUILT ? '' : ` 
     expect(status.diagnosis?.code).toBe('cancelled');
     expect(readJson<{ status: string }>(join(runDir, 'runtime', 'metrics.json'))?.status).toBe('cancelled');
     expect(readJson<{ status: string }>(join(runDir, 'manifest.json'))?.status).toBe('cancelled');
-    const events = readFileSync(join(runDir, 'runtime', 'events.jsonl'), 'utf8').trim().split('\n');
+    const events = readFileSync(join(runDir, 'runtime', 'events.jsonl'), 'utf8')
+      .trim()
+      .split('\n');
     expect(JSON.parse(events.at(-1)!).data.type).toBe('run.cancelled');
 
     // the printed frames end where the events end, and a replay of the cancelled run matches them

@@ -50,7 +50,7 @@ function run(args: string[], extra: Record<string, string>, script?: string): Pr
 const CHAT = ['run', 'chat', '--goal', 'hello', '--model', 'offline', '--json'];
 
 describe.skipIf(!BUILT)('runtrail run with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
-  it('delivers the run\'s spans before it exits; the frames\' trace_id is the trace', { timeout: 60_000 }, async () => {
+  it("delivers the run's spans before it exits; the frames' trace_id is the trace", { timeout: 60_000 }, async () => {
     const r = await run([...CHAT, '--data-dir', join(dir, 'data')], { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'runtrail-cli-test' });
     expect(r.code, r.err).toBe(0);
     // the process has exited: what the receiver holds was sent before it did
@@ -60,17 +60,26 @@ describe.skipIf(!BUILT)('runtrail run with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     expect(root!.resource['service.name']).toBe('runtrail-cli-test');
     const chat = receiver.spans.find((s) => s.attributes['gen_ai.operation.name'] === 'chat');
     expect(chat).toMatchObject({ name: 'chat reference-v1', parentSpanId: root!.spanId, traceId: root!.traceId });
-    const frames = r.out.trim().split('\n').map((l) => JSON.parse(l) as { trace_id?: string });
+    const frames = r.out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { trace_id?: string });
     expect(new Set(frames.map((f) => f.trace_id))).toEqual(new Set([root!.traceId]));
     const runId = root!.attributes['runtrail.run_id'] as string;
     const status = JSON.parse(readFileSync(join(dir, 'data', 'runs', runId, 'runtime', 'run_status.json'), 'utf8')) as { trace_id: string };
     expect(status.trace_id).toBe(root!.traceId);
   });
 
-  it('TRACEPARENT makes the run a child of the caller\'s span', { timeout: 60_000 }, async () => {
-    const r = await run([...CHAT, '--data-dir', join(dir, 'data')], { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/v1/traces`, TRACEPARENT: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' });
+  it("TRACEPARENT makes the run a child of the caller's span", { timeout: 60_000 }, async () => {
+    const r = await run([...CHAT, '--data-dir', join(dir, 'data')], {
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/v1/traces`,
+      TRACEPARENT: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+    });
     expect(r.code, r.err).toBe(0);
-    expect(receiver.spans.find((s) => s.name === 'runtrail.run')).toMatchObject({ traceId: '0af7651916cd43dd8448eb211c80319c', parentSpanId: 'b7ad6b7169203331' });
+    expect(receiver.spans.find((s) => s.name === 'runtrail.run')).toMatchObject({
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      parentSpanId: 'b7ad6b7169203331',
+    });
   });
 
   it('a bad endpoint is a usage error naming the variable, before any run', { timeout: 60_000 }, async () => {

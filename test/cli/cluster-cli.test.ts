@@ -19,7 +19,11 @@ async function runtrail(args: string[], env: Record<string, string>): Promise<{ 
   const clean: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('RUNTRAIL_') && !k.startsWith('OTEL_')) clean[k] = v;
   try {
-    const r = await run(process.execPath, [MAIN, ...args], { cwd: dir, env: { ...clean, NO_COLOR: '1', RUNTRAIL_DATA_DIR: join(dir, 'data'), ...env }, timeout: 30_000 });
+    const r = await run(process.execPath, [MAIN, ...args], {
+      cwd: dir,
+      env: { ...clean, NO_COLOR: '1', RUNTRAIL_DATA_DIR: join(dir, 'data'), ...env },
+      timeout: 30_000,
+    });
     return { code: 0, out: r.stdout + r.stderr };
   } catch (e) {
     const x = e as { code?: number; stdout?: string; stderr?: string };
@@ -55,7 +59,10 @@ describe.runIf(existsSync(MAIN))('several nodes at the command line', () => {
     expect(redis.out).toContain(`runtrail: Redis at redis://:***@127.0.0.1:${port}/0 is unreachable: connect ECONNREFUSED`);
     expect(redis.out).not.toContain('s3cret-pw');
     if (await servicesDown()) return; // the PostgreSQL case needs a Redis that answers
-    const pg = await runtrail(['serve', '--role', 'api', '--port', '0'], { RUNTRAIL_REDIS_URL: REDIS_URL, RUNTRAIL_DATABASE_URL: `postgres://runner:pg-s3cret@127.0.0.1:${port}/x` });
+    const pg = await runtrail(['serve', '--role', 'api', '--port', '0'], {
+      RUNTRAIL_REDIS_URL: REDIS_URL,
+      RUNTRAIL_DATABASE_URL: `postgres://runner:pg-s3cret@127.0.0.1:${port}/x`,
+    });
     expect(pg.code, pg.out).toBe(2);
     expect(pg.out).toContain(`runtrail: PostgreSQL at postgres://runner:***@127.0.0.1:${port}/x is unreachable`);
     expect(pg.out).not.toContain('pg-s3cret');
@@ -75,7 +82,7 @@ describe.skipIf(down !== null)('runtrail doctor with several nodes', () => {
   const cluster = new TestCluster();
   afterAll(() => cluster.cleanup(), 30_000);
 
-  it('sees a worker\'s presence file on a shared data dir, and says when the data dir is not shared', async () => {
+  it("sees a worker's presence file on a shared data dir, and says when the data dir is not shared", async () => {
     const w = await cluster.worker(1);
     const here = await runtrail(['doctor', '--json'], cluster.env() as Record<string, string>);
     expect(here.code, here.out).toBe(0);

@@ -24,7 +24,13 @@ let npmCache = '';
 
 /** A user's plain shell: node, npm and the system's tools; nothing npm adds to a script's PATH. */
 function shell(line: string, cwd: string): { code: number | null; out: string; err: string } {
-  const env: NodeJS.ProcessEnv = { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: process.env.HOME ?? base, NO_COLOR: '1', npm_config_cache: npmCache, npm_config_update_notifier: 'false' };
+  const env: NodeJS.ProcessEnv = {
+    PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,
+    HOME: process.env.HOME ?? base,
+    NO_COLOR: '1',
+    npm_config_cache: npmCache,
+    npm_config_update_notifier: 'false',
+  };
   const r = spawnSync('sh', ['-c', line], { cwd, env, encoding: 'utf8', timeout: 90_000 });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }

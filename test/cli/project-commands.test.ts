@@ -59,8 +59,15 @@ describe.runIf(existsSync(MAIN))('your own agents through the CLI', () => {
     expect(run.out).toMatch(/✓ run run_\S+ completed/);
     const runs = join(base.dir, 'demo', '.runtrail', 'runs');
     const id = /✓ run (run_\S+) completed/.exec(run.out)![1];
-    const counts = JSON.parse(readFileSync(join(runs, id, 'artifacts', 'word_counts.json'), 'utf8')) as { words: number; top: Array<{ word: string; count: number }> };
-    expect(counts.words).toBe(readFileSync(join(base.dir, 'demo', 'notes.md'), 'utf8').toLowerCase().match(/[\p{L}\p{N}']+/gu)!.length);
+    const counts = JSON.parse(readFileSync(join(runs, id, 'artifacts', 'word_counts.json'), 'utf8')) as {
+      words: number;
+      top: Array<{ word: string; count: number }>;
+    };
+    expect(counts.words).toBe(
+      readFileSync(join(base.dir, 'demo', 'notes.md'), 'utf8')
+        .toLowerCase()
+        .match(/[\p{L}\p{N}']+/gu)!.length,
+    );
     expect(counts.top[0]).toEqual({ word: 'the', count: 5 });
     // a second init into the same folder writes nothing
     const again = await runtrail(['init', 'demo'], base.dir).done;
@@ -117,13 +124,20 @@ describe.runIf(existsSync(MAIN))('your own agents through the server', () => {
       '.runtrail/agents/hello.md': agentFile(
         'name: hello\ndescription: says hello\nmodel: script:hello.turns.json\ninput: { type: object, properties: { who: { type: string } }, required: [who] }\nartifacts:\n  - path: hello.md\n    headings: [Hello]',
       ),
-      '.runtrail/agents/hello.turns.json': JSON.stringify([{ toolCalls: [{ name: 'write_artifact', args: { path: 'hello.md', content: '## Hello\n\nworld\n' } }] }, { text: 'said hello' }]),
+      '.runtrail/agents/hello.turns.json': JSON.stringify([
+        { toolCalls: [{ name: 'write_artifact', args: { path: 'hello.md', content: '## Hello\n\nworld\n' } }] },
+        { text: 'said hello' },
+      ]),
       'turns.json': JSON.stringify([{ text: 'x' }]),
     });
     const s = await serve(p.dir);
     const plugins = await getJson(`${s.url}/api/plugins`);
     const hello = (plugins.body.plugins as Array<{ name: string }>).find((x) => x.name === 'hello');
-    expect(hello).toMatchObject({ source: { kind: 'project', file: '.runtrail/agents/hello.md' }, model: 'script:hello.turns.json', inputSchema: { required: ['who'] } });
+    expect(hello).toMatchObject({
+      source: { kind: 'project', file: '.runtrail/agents/hello.md' },
+      model: 'script:hello.turns.json',
+      inputSchema: { required: ['who'] },
+    });
     const refused = await postJson(`${s.url}/api/runs`, { plugin: 'hello', input: { who: 'x' }, model: 'script:turns.json' });
     expect(refused.status).toBe(400);
     const bad = await postJson(`${s.url}/api/runs`, { plugin: 'hello', input: {} });

@@ -67,7 +67,7 @@ describe('runtrail run: model options', () => {
 
   it.each([
     [['--reasoning', 'max'], '--reasoning must be one of off, low, medium, high, got "max"'],
-    [['--reasoning'], "argument missing"],
+    [['--reasoning'], 'argument missing'],
     [['--context-tokens', 'lots'], '--context-tokens must be a number'],
   ])('refuses %j with exit 2 and says what is wrong', async (extra, message) => {
     const { d, stderr } = deps();

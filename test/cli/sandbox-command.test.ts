@@ -30,12 +30,18 @@ function runtrail(args: string[], cwd: string) {
 describe('runtrail sandbox check', () => {
   it("prints an agent's policy within config.json's and every canary refused", () => {
     p = makeProject({
-      '.runtrail/agents/net.md': agentFile('name: net\ndescription: d\ntools: [exec]\nsandbox: { network: { allow: ["api.github.com:443"] }, limits: { processes: 4096 } }'),
+      '.runtrail/agents/net.md': agentFile(
+        'name: net\ndescription: d\ntools: [exec]\nsandbox: { network: { allow: ["api.github.com:443"] }, limits: { processes: 4096 } }',
+      ),
       '.runtrail/config.json': JSON.stringify({ sandbox: { limits: { processes: 2048 } } }),
     });
     const r = runtrail(['sandbox', 'check', 'net', '--json'], p.dir);
     expect(r.status, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout) as { ok: boolean; policy: { network: unknown; limits: { processes: { value: number } }; notes: string[] }; probes: Array<{ name: string; outcome: string }> };
+    const out = JSON.parse(r.stdout) as {
+      ok: boolean;
+      policy: { network: unknown; limits: { processes: { value: number } }; notes: string[] };
+      probes: Array<{ name: string; outcome: string }>;
+    };
     expect(out.ok).toBe(true);
     expect(out.policy.network).toEqual({ mode: 'allow', allow: ['api.github.com:443'] });
     expect(out.policy.limits.processes.value).toBe(2048);

@@ -37,7 +37,10 @@ function runtrail(args: string[], cwd: string) {
   return { done, out: () => out };
 }
 
-const NOTE = agentFile('name: note\ndescription: writes a line\nmodel: script:note.turns.json\ninput:\n  type: object\n  properties:\n    topic: { type: string }\n  additionalProperties: false', 'Say ok.');
+const NOTE = agentFile(
+  'name: note\ndescription: writes a line\nmodel: script:note.turns.json\ninput:\n  type: object\n  properties:\n    topic: { type: string }\n  additionalProperties: false',
+  'Say ok.',
+);
 
 describe.runIf(existsSync(MAIN))('runtrail schedules', () => {
   it('add, list, pause, resume, run now, rm; a bad schedule is refused naming its field', async () => {
@@ -58,7 +61,9 @@ describe.runIf(existsSync(MAIN))('runtrail schedules', () => {
     expect(s.input).toEqual({ topic: 'news' });
     const list = await runtrail(['schedules', 'list'], p.dir).done;
     expect(list.out).toContain(`${s.schedule_id}  note  every 1h  next ${s.next_run_at}  no run yet`);
-    expect(list.out).toMatch(/nightly {2}note {2}cron "0 3 \* \* \*" \(Europe\/Berlin\) {2}next \S+T0[12]:00:00\.000Z {2}no run yet {2}\(\.runtrail\/schedules\.json\)/);
+    expect(list.out).toMatch(
+      /nightly {2}note {2}cron "0 3 \* \* \*" \(Europe\/Berlin\) {2}next \S+T0[12]:00:00\.000Z {2}no run yet {2}\(\.runtrail\/schedules\.json\)/,
+    );
 
     expect((await runtrail(['schedules', 'pause', s.schedule_id], p.dir).done).out).toContain('paused');
     expect((await runtrail(['schedules', 'resume', s.schedule_id], p.dir).done).out).toMatch(/next \d{4}-/);
@@ -71,7 +76,9 @@ describe.runIf(existsSync(MAIN))('runtrail schedules', () => {
     expect(now.code, now.err).toBe(0);
     expect(now.out).toMatch(new RegExp(`▶ run_\\S+ · schedule ${s.schedule_id} · fire time`));
     expect(now.out).toMatch(/✓ run run_\S+ completed/);
-    const after = JSON.parse((await runtrail(['schedules', 'list', '--json'], p.dir).done).out) as { schedules: Array<{ schedule_id: string; last_run: { run_id: string; run_status: string; manual: boolean } }> };
+    const after = JSON.parse((await runtrail(['schedules', 'list', '--json'], p.dir).done).out) as {
+      schedules: Array<{ schedule_id: string; last_run: { run_id: string; run_status: string; manual: boolean } }>;
+    };
     const mine = after.schedules.find((x) => x.schedule_id === s.schedule_id)!;
     expect(mine.last_run).toMatchObject({ run_status: 'completed', manual: true });
     const show = await runtrail(['show', mine.last_run.run_id, '--json'], p.dir).done;
@@ -103,6 +110,9 @@ describe.runIf(existsSync(MAIN))('runtrail schedules', () => {
     const url = /on (http:\/\/\S+)/.exec(server.out())![1];
     const added = await runtrail(['schedules', 'add', 'note', '--every', '1s', '--json'], p.dir).done;
     const id = (JSON.parse(added.out) as { schedule_id: string }).schedule_id;
-    await vi.waitFor(async () => expect((await getJson(`${url}/api/schedules/${id}`)).body.last_run?.run_status).toBe('completed'), { timeout: 20_000, interval: 250 });
+    await vi.waitFor(async () => expect((await getJson(`${url}/api/schedules/${id}`)).body.last_run?.run_status).toBe('completed'), {
+      timeout: 20_000,
+      interval: 250,
+    });
   }, 60_000);
 });

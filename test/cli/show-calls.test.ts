@@ -25,7 +25,15 @@ afterEach(() => env.cleanup());
 function deps(plugins = [notesPlugin()]) {
   const stdout = new Sink();
   const stderr = new Sink();
-  const d: CliDeps = { plugins, stdout, stderr, env: { RUNTRAIL_DATA_DIR: env.dataDir }, cwd: env.dir, skillsDir: env.skillsDir, providerResolver: () => new FakeProvider(goodTurns()) };
+  const d: CliDeps = {
+    plugins,
+    stdout,
+    stderr,
+    env: { RUNTRAIL_DATA_DIR: env.dataDir },
+    cwd: env.dir,
+    skillsDir: env.skillsDir,
+    providerResolver: () => new FakeProvider(goodTurns()),
+  };
   return { d, stdout, stderr };
 }
 
@@ -62,7 +70,10 @@ describe('runtrail show --calls', () => {
     const runId = await aRun();
     const { d, stdout } = deps();
     expect(await runCli(['show', runId, '--calls', '--json'], d)).toBe(0);
-    const calls = stdout.text.trim().split('\n').map((l) => JSON.parse(l) as ModelCall & { tools: Array<{ name: string }> });
+    const calls = stdout.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as ModelCall & { tools: Array<{ name: string }> });
     expect(calls.map((c) => c.span_id)).toEqual(['model:1.0', 'model:2.0', 'model:3.0']);
     expect(calls[2].request.messages).toHaveLength(6);
     expect(calls[0].tools.map((t) => t.name)).toEqual(['read_notes', 'write_json', 'write_md', 'sleep']);

@@ -24,12 +24,20 @@ afterEach(() => {
 function loadedBy(args: string[]): string[] {
   const hook = join(dir, 'hook.mjs');
   const log = join(dir, 'loaded.txt');
-  writeFileSync(hook, `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) { appendFileSync(${JSON.stringify(log)}, url + '\\n'); return next(url, context); }\n`);
+  writeFileSync(
+    hook,
+    `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) { appendFileSync(${JSON.stringify(log)}, url + '\\n'); return next(url, context); }\n`,
+  );
   const register = join(dir, 'register.mjs');
   writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hook).href)});\n`);
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('RUNTRAIL_')) env[k] = v;
-  const r = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, MAIN, ...args], { cwd: dir, env: { ...env, HOME: dir }, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, MAIN, ...args], {
+    cwd: dir,
+    env: { ...env, HOME: dir },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   expect(r.status, r.stderr).toBe(0);
   return readFileSync(log, 'utf8').split('\n').filter(Boolean);
 }

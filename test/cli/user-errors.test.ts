@@ -121,7 +121,7 @@ describe('an empty CSV is an input error before any run starts', () => {
   });
 });
 
-describe('a failed run says why once, in the user\'s words', () => {
+describe("a failed run says why once, in the user's words", () => {
   it('a CSV without a text column: no internal words, the reason once', async () => {
     writeFileSync(join(dir, 'numbers.csv'), 'id,score\n1,5\n2,3\n');
     const r = await cli(['run', 'feedbacklens', '--input', 'csv_path=numbers.csv']);
@@ -154,7 +154,10 @@ describe('agent files', () => {
   });
 
   it('validate reports every problem of a file in one pass, with suggestions', async () => {
-    writeAgent('notes', 'name: notes\ndescription: notes\nmodle: offline\ntools: [read_file, write_artifac]\nskills: [no-such-skill]\nmcpServers: [everythin]\nlimits: { max_iterations: 0 }');
+    writeAgent(
+      'notes',
+      'name: notes\ndescription: notes\nmodle: offline\ntools: [read_file, write_artifac]\nskills: [no-such-skill]\nmcpServers: [everythin]\nlimits: { max_iterations: 0 }',
+    );
     writeFileSync(join(dir, '.runtrail', 'mcp.json'), JSON.stringify({ mcpServers: { everything: { command: 'node', args: ['server.js'] } } }));
     const r = await cli(['validate']);
     expect(r.code).toBe(2);

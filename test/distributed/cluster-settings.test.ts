@@ -45,9 +45,13 @@ describe('clusterSettings', () => {
   });
 
   it('names a bad schema, prefix or interval with its value', () => {
-    expect(() => clusterSettings({ ...both, RUNTRAIL_DATABASE_SCHEMA: 'Runs; DROP TABLE x' })).toThrow(/RUNTRAIL_DATABASE_SCHEMA must be a lowercase SQL identifier, got "Runs; DROP TABLE x"/);
+    expect(() => clusterSettings({ ...both, RUNTRAIL_DATABASE_SCHEMA: 'Runs; DROP TABLE x' })).toThrow(
+      /RUNTRAIL_DATABASE_SCHEMA must be a lowercase SQL identifier, got "Runs; DROP TABLE x"/,
+    );
     expect(() => clusterSettings({ ...both, RUNTRAIL_REDIS_PREFIX: 'a b' })).toThrow(/RUNTRAIL_REDIS_PREFIX .* got "a b"/);
-    expect(() => clusterSettings({ ...both, RUNTRAIL_STALLED_INTERVAL_MS: '5s' })).toThrow(/RUNTRAIL_STALLED_INTERVAL_MS must be a whole number of milliseconds ≥ 1, got "5s"/);
+    expect(() => clusterSettings({ ...both, RUNTRAIL_STALLED_INTERVAL_MS: '5s' })).toThrow(
+      /RUNTRAIL_STALLED_INTERVAL_MS must be a whole number of milliseconds ≥ 1, got "5s"/,
+    );
     expect(() => clusterSettings({ ...both, RUNTRAIL_LOCK_DURATION_MS: '0' })).toThrow(/RUNTRAIL_LOCK_DURATION_MS/);
     expect(clusterSettings({ ...both, RUNTRAIL_RECONCILE_MS: '500' })!.reconcileMs).toBe(500);
   });

@@ -12,9 +12,6 @@ import { CuttableProxy, MAIN, PG_URL, TestCluster, ownRedisCluster, pgLines, ser
 
 const down = existsSync(MAIN) ? await servicesDown() : 'the CLI is not built';
 
-
-
-
 /** The ids of an SSE stream are 1…n with gaps only where the server sends no frame: strictly increasing, no duplicate. */
 function increasing(ids: number[]): boolean {
   return ids.every((id, i) => i === 0 || id > ids[i - 1]);
@@ -53,7 +50,11 @@ describe.skipIf(down !== null)('Redis restarted mid-run', () => {
     const { redis, cluster } = own!;
     await redis.stop();
     const api = cluster.nodes[0];
-    const r = await fetch(`${api.url}/api/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ plugin: 'shell_task', input: { command: 'echo x' } }) });
+    const r = await fetch(`${api.url}/api/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ plugin: 'shell_task', input: { command: 'echo x' } }),
+    });
     expect(r.status).toBe(503);
     expect(r.headers.get('retry-after')).toBe('5');
     const body = (await r.json()) as { error: { code: string; message: string } };
@@ -111,8 +112,14 @@ describe.skipIf(down !== null)('PostgreSQL lost mid-run', () => {
     const get = await fetch(`${api.url}/api/runs/${id}`);
     expect(get.status).toBe(503);
     expect(get.headers.get('retry-after')).toBe('5');
-    expect(((await get.json()) as { error: { message: string } }).error.message).toMatch(/^PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/test is unreachable/);
-    const post = await fetch(`${api.url}/api/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ plugin: 'shell_task', input: { command: 'echo x' } }) });
+    expect(((await get.json()) as { error: { message: string } }).error.message).toMatch(
+      /^PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/test is unreachable/,
+    );
+    const post = await fetch(`${api.url}/api/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ plugin: 'shell_task', input: { command: 'echo x' } }),
+    });
     expect(post.status).toBe(503);
     await sleep(2_000); // the run goes on meanwhile, its events wait in the worker
     await proxy.restore();
@@ -122,7 +129,9 @@ describe.skipIf(down !== null)('PostgreSQL lost mid-run', () => {
     const replay = await readSse(`${api.url}/api/runs/${id}/events`);
     expect(replay.raw).toContain('line-8');
     expect(replay.events.at(-1)?.data).toMatch(/"type":"done"/);
-    const file = readFileSync(join(cluster.dataDir, 'runs', id, 'runtime', 'events.jsonl'), 'utf8').trimEnd().split('\n');
+    const file = readFileSync(join(cluster.dataDir, 'runs', id, 'runtime', 'events.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n');
     const seqs = file.map((l) => JSON.parse(l).seq as number);
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
     expect(await pgLines(cluster.schema, id)).toEqual(file);

@@ -54,7 +54,13 @@ describe.skipIf(down !== null)('PgRunStore.list', () => {
       expect(live.total).toBe(2);
       expect((await store.list({ statuses: ['completed'], limit: 1 })).runs.map((r) => r.run_id)).toEqual([runs[1]]);
       // by model (provider:model or the name alone), by words of the goal (LIKE's characters taken literally), by conversation
-      const other = { ...status('run_20260101_000000_000004', 'failed'), provider: 'openai', model: 'gpt-4o-mini', goal: 'Find 100% of the SYNC issues', conversation_id: 'c2' };
+      const other = {
+        ...status('run_20260101_000000_000004', 'failed'),
+        provider: 'openai',
+        model: 'gpt-4o-mini',
+        goal: 'Find 100% of the SYNC issues',
+        conversation_id: 'c2',
+      };
       const ws = new RunWorkspace(dir, other.run_id);
       await ws.createDirs();
       await store.save(other, ws);

@@ -16,9 +16,6 @@ const down = existsSync(MAIN) ? await servicesDown() : 'the CLI is not built';
 /** The SSE frames that end a run (a cancel is an `error` frame whose diagnosis says cancelled). */
 const TERMINAL = /"type":"(done|error)"/;
 
-
-
-
 describe.skipIf(down !== null)('two API nodes and two workers', () => {
   const cluster = new TestCluster();
   let a: NodeProcess;
@@ -109,7 +106,11 @@ describe.skipIf(down !== null)('a worker killed with SIGKILL', () => {
     const [victim, survivor] = owner === w1.child.pid ? [w1, w2] : [w2, w1];
     expect(victim.child.pid).toBe(owner);
     // three more runs: they wait for the one free slot left, and for the victim's after it dies
-    const short = [await shellRun(api.url!, 'sleep 1; echo one'), await shellRun(api.url!, 'sleep 1; echo two'), await shellRun(api.url!, 'sleep 1; echo three')];
+    const short = [
+      await shellRun(api.url!, 'sleep 1; echo one'),
+      await shellRun(api.url!, 'sleep 1; echo two'),
+      await shellRun(api.url!, 'sleep 1; echo three'),
+    ];
     const watching = readSse(`${other.url}/api/runs/${long}/events`);
     await victim.kill('SIGKILL');
     expect(liveProcesses(m).length).toBeGreaterThan(0); // nothing ended them yet
@@ -131,7 +132,6 @@ describe.skipIf(down !== null)('a worker killed with SIGKILL', () => {
     expect(await eventually(() => liveProcesses(m).length === 0, 15_000)).toBe(true);
     expect(next.out()).toContain(long);
   }, 120_000);
-
 });
 
 describe.skipIf(down !== null)('a worker stopped with SIGTERM', () => {

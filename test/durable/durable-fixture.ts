@@ -94,7 +94,9 @@ export function checkEventLog(events: AgentEvent[]): string[] {
   events.forEach((e, i) => {
     if (e.seq !== i + 1) problems.push(`event ${i + 1} has seq ${e.seq}`);
   });
-  const terminal = events.filter((e) => e.stream === 'run' && (e.data.type === 'run.completed' || e.data.type === 'run.failed' || e.data.type === 'run.cancelled'));
+  const terminal = events.filter(
+    (e) => e.stream === 'run' && (e.data.type === 'run.completed' || e.data.type === 'run.failed' || e.data.type === 'run.cancelled'),
+  );
   if (terminal.length !== 1) problems.push(`${terminal.length} terminal events`);
   if (terminal[0] && terminal[0] !== events.at(-1)) problems.push('the terminal event is not the last');
   return problems;

@@ -83,7 +83,12 @@ describe.runIf(existsSync(MAIN))('a CLI run killed with SIGKILL at other points,
     const long = Array.from({ length: 30 }, (_, i) => `part${i} `).join('');
     p = durableProject(turnsWith({ text: long, chunkDelayMs: 100, toolCalls: [{ name: 'send', args: { key: 'b', ms: 0 } }] }));
     const runsDir = join(p.dir, 'data', 'runs');
-    const streaming = () => readRunIds(p!).some((id) => existsSync(join(runsDir, id, 'runtime', 'events.jsonl')) && readFileSync(join(runsDir, id, 'runtime', 'events.jsonl'), 'utf8').includes('"delta":"part3'));
+    const streaming = () =>
+      readRunIds(p!).some(
+        (id) =>
+          existsSync(join(runsDir, id, 'runtime', 'events.jsonl')) &&
+          readFileSync(join(runsDir, id, 'runtime', 'events.jsonl'), 'utf8').includes('"delta":"part3'),
+      );
     const runId = await killAt(p, streaming);
     const r = await resumeToEnd(p, runId);
     expect(r.status.status, r.out).toBe('completed');
@@ -103,7 +108,12 @@ describe.runIf(existsSync(MAIN))('a CLI run killed with SIGKILL at other points,
   it('between two turns (the next model call sent, nothing streamed yet): the turn is redone, nothing is discarded', async () => {
     p = durableProject(turnsWith({ delayMs: 2_000, text: 'after a pause', toolCalls: [{ name: 'send', args: { key: 'b', ms: 0 } }] }));
     const runsDir = join(p.dir, 'data', 'runs');
-    const secondTurn = () => readRunIds(p!).some((id) => existsSync(join(runsDir, id, 'runtime', 'events.jsonl')) && (readFileSync(join(runsDir, id, 'runtime', 'events.jsonl'), 'utf8').match(/"stream":"model","data":\{"phase":"start"/g) ?? []).length === 2);
+    const secondTurn = () =>
+      readRunIds(p!).some(
+        (id) =>
+          existsSync(join(runsDir, id, 'runtime', 'events.jsonl')) &&
+          (readFileSync(join(runsDir, id, 'runtime', 'events.jsonl'), 'utf8').match(/"stream":"model","data":\{"phase":"start"/g) ?? []).length === 2,
+      );
     const runId = await killAt(p, secondTurn);
     const r = await resumeToEnd(p, runId);
     expect(r.status.status, r.out).toBe('completed');
@@ -139,7 +149,7 @@ describe.runIf(existsSync(MAIN))('a CLI run killed with SIGKILL at other points,
     writeFileSync(file, lines.join('\n'));
     const r = await resumeToEnd(p, runId);
     expect(r.status.status).toBe('failed');
-    expect(r.status.diagnosis).toMatchObject({ code: 'interrupted', summary: expect.stringContaining("checkpoint is damaged at line 2") });
+    expect(r.status.diagnosis).toMatchObject({ code: 'interrupted', summary: expect.stringContaining('checkpoint is damaged at line 2') });
     expect(r.status.diagnosis.detail).toMatch(/checksum/);
     expect(checkEventLog(r.events)).toEqual([]);
     expect(p.effects().filter((l) => l === 'start lookup:q')).toHaveLength(1);

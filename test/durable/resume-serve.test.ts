@@ -42,7 +42,11 @@ async function pendingApproval(url: string, runId: string): Promise<string> {
 async function statusOf(url: string, runId: string, want: string): Promise<boolean> {
   const end = Date.now() + 30_000;
   while (Date.now() < end) {
-    if ((await getJson(`${url}/api/runs/${runId}`)).body.status === want && runEvents(p!.dir, runId).some((e) => e.stream === 'run' && e.data.type === `run.${want}`)) return true;
+    if (
+      (await getJson(`${url}/api/runs/${runId}`)).body.status === want &&
+      runEvents(p!.dir, runId).some((e) => e.stream === 'run' && e.data.type === `run.${want}`)
+    )
+      return true;
     await new Promise((res) => setTimeout(res, 50));
   }
   return false;
@@ -90,7 +94,9 @@ describe.runIf(existsSync(MAIN))('serve killed with SIGKILL, started again', () 
     expect(checkEventLog(events)).toEqual([]);
     const resumed = events.filter((e) => e.stream === 'lifecycle' && e.data.phase === 'resumed');
     expect(resumed.map((e) => (e.data as { attempt: number }).attempt)).toEqual([1, 2]);
-    expect(events.find((e) => e.stream === 'tool' && e.data.phase === 'result' && e.data.name === 'send' && e.data.isError)?.data).toMatchObject({ diagnosis: { code: 'interrupted_during_call' } });
+    expect(events.find((e) => e.stream === 'tool' && e.data.phase === 'result' && e.data.name === 'send' && e.data.isError)?.data).toMatchObject({
+      diagnosis: { code: 'interrupted_during_call' },
+    });
     const metrics = JSON.parse(readFileSync(join(p.dir, 'data', 'runs', runId, 'runtime', 'metrics.json'), 'utf8'));
     expect(metrics.resumes).toBe(2);
     expect(existsSync(join(p.dir, 'data', 'runs', runId, 'artifacts', 'report.md'))).toBe(true);
@@ -113,7 +119,10 @@ describe.runIf(existsSync(MAIN))('serve killed during a subagent', () => {
       { text: 'child done' },
     ]);
     p.write('.runtrail/agents/boss.md', '---\nname: boss\ndescription: delegates\nmodel: script:boss.turns.json\nagents: [worker]\n---\nDelegate.\n');
-    p.write('.runtrail/agents/boss.turns.json', JSON.stringify([{ toolCalls: [{ name: 'run_agent', args: { agent: 'worker', goal: 'look it up' } }] }, { text: 'boss done' }]));
+    p.write(
+      '.runtrail/agents/boss.turns.json',
+      JSON.stringify([{ toolCalls: [{ name: 'run_agent', args: { agent: 'worker', goal: 'look it up' } }] }, { text: 'boss done' }]),
+    );
     const first = await serve(p.dir);
     const created = await postJson(`${first.url}/api/runs`, { plugin: 'boss', input: {} });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
@@ -126,7 +135,10 @@ describe.runIf(existsSync(MAIN))('serve killed during a subagent', () => {
     expect(await statusOf(second.url, runId, 'completed')).toBe(true);
     const parent = (await getJson(`${second.url}/api/runs/${runId}`)).body;
     expect(parent.children).toHaveLength(1);
-    const show = (id: string) => runEvents(p!.dir, id).map((e) => `${e.seq}:${e.stream}:${(e.data as { type?: string; phase?: string }).type ?? (e.data as { phase?: string }).phase}`).join(' ');
+    const show = (id: string) =>
+      runEvents(p!.dir, id)
+        .map((e) => `${e.seq}:${e.stream}:${(e.data as { type?: string; phase?: string }).type ?? (e.data as { phase?: string }).phase}`)
+        .join(' ');
     const child = (await getJson(`${second.url}/api/runs/${parent.children[0]}`)).body;
     expect(child.status, JSON.stringify(child.diagnosis) + show(child.run_id)).toBe('completed');
     expect(parent.final_answer).toBe('boss done');

@@ -93,7 +93,11 @@ describe('createEngineBridge', () => {
   it('SSE bytes from an events.jsonl replay equal the live bytes', () => {
     const sse = (events: AgentEvent[]) => {
       const b = createEngineBridge({ traceId: 'run_1' });
-      return events.map((e) => b.translate(e)).filter((e) => e !== null).map((e) => formatSseFrame(e)).join('');
+      return events
+        .map((e) => b.translate(e))
+        .filter((e) => e !== null)
+        .map((e) => formatSseFrame(e))
+        .join('');
     };
     const events = sampleRun();
     const jsonl = events.map((e) => JSON.stringify(e)).join('\n');

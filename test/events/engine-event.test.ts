@@ -24,14 +24,14 @@ describe('EngineEvent factories and toWire', () => {
       step: { type: 'skill', name: 's', args: { a: 1 }, result: 'r' },
       index: 0,
     });
-    expect(
-      makeStep('mcp', { server: 'fs', name: 'read', phase: 'start', index: 2, node: { id: 'n1', type: 'tool', label: 'Read' }, seq: 9 }).toWire(),
-    ).toEqual({
-      type: 'step',
-      step: { type: 'mcp', server: 'fs', name: 'read', args: {}, result: '', phase: 'start', node: { id: 'n1', type: 'tool', label: 'Read' } },
-      index: 2,
-      seq: 9,
-    });
+    expect(makeStep('mcp', { server: 'fs', name: 'read', phase: 'start', index: 2, node: { id: 'n1', type: 'tool', label: 'Read' }, seq: 9 }).toWire()).toEqual(
+      {
+        type: 'step',
+        step: { type: 'mcp', server: 'fs', name: 'read', args: {}, result: '', phase: 'start', node: { id: 'n1', type: 'tool', label: 'Read' } },
+        index: 2,
+        seq: 9,
+      },
+    );
   });
 
   it('an error diagnosis with an empty result fills result from its text', () => {
@@ -87,8 +87,25 @@ describe('fromWire', () => {
     const events = [
       makeDelta('a', { seq: 1, traceId: 't' }),
       makeReasoning('r'),
-      makeStep('mcp', { server: 's', name: 'n', args: { q: 1 }, result: 'ok', phase: 'ok', index: 1, diagnosis: err, node: { id: 'i', type: 't', label: 'l' } }),
-      makeDone({ messageId: 'm', conversationId: 'c', content: 'x', processSteps: [{ type: 'tool', name: 'a', args: {}, result: '' }], usedSkills: ['s'], usedMcp: ['m'], generating: true }),
+      makeStep('mcp', {
+        server: 's',
+        name: 'n',
+        args: { q: 1 },
+        result: 'ok',
+        phase: 'ok',
+        index: 1,
+        diagnosis: err,
+        node: { id: 'i', type: 't', label: 'l' },
+      }),
+      makeDone({
+        messageId: 'm',
+        conversationId: 'c',
+        content: 'x',
+        processSteps: [{ type: 'tool', name: 'a', args: {}, result: '' }],
+        usedSkills: ['s'],
+        usedMcp: ['m'],
+        generating: true,
+      }),
       makeError('e', { diagnosis: err, claw: 'im', tenantId: 'ten' }),
       makeProcess(pe, { seq: 4 }),
     ];

@@ -47,12 +47,7 @@ describe('ProcessEventBuffer', () => {
     buf.push(ev('a', 'running', 50));
     buf.push(ev('b', 'running', 60));
     buf.push(ev('a', 'completed', 100));
-    expect(out.map((e) => `${e.operationId}:${e.status}:${e.current}`)).toEqual([
-      'a:running:1',
-      'b:running:1',
-      'a:running:50',
-      'a:completed:100',
-    ]);
+    expect(out.map((e) => `${e.operationId}:${e.status}:${e.current}`)).toEqual(['a:running:1', 'b:running:1', 'a:running:50', 'a:completed:100']);
     buf.dispose();
     expect(out.at(-1)?.current).toBe(60);
   });

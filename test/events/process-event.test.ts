@@ -50,13 +50,10 @@ describe('makeProcessEvent', () => {
 });
 
 describe('sanitizeProcessPayload', () => {
-  it.each(['apiKey', 'API-KEY', 'x_api_key', 'accessToken', 'client_secret', 'Authorization', 'aws_credentials', 'Password', 'api key'])(
-    'removes %s',
-    (k) => {
-      expect(isSecretKey(k)).toBe(true);
-      expect(sanitizeProcessPayload({ [k]: 'x', keep: 1 })).toEqual({ keep: 1 });
-    },
-  );
+  it.each(['apiKey', 'API-KEY', 'x_api_key', 'accessToken', 'client_secret', 'Authorization', 'aws_credentials', 'Password', 'api key'])('removes %s', (k) => {
+    expect(isSecretKey(k)).toBe(true);
+    expect(sanitizeProcessPayload({ [k]: 'x', keep: 1 })).toEqual({ keep: 1 });
+  });
 
   it.each(['passwd', 'DB_PASSPHRASE', 'private_key', 'privateKey', 'Cookie', 'set-cookie'])('removes %s (other names of the same secrets)', (k) => {
     expect(isSecretKey(k)).toBe(true);
@@ -80,9 +77,11 @@ describe('sanitizeProcessPayload', () => {
   });
 
   it('truncates long strings, long arrays and deep nesting with a visible marker', () => {
-    const out = sanitizeProcessPayload(
-      { s: 'y'.repeat(3000), arr: Array.from({ length: 60 }, (_, i) => i), deep: { a: { b: { c: { d: { e: { f: 1 } } } } } } },
-    ) as Record<string, unknown>;
+    const out = sanitizeProcessPayload({
+      s: 'y'.repeat(3000),
+      arr: Array.from({ length: 60 }, (_, i) => i),
+      deep: { a: { b: { c: { d: { e: { f: 1 } } } } } },
+    }) as Record<string, unknown>;
     expect((out.s as string).length).toBeLessThan(2100);
     expect(out.s).toMatch(/…\[truncated 1000 chars\]$/);
     expect(out.arr as unknown[]).toHaveLength(51);
@@ -103,7 +102,10 @@ describe('sanitizeProcessPayload', () => {
       err: new Error('bad'),
       buf: Buffer.from('abc'),
       nan: Number.NaN,
-      map: new Map([['password', 1], ['k', 2]]),
+      map: new Map([
+        ['password', 1],
+        ['k', 2],
+      ]),
       set: new Set([1]),
       undef: undefined,
       get throws(): never {

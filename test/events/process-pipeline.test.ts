@@ -6,11 +6,7 @@ import { createOperationReporter } from '../../src/events/operation-reporter.js'
 import { createProcessPipeline } from '../../src/events/process-pipeline.js';
 import type { RuntimeProcessEvent } from '../../src/events/process-event.js';
 import { makeProcessEvent } from '../../src/events/process-event-factory.js';
-import {
-  appendRuntimeProcessLog,
-  appendRuntimeProcessLogSync,
-  runtimeProcessLogPath,
-} from '../../src/events/runtime-process-log.js';
+import { appendRuntimeProcessLog, appendRuntimeProcessLogSync, runtimeProcessLogPath } from '../../src/events/runtime-process-log.js';
 
 const dirs: string[] = [];
 const tmp = () => {
@@ -21,7 +17,11 @@ const tmp = () => {
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
-const readLines = (p: string) => readFileSync(p, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as RuntimeProcessEvent);
+const readLines = (p: string) =>
+  readFileSync(p, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as RuntimeProcessEvent);
 
 describe('appendRuntimeProcessLog', () => {
   it('appends one JSON line per event at the documented path and returns a reference', async () => {
@@ -149,7 +149,12 @@ describe('createProcessPipeline', () => {
     ]);
     const logged = readLines(join(dataDir, 'process-events', 'conv', 'op.jsonl'));
     expect(logged.map((e) => e.status)).toEqual(['started', 'running', 'completed']);
-    expect(p.logRefs().map((x) => x.operationId).sort()).toEqual(['op', 'op.1']);
+    expect(
+      p
+        .logRefs()
+        .map((x) => x.operationId)
+        .sort(),
+    ).toEqual(['op', 'op.1']);
     await p.dispose();
   });
 

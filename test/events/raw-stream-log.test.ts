@@ -32,7 +32,10 @@ describe('raw stream log', () => {
     bus.publish('tool', { phase: 'start', name: 't', toolCallId: 'c', args: {} });
     bus.publish('assistant', { text: 'Hello', delta: 'lo' });
     bus.publish('assistant', { phase: 'end', text: 'Hello', delta: '' });
-    const lines = readFileSync(join(dataDir, 'logs', 'raw-stream.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(join(dataDir, 'logs', 'raw-stream.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.event)).toEqual(['reasoning_stream', 'assistant_text_stream', 'assistant_text_stream', 'assistant_message_end']);
     expect(lines[1]).toEqual({ ts: 9, event: 'assistant_text_stream', runId: 'run_x', seq: 2, evtType: 'text_delta', delta: 'Hel' });
     expect(lines[3].rawText).toBe('Hello');

@@ -17,7 +17,9 @@ export function sampleRun(): AgentEvent[] {
   bus.publish('tool', { phase: 'start', name: 'csv_profile', toolCallId: 'c1', args: { path: 'a.csv' } });
   bus.publish('tool', { phase: 'start', name: 'run_skill', toolCallId: 'c2', args: { q: 1 }, kind: 'skill' });
   bus.publish('tool', { phase: 'update', name: 'csv_profile', toolCallId: 'c1', partialResult: 'half' });
-  bus.publish('process', { event: makeProcessEvent({ operationId: 'op', targetType: 'skill', source: 'skill', status: 'running', current: 1, total: 2 }, () => 5) });
+  bus.publish('process', {
+    event: makeProcessEvent({ operationId: 'op', targetType: 'skill', source: 'skill', status: 'running', current: 1, total: 2 }, () => 5),
+  });
   bus.publish('tool', {
     phase: 'result',
     name: 'run_skill',

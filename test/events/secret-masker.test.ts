@@ -91,7 +91,11 @@ describe('the server environment', () => {
       OAUTH_TOKEN_URL: 'https://auth.example.com/token',
       SHORT_TOKEN: 'abc',
     };
-    expect(secretsOfEnv(env).map((s) => s.name).sort()).toEqual(['DATABASE_URL (password)', 'DB_PASSWORD', 'GITHUB_TOKEN', 'OPENAI_API_KEY', 'RUNTRAIL_API_TOKEN']);
+    expect(
+      secretsOfEnv(env)
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(['DATABASE_URL (password)', 'DB_PASSWORD', 'GITHUB_TOKEN', 'OPENAI_API_KEY', 'RUNTRAIL_API_TOKEN']);
     const m = new SecretMasker();
     registerEnvSecrets(env, m);
     expect(m.mask('pw pg-pass-1234 and sk-live-0123456789abcdef')).toBe(`pw ${SECRET_MASK} and ${SECRET_MASK}`);

@@ -77,9 +77,23 @@ describe('process events mask credentials inside values', () => {
   });
 
   it("in the event's message and its process-log line", () => {
-    const ev = makeProcessEvent({ operationId: 'op1', targetType: 'tool', source: 'tool', status: 'running', message: 'pushing with https://bot:ghp_1234567890abcdefghijABCDEFGHIJ1234@github.com' });
+    const ev = makeProcessEvent({
+      operationId: 'op1',
+      targetType: 'tool',
+      source: 'tool',
+      status: 'running',
+      message: 'pushing with https://bot:ghp_1234567890abcdefghijABCDEFGHIJ1234@github.com',
+    });
     expect(ev.message).not.toContain('ghp_1234567890');
-    const line = processLogLine(makeProcessEvent({ operationId: 'op1', targetType: 'tool', source: 'tool', status: 'running', payload: { stderr: ['warn: AWS key AKIAIOSFODNN7EXAMPLE is old'] } }));
+    const line = processLogLine(
+      makeProcessEvent({
+        operationId: 'op1',
+        targetType: 'tool',
+        source: 'tool',
+        status: 'running',
+        payload: { stderr: ['warn: AWS key AKIAIOSFODNN7EXAMPLE is old'] },
+      }),
+    );
     expect(line).not.toContain('AKIAIOSFODNN7EXAMPLE');
     expect(line).toContain(SECRET_MASK);
   });

@@ -22,7 +22,16 @@ afterEach(async () => {
 async function serviceOver(files: Record<string, string>): Promise<{ service: RunService; registry: ExtensionRegistry }> {
   p = makeProject(files);
   const registry = await ExtensionRegistry.load({ projectDir: p.dir, builtins: [], builtinSkillsDir: join(p.dir, 'none') });
-  service = new RunService({ dataDir: join(p.dir, '.runtrail'), pluginSource: registry, skillDirs: registry.skillDirs, defaults: () => registry.config, inputRoots: 'any', env: {}, cwd: p.dir, processRegistry: null });
+  service = new RunService({
+    dataDir: join(p.dir, '.runtrail'),
+    pluginSource: registry,
+    skillDirs: registry.skillDirs,
+    defaults: () => registry.config,
+    inputRoots: 'any',
+    env: {},
+    cwd: p.dir,
+    processRegistry: null,
+  });
   return { service, registry };
 }
 
@@ -46,7 +55,12 @@ describe('a Markdown agent run', () => {
       '.runtrail/agents/notes.turns.json': script([
         { toolCalls: [{ name: 'read_file', args: { path: 'input/changes.md' } }] },
         { toolCalls: [{ name: 'write_artifact', args: { path: 'notes.json', content: { version: '1.2.0' } } }] },
-        { toolCalls: [{ name: 'write_artifact', args: { path: 'notes.json', content: { version: '1.2.0', items: ['sync'] } } }, { name: 'write_artifact', args: { path: 'NOTES.md', content: GOOD_NOTES } }] },
+        {
+          toolCalls: [
+            { name: 'write_artifact', args: { path: 'notes.json', content: { version: '1.2.0', items: ['sync'] } } },
+            { name: 'write_artifact', args: { path: 'NOTES.md', content: GOOD_NOTES } },
+          ],
+        },
         { text: 'Done: NOTES.md and notes.json.' },
       ]),
       'changes.md': '- sync retries\n- export order\n',
@@ -62,7 +76,10 @@ describe('a Markdown agent run', () => {
     expect(results.slice(2).map((x) => x.isError)).toEqual([false, false]);
     expect(JSON.parse(r.read('artifacts/notes.json'))).toEqual({ version: '1.2.0', items: ['sync'] });
     const todos = JSON.parse(r.read('runtime/todo_state.json')) as { todos: Array<{ id: string; status: string }> };
-    expect(todos.todos.map((t) => [t.id, t.status])).toEqual([['write-NOTES.md', 'completed'], ['write-notes.json', 'completed']]);
+    expect(todos.todos.map((t) => [t.id, t.status])).toEqual([
+      ['write-NOTES.md', 'completed'],
+      ['write-notes.json', 'completed'],
+    ]);
     const manifest = JSON.parse(r.read('manifest.json')) as { documents: Array<{ path: string }> };
     expect(manifest.documents.map((d) => d.path).sort()).toEqual(['artifacts/NOTES.md', 'artifacts/notes.json']);
     const system = r.read('runtime/system_prompt.md');
@@ -83,7 +100,9 @@ describe('a Markdown agent run', () => {
     expect(r.status.status).toBe('failed');
     expect(r.status.diagnosis).toMatchObject({ code: 'validation_failed' });
     const run = r.events.flatMap((e) => (e.stream === 'run' ? [e.data] : []));
-    expect(run.filter((d) => d.type === 'hook.blocked').map((d) => (d as { hook: string }).hook)).toEqual(expect.arrayContaining(['RequiredOutput', 'ArtifactContract']));
+    expect(run.filter((d) => d.type === 'hook.blocked').map((d) => (d as { hook: string }).hook)).toEqual(
+      expect.arrayContaining(['RequiredOutput', 'ArtifactContract']),
+    );
     const rejected = run.filter((d) => d.type === 'artifact.rejected') as Array<{ path: string; reasons: string[] }>;
     expect(rejected.map((d) => d.path).sort()).toEqual(['NOTES.md', 'notes.json']);
     expect(rejected.find((d) => d.path === 'NOTES.md')!.reasons[0]).toContain('lacks the heading "Fixes"');
@@ -93,14 +112,25 @@ describe('a Markdown agent run', () => {
 
   it('refuses an input that breaks its JSON Schema, naming the field', async () => {
     const { service: s } = await serviceOver({ '.runtrail/agents/notes.md': NOTES_AGENT });
-    await expect(s.create({ plugin: 'notes', input: { other: 1 } })).rejects.toMatchObject({ code: 'invalid_request', details: { issues: expect.arrayContaining([{ path: 'input.changes', message: 'is required' }, { path: 'input.other', message: 'is not a known field' }]) } });
+    await expect(s.create({ plugin: 'notes', input: { other: 1 } })).rejects.toMatchObject({
+      code: 'invalid_request',
+      details: {
+        issues: expect.arrayContaining([
+          { path: 'input.changes', message: 'is required' },
+          { path: 'input.other', message: 'is not a known field' },
+        ]),
+      },
+    });
   });
 
   it('with the offline model fails at once with offline_unsupported, saying which models can run it', async () => {
     const { service: s } = await serviceOver({ '.runtrail/agents/notes.md': NOTES_AGENT, 'changes.md': 'x\n' });
     const r = await runToEnd(s, { plugin: 'notes', input: { changes: 'changes.md' } });
     expect(r.status.status).toBe('failed');
-    expect(r.status.diagnosis).toMatchObject({ code: 'offline_unsupported', summary: 'the offline model cannot run notes: it has no reference procedure to follow' });
+    expect(r.status.diagnosis).toMatchObject({
+      code: 'offline_unsupported',
+      summary: 'the offline model cannot run notes: it has no reference procedure to follow',
+    });
     expect(r.status.diagnosis!.hint).toMatch(/openai:<model>.*script:<turns\.json>/);
     expect(toolResults(r.events)).toEqual([]);
   });
@@ -112,7 +142,12 @@ describe('a Markdown agent run', () => {
       '.runtrail/agents/styled.md': agentFile('name: styled\ndescription: d\nmodel: script:styled.turns.json\nskills: [house-style]'),
       '.runtrail/agents/styled.turns.json': script([
         { toolCalls: [{ name: 'load_skill', args: { name: 'house-style' } }] },
-        { toolCalls: [{ name: 'read_file', args: { path: 'skill://house-style/references/words.md' } }, { name: 'read_file', args: { path: 'skill://house-style/../../agents/styled.md' } }] },
+        {
+          toolCalls: [
+            { name: 'read_file', args: { path: 'skill://house-style/references/words.md' } },
+            { name: 'read_file', args: { path: 'skill://house-style/../../agents/styled.md' } },
+          ],
+        },
         { text: 'ok' },
       ]),
     });
@@ -143,7 +178,14 @@ describe('a Markdown agent run', () => {
 `,
       '.runtrail/agents/toolish.md': agentFile('name: toolish\ndescription: d\nmodel: script:toolish.turns.json\ntools: [whoami, explode, hang]'),
       '.runtrail/agents/toolish.turns.json': script([
-        { toolCalls: [{ name: 'whoami', args: {} }, { name: 'explode', args: {} }, { name: 'hang', args: {} }, { name: 'unlisted', args: {} }] },
+        {
+          toolCalls: [
+            { name: 'whoami', args: {} },
+            { name: 'explode', args: {} },
+            { name: 'hang', args: {} },
+            { name: 'unlisted', args: {} },
+          ],
+        },
         { text: 'survived' },
       ]),
     });
@@ -161,7 +203,7 @@ describe('a Markdown agent run', () => {
     expect(progress.length).toBeGreaterThan(0);
   });
 
-  it('records model calls unless capture.model_io is false in config.json or in the agent\'s frontmatter', async () => {
+  it("records model calls unless capture.model_io is false in config.json or in the agent's frontmatter", async () => {
     const turns = script([{ text: 'ok' }]);
     const files = {
       '.runtrail/agents/open.md': agentFile('name: open\ndescription: d\nmodel: script:t.json\ncapture: { max_call_bytes: 65536 }'),

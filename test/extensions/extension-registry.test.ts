@@ -32,7 +32,10 @@ const WORD_PLUGIN = `export default {
 
 describe('ExtensionRegistry', () => {
   it('loads the builtins first, then the user layer, then the project; a clash is a warning naming both files', async () => {
-    const home = project({ '.runtrail/agents/notes.md': NOTES_AGENT.replace('Write notes from the input', 'the user notes'), '.runtrail/agents/chat.md': agentFile('name: chat\ndescription: the user chat') });
+    const home = project({
+      '.runtrail/agents/notes.md': NOTES_AGENT.replace('Write notes from the input', 'the user notes'),
+      '.runtrail/agents/chat.md': agentFile('name: chat\ndescription: the user chat'),
+    });
     const p = project({ '.runtrail/agents/notes.md': NOTES_AGENT });
     const r = await load(p.dir, home.dir);
     expect(r.names()).toEqual(['chat', 'notes']);
@@ -77,7 +80,9 @@ describe('ExtensionRegistry', () => {
     });
     const r = await load(p.dir);
     expect(r.get('dup')!.description).toBe('from the plugin');
-    expect(lines(r)).toEqual(['.runtrail/agents/dup.md: name: agent "dup" is already defined in .runtrail/plugins/agents.mjs; this one is not loaded (rename one of them)']);
+    expect(lines(r)).toEqual([
+      '.runtrail/agents/dup.md: name: agent "dup" is already defined in .runtrail/plugins/agents.mjs; this one is not loaded (rename one of them)',
+    ]);
   });
 
   it('loads TypeScript plugins with jiti, refuses a broken tool alone and a clash with a builtin tool', async () => {
@@ -99,7 +104,12 @@ export default definePlugin({ name: 'ts-tools', tools: [upper, { name: 'no-exec'
 
   it('reads config.json: model, limits, plugins (paths or npm packages) and disable', async () => {
     const p = project({
-      '.runtrail/config.json': JSON.stringify({ model: 'script:turns.json', limits: { max_iterations: 5 }, disable: ['chat'], plugins: ['./lib/words.mjs', 'no-such-package-xyz'] }),
+      '.runtrail/config.json': JSON.stringify({
+        model: 'script:turns.json',
+        limits: { max_iterations: 5 },
+        disable: ['chat'],
+        plugins: ['./lib/words.mjs', 'no-such-package-xyz'],
+      }),
       '.runtrail/lib/words.mjs': WORD_PLUGIN,
     });
     const r = await load(p.dir);
@@ -123,18 +133,29 @@ export default definePlugin({ name: 'ts-tools', tools: [upper, { name: 'no-exec'
 
   it('names the field of a bad config.json', async () => {
     const p = project({ '.runtrail/config.json': JSON.stringify({ limits: { max_iterations: 0 }, plugin: [] }) });
-    expect(lines(await load(p.dir)).sort()).toEqual(['.runtrail/config.json: limits.max_iterations: must be >= 1', '.runtrail/config.json: plugin: is not a known field']);
+    expect(lines(await load(p.dir)).sort()).toEqual([
+      '.runtrail/config.json: limits.max_iterations: must be >= 1',
+      '.runtrail/config.json: plugin: is not a known field',
+    ]);
     const q = project({ '.runtrail/config.json': '{ nope' });
     expect(lines(await load(q.dir))[0]).toMatch(/^\.runtrail\/config\.json: is not valid JSON: /);
   });
 
-  it('reads config.json: the server\'s http limits, upload quota and how far requests may raise limits; names a bad one', async () => {
+  it("reads config.json: the server's http limits, upload quota and how far requests may raise limits; names a bad one", async () => {
     const p = project({
-      '.runtrail/config.json': JSON.stringify({ request_limits: { max_tool_calls: 500 }, http: { headers_timeout_s: 10, max_connections_per_client: 16 }, uploads: { max_files_per_client: 20, max_age_s: 3600 } }),
+      '.runtrail/config.json': JSON.stringify({
+        request_limits: { max_tool_calls: 500 },
+        http: { headers_timeout_s: 10, max_connections_per_client: 16 },
+        uploads: { max_files_per_client: 20, max_age_s: 3600 },
+      }),
     });
     const r = await load(p.dir);
     expect(lines(r)).toEqual([]);
-    expect(r.config).toMatchObject({ request_limits: { max_tool_calls: 500 }, http: { headers_timeout_s: 10, max_connections_per_client: 16 }, uploads: { max_files_per_client: 20, max_age_s: 3600 } });
+    expect(r.config).toMatchObject({
+      request_limits: { max_tool_calls: 500 },
+      http: { headers_timeout_s: 10, max_connections_per_client: 16 },
+      uploads: { max_files_per_client: 20, max_age_s: 3600 },
+    });
     const q = project({ '.runtrail/config.json': JSON.stringify({ http: { max_connections: 0, keepalive_s: 5 }, uploads: { max_age_s: -1 } }) });
     expect(lines(await load(q.dir)).sort()).toEqual([
       '.runtrail/config.json: http.keepalive_s: is not a known field',

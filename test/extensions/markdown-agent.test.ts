@@ -15,7 +15,13 @@ describe('Markdown agent files', () => {
     const r = parseAgentFile(FILE, NOTES_AGENT, SHOWN);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(r.agent).toMatchObject({ name: 'notes', version: '1.2.0', tools: ['read_file', 'write_artifact', 'list_artifacts'], skills: [], instructions: 'You do the task with the tools you have.' });
+    expect(r.agent).toMatchObject({
+      name: 'notes',
+      version: '1.2.0',
+      tools: ['read_file', 'write_artifact', 'list_artifacts'],
+      skills: [],
+      instructions: 'You do the task with the tools you have.',
+    });
     expect(r.agent.artifacts.map((a) => [a.path, a.type, a.required, a.requiredHeadings])).toEqual([
       ['NOTES.md', 'markdown', true, ['Highlights', 'Fixes']],
       ['notes.json', 'json', true, undefined],
@@ -28,7 +34,9 @@ describe('Markdown agent files', () => {
   });
 
   it('refuse frontmatter that is not YAML, naming the file and the line', () => {
-    expect(lines('---\nname: notes\ntools: [read_file\n---\nbody\n')).toEqual([expect.stringMatching(/^\.runtrail\/agents\/notes\.md: frontmatter is not valid YAML \(line \d\): /)]);
+    expect(lines('---\nname: notes\ntools: [read_file\n---\nbody\n')).toEqual([
+      expect.stringMatching(/^\.runtrail\/agents\/notes\.md: frontmatter is not valid YAML \(line \d\): /),
+    ]);
   });
 
   it('refuse a file without frontmatter', () => {
@@ -52,22 +60,34 @@ describe('Markdown agent files', () => {
 
   it('refuse an artifact path that escapes artifacts/', () => {
     for (const p of ['../secret.md', '/etc/passwd', 'a/../../b.md']) {
-      expect(lines(agentFile(`name: notes\ndescription: d\nartifacts:\n  - path: "${p}"`))[0]).toMatch(/artifacts\[0\]\.path: must (stay inside artifacts\/|be relative)/);
+      expect(lines(agentFile(`name: notes\ndescription: d\nartifacts:\n  - path: "${p}"`))[0]).toMatch(
+        /artifacts\[0\]\.path: must (stay inside artifacts\/|be relative)/,
+      );
     }
   });
 
   it('refuse a schema that is not valid JSON Schema, for the input and for an artifact', () => {
-    expect(lines(agentFile('name: notes\ndescription: d\ninput: { type: object, properties: { a: { type: strng } } }'))[0]).toMatch(/^\.runtrail\/agents\/notes\.md: input: not a valid JSON Schema: /);
-    expect(lines(agentFile('name: notes\ndescription: d\nartifacts:\n  - path: a.json\n    schema: { type: object, required: nope }'))[0]).toMatch(/artifacts\[0\]\.schema: not a valid JSON Schema/);
+    expect(lines(agentFile('name: notes\ndescription: d\ninput: { type: object, properties: { a: { type: strng } } }'))[0]).toMatch(
+      /^\.runtrail\/agents\/notes\.md: input: not a valid JSON Schema: /,
+    );
+    expect(lines(agentFile('name: notes\ndescription: d\nartifacts:\n  - path: a.json\n    schema: { type: object, required: nope }'))[0]).toMatch(
+      /artifacts\[0\]\.schema: not a valid JSON Schema/,
+    );
   });
 
   it('refuse unknown fields and a plan naming a tool the agent lacks', () => {
-    expect(lines(agentFile('name: notes\ndescription: d\ntool: [read_file]'))).toEqual(['.runtrail/agents/notes.md: tool: is not a known field (did you mean tools?)']);
-    expect(lines(agentFile('name: notes\ndescription: d\nplan:\n  - { id: s, title: S, tools: [exec] }'))[0]).toMatch(/plan\[0\]\.tools: "exec" is not in the agent's tools/);
+    expect(lines(agentFile('name: notes\ndescription: d\ntool: [read_file]'))).toEqual([
+      '.runtrail/agents/notes.md: tool: is not a known field (did you mean tools?)',
+    ]);
+    expect(lines(agentFile('name: notes\ndescription: d\nplan:\n  - { id: s, title: S, tools: [exec] }'))[0]).toMatch(
+      /plan\[0\]\.tools: "exec" is not in the agent's tools/,
+    );
   });
 
   it('refuse duplicate keys and a second artifact with the same path', () => {
     expect(lines('---\nname: notes\nname: notes\ndescription: d\n---\nb\n')[0]).toMatch(/Map keys must be unique/);
-    expect(lines(agentFile('name: notes\ndescription: d\nartifacts:\n  - path: a.md\n  - path: artifacts/a.md'))[0]).toMatch(/artifacts\[1\]\.path: a\.md is declared twice/);
+    expect(lines(agentFile('name: notes\ndescription: d\nartifacts:\n  - path: a.md\n  - path: artifacts/a.md'))[0]).toMatch(
+      /artifacts\[1\]\.path: a\.md is declared twice/,
+    );
   });
 });

@@ -19,7 +19,14 @@ afterEach(() => {
 async function load(files: Record<string, string>, homeFiles: Record<string, string> = {}, env: Record<string, string> = {}) {
   p = makeProject(files);
   home = makeProject(homeFiles);
-  return ExtensionRegistry.load({ projectDir: p.dir, homeDir: home.dir, builtins: [], builtinSkillsDir: join(p.dir, 'none'), env, mcpPool: new McpServerPool() });
+  return ExtensionRegistry.load({
+    projectDir: p.dir,
+    homeDir: home.dir,
+    builtins: [],
+    builtinSkillsDir: join(p.dir, 'none'),
+    env,
+    mcpPool: new McpServerPool(),
+  });
 }
 
 const mcpJson = (servers: Record<string, unknown>) => JSON.stringify({ mcpServers: servers });
@@ -31,7 +38,9 @@ describe('MCP servers of an agent', () => {
       { '.runtrail/mcp.json': mcpJson({ everything: { command: 'node', args: ['project.js'] } }) },
       { '.runtrail/mcp.json': mcpJson({ everything: { command: 'node', args: ['user.js'] }, docs: { url: 'http://127.0.0.1:1/mcp' } }) },
     );
-    expect(r.problems.map(problemLine)).toEqual(['.runtrail/mcp.json: mcpServers.everything: MCP server "everything" overrides the one in ~/.runtrail/mcp.json']);
+    expect(r.problems.map(problemLine)).toEqual([
+      '.runtrail/mcp.json: mcpServers.everything: MCP server "everything" overrides the one in ~/.runtrail/mcp.json',
+    ]);
     expect([...r.mcpServers.keys()].sort()).toEqual(['docs', 'everything']);
     expect(r.mcpServers.get('everything')?.shown.args).toEqual(['project.js']);
     expect(r.mcpServers.get('docs')?.file).toBe('~/.runtrail/mcp.json');
@@ -40,7 +49,9 @@ describe('MCP servers of an agent', () => {
   it('an agent with a server and tool globs loads; its MCP tools become a tool source, not catalog tools', async () => {
     const r = await load({
       '.runtrail/mcp.json': mcpJson({ everything: { command: 'node' } }),
-      '.runtrail/agents/a.md': agent('tools: [read_file, mcp__everything__echo, "mcp__everything__get-*"]\nmcpServers: [everything]\nplan:\n  - { id: echo, title: Echo, tools: [mcp__everything__echo], done_when_tools_succeeded: [mcp__everything__get-sum] }'),
+      '.runtrail/agents/a.md': agent(
+        'tools: [read_file, mcp__everything__echo, "mcp__everything__get-*"]\nmcpServers: [everything]\nplan:\n  - { id: echo, title: Echo, tools: [mcp__everything__echo], done_when_tools_succeeded: [mcp__everything__get-sum] }',
+      ),
     });
     expect(r.problems).toEqual([]);
     const a = r.get('a')!;
@@ -48,7 +59,15 @@ describe('MCP servers of an agent', () => {
   });
 
   it('inline definitions in the frontmatter', async () => {
-    const r = await load({ '.runtrail/agents/a.md': agent('tools: ["mcp__docs__*"]\nmcpServers:\n  - docs: { type: http, url: "http://127.0.0.1:9/mcp", headers: { Authorization: "Bearer ${T}" } }') }, {}, { T: 'x' });
+    const r = await load(
+      {
+        '.runtrail/agents/a.md': agent(
+          'tools: ["mcp__docs__*"]\nmcpServers:\n  - docs: { type: http, url: "http://127.0.0.1:9/mcp", headers: { Authorization: "Bearer ${T}" } }',
+        ),
+      },
+      {},
+      { T: 'x' },
+    );
     expect(r.problems).toEqual([]);
     expect(r.get('a')).toBeDefined();
   });

@@ -14,7 +14,12 @@ export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures'
 export const NODE = process.execPath;
 
 /** A definition as mcp.json would give it (checked like one); throws on problems so a test sees them. */
-export function serverConfig(name: string, def: Record<string, unknown>, env: Record<string, string | undefined> = process.env, baseDir = ROOT): McpServerConfig {
+export function serverConfig(
+  name: string,
+  def: Record<string, unknown>,
+  env: Record<string, string | undefined> = process.env,
+  baseDir = ROOT,
+): McpServerConfig {
   const problems: McpConfigProblem[] = [];
   const cfg = parseServerDefinition(name, def, { file: '.runtrail/mcp.json', at: 'mcpServers', env, baseDir }, problems);
   const errors = problems.filter((p) => p.level === 'error' && !cfg?.unusable);

@@ -44,7 +44,9 @@ describe('MCP servers that cannot be used', () => {
   it('a command that does not exist', async () => {
     const { d } = await failure('ghost', { command: 'runtrail-no-such-mcp-server', args: ['--stdio'] });
     expect(d.code).toBe('mcp_unavailable');
-    expect(d.summary).toBe('MCP server "ghost" is unavailable: command "runtrail-no-such-mcp-server" was not found (spawn runtrail-no-such-mcp-server ENOENT); check "command" and PATH');
+    expect(d.summary).toBe(
+      'MCP server "ghost" is unavailable: command "runtrail-no-such-mcp-server" was not found (spawn runtrail-no-such-mcp-server ENOENT); check "command" and PATH',
+    );
     expect(d.hint).toContain('.runtrail/mcp.json');
   });
 
@@ -64,7 +66,9 @@ describe('MCP servers that cannot be used', () => {
   it('a program that prints garbage on stdout fails at once (not after the connect timeout), and is ended', async () => {
     const m = marker();
     const { d, ms } = await failure('chatty', { command: NODE, args: [fixture('garbage-stdout.mjs'), m], connect_timeout_s: 20 });
-    expect(d.summary).toContain('MCP server "chatty" is unavailable: the server wrote a line on stdout that is not a JSON-RPC message: "Welcome to SuperTool v2! Type help for help."');
+    expect(d.summary).toContain(
+      'MCP server "chatty" is unavailable: the server wrote a line on stdout that is not a JSON-RPC message: "Welcome to SuperTool v2! Type help for help."',
+    );
     expect(d.hint).toContain('only JSON-RPC messages on stdout');
     expect(ms).toBeLessThan(15_000); // far below connect_timeout_s: it did not wait for it
     expect(serverProcesses(m)).toEqual([]);
@@ -96,7 +100,11 @@ describe('MCP servers that cannot be used', () => {
     await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
     const port = (srv.address() as { port: number }).port;
     const token = 'tok_9f8e7d6c5b4a39281706';
-    const { d } = await failure('docs', { type: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: { Authorization: 'Bearer ${DOCS_TOKEN}' } }, { DOCS_TOKEN: token });
+    const { d } = await failure(
+      'docs',
+      { type: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: { Authorization: 'Bearer ${DOCS_TOKEN}' } },
+      { DOCS_TOKEN: token },
+    );
     expect(d.summary).toBe(`MCP server "docs" is unavailable: the server at http://127.0.0.1:${port}/mcp answered 401 Unauthorized`);
     expect(d.hint).toContain('check the credentials in "headers" of server "docs" (Authorization)');
     expect(JSON.stringify(d)).not.toContain(token);

@@ -95,7 +95,9 @@ describe.runIf(existsSync(MAIN))('runtrail and MCP servers (built binary)', () =
     expect(list.out).toContain('tools: echo, get-annotated-message');
     expect(list.out).toContain('agent echoer: mcp__everything__echo, mcp__everything__get-annotated-message');
     expect(list.out).toContain('broken  stdio  .runtrail/mcp.json');
-    expect(list.out).toContain('unavailable: MCP server "broken" is unavailable: it closed the connection before answering "initialize" (it exited with code 3)');
+    expect(list.out).toContain(
+      'unavailable: MCP server "broken" is unavailable: it closed the connection before answering "initialize" (it exited with code 3)',
+    );
     expect(list.out).toContain('fatal: cannot open /etc/nowhere/server.toml');
     expect(serverProcesses(m)).toEqual([]);
 
@@ -103,7 +105,11 @@ describe.runIf(existsSync(MAIN))('runtrail and MCP servers (built binary)', () =
     expect(probe.code).toBe(0);
     expect(probe.out).toMatch(/timings: start [\d.]+ ms · initialize [\d.]+ ms · tools\/list [\d.]+ ms · total [\d.]+ ms/);
     expect(probe.out).toContain('    mcp__everything__echo  Echoes back the input string');
-    const json = JSON.parse((await run(['mcp', 'probe', 'everything', '--json'])).out) as { ok: boolean; tools: Array<{ name: string; runtrail_name: string }>; timings_ms: Record<string, number> };
+    const json = JSON.parse((await run(['mcp', 'probe', 'everything', '--json'])).out) as {
+      ok: boolean;
+      tools: Array<{ name: string; runtrail_name: string }>;
+      timings_ms: Record<string, number>;
+    };
     expect(json.ok).toBe(true);
     expect(json.tools.find((t) => t.name === 'get-sum')?.runtrail_name).toBe('mcp__everything__get-sum');
     expect(Object.keys(json.timings_ms)).toEqual(['start', 'initialize', 'list_tools', 'total']);
@@ -120,7 +126,11 @@ describe.runIf(existsSync(MAIN))('runtrail and MCP servers (built binary)', () =
     project({
       '.runtrail/mcp.json': mcpJson({ everything: everythingStdio(m) }),
       '.runtrail/agents/echoer.md': agent('echoer', '[everything]', '["mcp__everything__*"]'),
-      '.runtrail/agents/echoer.turns.json': turns([{ toolCalls: [{ name: 'mcp__everything__echo', args: { message: 'from the cli' } }] }, { toolCalls: [{ name: 'mcp__everything__get-sum', args: { a: 2, b: 40 } }] }, { text: 'The sum is 42.' }]),
+      '.runtrail/agents/echoer.turns.json': turns([
+        { toolCalls: [{ name: 'mcp__everything__echo', args: { message: 'from the cli' } }] },
+        { toolCalls: [{ name: 'mcp__everything__get-sum', args: { a: 2, b: 40 } }] },
+        { text: 'The sum is 42.' },
+      ]),
     });
     const r = await run(['run', 'echoer']);
     expect(r.code).toBe(0);
@@ -129,7 +139,10 @@ describe.runIf(existsSync(MAIN))('runtrail and MCP servers (built binary)', () =
     expect(r.out).toContain('The sum is 42.');
     expect(serverProcesses(m)).toEqual([]);
     const nd = await run(['run', 'echoer', '--json']);
-    const frames = nd.out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>); // any: wire frames
+    const frames = nd.out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, any>); // any: wire frames
     expect(frames.filter((f) => f.type === 'step').map((f) => `${f.step.type}:${f.step.server}/${f.step.name}:${f.step.phase}`)).toEqual([
       'mcp:everything/echo:start',
       'mcp:everything/echo:ok',
@@ -161,7 +174,7 @@ describe.runIf(existsSync(MAIN))('runtrail and MCP servers (built binary)', () =
     expect(left()).toEqual([]);
   }, 60_000);
 
-  it('serve: SSE shows mcp steps start → ok and the long tool\'s progress frames; stopping the server stops its MCP servers', async () => {
+  it("serve: SSE shows mcp steps start → ok and the long tool's progress frames; stopping the server stops its MCP servers", async () => {
     const m = marker();
     project({
       '.runtrail/mcp.json': mcpJson({ everything: everythingStdio(m) }),

@@ -25,7 +25,14 @@ describe('mcp.json', () => {
     // a small safe base environment, then the definition's own
     expect(everything.transport.type === 'stdio' && everything.transport.env).toMatchObject({ K: 'v', HOME: '/home/u', PATH: '/usr/bin' });
     expect(everything.transport.type === 'stdio' && everything.transport.env.DOCS_TOKEN).toBeUndefined();
-    expect(everything.options).toEqual({ timeoutMs: 600_000, connectTimeoutMs: 30_000, idleTimeoutMs: 120_000, include: [], exclude: [], maxResultChars: 50_000 });
+    expect(everything.options).toEqual({
+      timeoutMs: 600_000,
+      connectTimeoutMs: 30_000,
+      idleTimeoutMs: 120_000,
+      include: [],
+      exclude: [],
+      maxResultChars: 50_000,
+    });
     expect(docs.transport).toEqual({ type: 'http', url: 'http://127.0.0.1:3001/mcp', headers: { Authorization: 'Bearer s3cr3t-token-value' } });
     expect(docs.shown).toEqual({ type: 'http', url: 'http://127.0.0.1:${PORT_X}/mcp', headers: ['Authorization'] });
     expect(everything.shown).toEqual({ type: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'], cwd: '.', env: ['K'] });
@@ -35,12 +42,31 @@ describe('mcp.json', () => {
 
   it('per-server options, ${VAR:-default}, and "url" alone meaning http', () => {
     const r = parseMcpConfig(
-      { mcpServers: { s: { url: 'https://mcp.example.com/mcp?key=${NOPE:-abc}', timeout_s: 30, connect_timeout_s: 5, idle_timeout_s: 10, include: ['read_*'], exclude: ['read_secret'], max_result_chars: 2000 } } },
+      {
+        mcpServers: {
+          s: {
+            url: 'https://mcp.example.com/mcp?key=${NOPE:-abc}',
+            timeout_s: 30,
+            connect_timeout_s: 5,
+            idle_timeout_s: 10,
+            include: ['read_*'],
+            exclude: ['read_secret'],
+            max_result_chars: 2000,
+          },
+        },
+      },
       ctx,
     );
     expect(r.problems).toEqual([]);
     expect(r.servers[0].transport).toEqual({ type: 'http', url: 'https://mcp.example.com/mcp?key=abc', headers: {} });
-    expect(r.servers[0].options).toEqual({ timeoutMs: 30_000, connectTimeoutMs: 5_000, idleTimeoutMs: 10_000, include: ['read_*'], exclude: ['read_secret'], maxResultChars: 2000 });
+    expect(r.servers[0].options).toEqual({
+      timeoutMs: 30_000,
+      connectTimeoutMs: 5_000,
+      idleTimeoutMs: 10_000,
+      include: ['read_*'],
+      exclude: ['read_secret'],
+      maxResultChars: 2000,
+    });
     // a query string may carry a token: it is not shown
     expect(r.servers[0].shown.url).toBe('https://mcp.example.com/mcp?…');
     expect(shownUrl('http://user:pw@h:1/p?t=1')).toBe('http://h:1/p?…');
@@ -80,17 +106,23 @@ describe('mcp.json', () => {
       'error: .runtrail/mcp.json: mcpServers.my_docs: its tools would be named mcp__my_docs__… like those of server "my.docs"; rename one of them',
     ]);
     // kept, so a run that needs it fails naming the variable
-    expect(r.servers.find((s) => s.name === 'unset')?.unusable).toBe('environment variable NOT_SET_ANYWHERE is not set (used in .runtrail/mcp.json mcpServers.unset)');
+    expect(r.servers.find((s) => s.name === 'unset')?.unusable).toBe(
+      'environment variable NOT_SET_ANYWHERE is not set (used in .runtrail/mcp.json mcpServers.unset)',
+    );
   });
 
   it('a file that is not an object, or has no mcpServers', () => {
-    expect(parseMcpConfig([], ctx).problems.map(line)).toEqual(['error: .runtrail/mcp.json: must be a JSON object like { "mcpServers": { "name": { "command": "…" } } }']);
+    expect(parseMcpConfig([], ctx).problems.map(line)).toEqual([
+      'error: .runtrail/mcp.json: must be a JSON object like { "mcpServers": { "name": { "command": "…" } } }',
+    ]);
     expect(parseMcpConfig({}, ctx).problems.map(line)).toEqual(['error: .runtrail/mcp.json: mcpServers: is missing: the servers go under "mcpServers"']);
   });
 
   it('an inline definition in an agent file is checked the same way, at its own field path', () => {
     const problems: McpConfigProblem[] = [];
-    expect(parseServerDefinition('docs', { type: 'http' }, { file: '.runtrail/agents/a.md', at: 'mcpServers[1]', env: {}, baseDir: '/p' }, problems)).toBeNull();
+    expect(
+      parseServerDefinition('docs', { type: 'http' }, { file: '.runtrail/agents/a.md', at: 'mcpServers[1]', env: {}, baseDir: '/p' }, problems),
+    ).toBeNull();
     expect(problems.map(line)).toEqual(['error: .runtrail/agents/a.md: mcpServers[1].docs: an http server needs "url"']);
   });
 });

@@ -35,9 +35,24 @@ const ECHO_AGENT = (servers = '[everything]', tools = '[read_file, "mcp__everyth
 async function serviceOver(files: Record<string, string>, env: Record<string, string> = {}) {
   p = makeProject(files);
   pool = new McpServerPool({ killGraceMs: 300 });
-  const registry = await ExtensionRegistry.load({ projectDir: p.dir, builtins: [], builtinSkillsDir: join(p.dir, 'none'), env: { ...process.env, ...env }, mcpPool: pool });
+  const registry = await ExtensionRegistry.load({
+    projectDir: p.dir,
+    builtins: [],
+    builtinSkillsDir: join(p.dir, 'none'),
+    env: { ...process.env, ...env },
+    mcpPool: pool,
+  });
   expect(registry.problems.filter((x) => x.level === 'error')).toEqual([]);
-  service = new RunService({ dataDir: join(p.dir, '.runtrail'), pluginSource: registry, skillDirs: registry.skillDirs, defaults: () => registry.config, inputRoots: 'any', env: {}, cwd: p.dir, processRegistry: null });
+  service = new RunService({
+    dataDir: join(p.dir, '.runtrail'),
+    pluginSource: registry,
+    skillDirs: registry.skillDirs,
+    defaults: () => registry.config,
+    inputRoots: 'any',
+    env: {},
+    cwd: p.dir,
+    processRegistry: null,
+  });
   return service;
 }
 
@@ -89,7 +104,13 @@ describe('an agent run with an MCP server', () => {
       [2, 'mcp', 'everything', 'get-tiny-image', 'start'],
       [2, 'mcp', 'everything', 'get-tiny-image', 'ok'],
     ]);
-    expect(frames.find((f) => f.type === 'step' && f.step.phase === 'ok')?.step).toMatchObject({ type: 'mcp', server: 'everything', name: 'echo', args: { message: 'hello' }, result: 'Echo: hello' });
+    expect(frames.find((f) => f.type === 'step' && f.step.phase === 'ok')?.step).toMatchObject({
+      type: 'mcp',
+      server: 'everything',
+      name: 'echo',
+      args: { message: 'hello' },
+      result: 'Echo: hello',
+    });
     // the long tool moved: running process events of its operation (throttled), with counts
     const progress = frames.filter((f) => f.type === 'process' && f.event.targetType === 'tool' && f.event.status === 'running');
     expect(progress.length).toBeGreaterThan(0);
@@ -102,9 +123,19 @@ describe('an agent run with an MCP server', () => {
     const config = JSON.parse(r.read('runtime/resolved_config.json')) as { capabilities: { allowedTools: string[] }; tool_sources: unknown[] };
     expect(config.capabilities.allowedTools).toEqual(['read_file', 'mcp__everything__*']);
     expect(config.tool_sources).toEqual([
-      { kind: 'mcp', server: 'everything', defined_in: '.runtrail/mcp.json', type: 'stdio', command: NODE, args: everythingStdio(m).args, env: ['EVERYTHING_TOKEN'], tools: ['mcp__everything__*'] },
+      {
+        kind: 'mcp',
+        server: 'everything',
+        defined_in: '.runtrail/mcp.json',
+        type: 'stdio',
+        command: NODE,
+        args: everythingStdio(m).args,
+        env: ['EVERYTHING_TOKEN'],
+        tools: ['mcp__everything__*'],
+      },
     ]);
-    for (const f of ['runtime/resolved_config.json', 'runtime/events.jsonl', 'runtime/system_prompt.md', 'runtime/trace.jsonl']) expect(r.read(f)).not.toContain(token);
+    for (const f of ['runtime/resolved_config.json', 'runtime/events.jsonl', 'runtime/system_prompt.md', 'runtime/trace.jsonl'])
+      expect(r.read(f)).not.toContain(token);
     expect(r.read('runtime/system_prompt.md')).toContain('mcp__everything__echo');
   });
 
@@ -155,7 +186,10 @@ describe('an agent run with an MCP server', () => {
     });
     const r = await runToEnd(s, { plugin: 'echoer' });
     expect(r.status.status).toBe('failed');
-    expect(r.status.diagnosis).toMatchObject({ code: 'mcp_unavailable', summary: 'MCP server "broken" is unavailable: it closed the connection before answering "initialize" (it exited with code 3)' });
+    expect(r.status.diagnosis).toMatchObject({
+      code: 'mcp_unavailable',
+      summary: 'MCP server "broken" is unavailable: it closed the connection before answering "initialize" (it exited with code 3)',
+    });
     expect(r.status.diagnosis?.detail).toContain('fatal: cannot open /etc/nowhere/server.toml');
     // no model turn was taken
     expect(r.events.some((e) => e.stream === 'assistant' || e.stream === 'tool')).toBe(false);
@@ -181,7 +215,11 @@ describe('an agent run with an MCP server', () => {
     expect(st.status).toBe('cancelled');
     const result = events.find((e) => e.stream === 'tool' && e.data.phase === 'result');
     expect(result?.data).toMatchObject({ isError: true, diagnosis: { code: 'cancelled' } });
-    const conn = (await pool.acquire((await ExtensionRegistry.load({ projectDir: p.dir, builtins: [], builtinSkillsDir: join(p.dir, 'none'), mcpPool: pool })).mcpServers.get('fixture')!)).connection;
+    const conn = (
+      await pool.acquire(
+        (await ExtensionRegistry.load({ projectDir: p.dir, builtins: [], builtinSkillsDir: join(p.dir, 'none'), mcpPool: pool })).mcpServers.get('fixture')!,
+      )
+    ).connection;
     expect(await eventually(() => conn.stderr().includes('silent: cancelled'), 5_000)).toBe(true);
   });
 });

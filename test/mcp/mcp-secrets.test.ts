@@ -26,8 +26,16 @@ const env = {
 
 describe('MCP server secrets', () => {
   it('expanded env, header and arg values, and credential headers written literally, are masked from then on; paths and numbers are not', () => {
-    serverConfig('local', { command: 'node', args: ['server.js', '--key=${MY_KEY}', '--home=${HOME}', '--port=${PORT}'], env: { API_TOKEN: '${MY_TOKEN}', HOME_DIR: '${HOME}' } }, env);
-    serverConfig('remote', { url: 'https://mcp.example.com/mcp', headers: { 'X-Trace': '${MY_HEADER}', Authorization: 'Bearer literal-bearer-0a1b2c3d4e5f' } }, env);
+    serverConfig(
+      'local',
+      { command: 'node', args: ['server.js', '--key=${MY_KEY}', '--home=${HOME}', '--port=${PORT}'], env: { API_TOKEN: '${MY_TOKEN}', HOME_DIR: '${HOME}' } },
+      env,
+    );
+    serverConfig(
+      'remote',
+      { url: 'https://mcp.example.com/mcp', headers: { 'X-Trace': '${MY_HEADER}', Authorization: 'Bearer literal-bearer-0a1b2c3d4e5f' } },
+      env,
+    );
     const text = `env ${env.MY_TOKEN} arg ${env.MY_KEY} header ${env.MY_HEADER} bearer literal-bearer-0a1b2c3d4e5f home /root/x port 8080`;
     expect(maskSecrets(text)).toBe('env [redacted] arg [redacted] header [redacted] bearer [redacted] home /root/x port 8080');
     expect(maskSecrets(Buffer.from(env.MY_KEY).toString('base64'))).toBe('[redacted]');

@@ -74,13 +74,27 @@ describe('MCP tools through the ToolExecutor (server-everything over stdio)', ()
     expect(echo.inputSchema).toEqual({ type: 'object', properties: { message: { type: 'string', description: 'Message to echo' } }, required: ['message'] });
     const r = await ex.execute({ id: 'call_1', name: 'mcp__everything__echo', args: { message: 'hi' } });
     expect(r.result).toMatchObject({ ok: true, content: 'Echo: hi', details: { server: 'everything', tool: 'echo' } });
-    expect(published[0].data).toEqual({ phase: 'start', name: 'mcp__everything__echo', toolCallId: 'call_1', args: { message: 'hi' }, kind: 'mcp', server: 'everything', serverTool: 'echo' });
+    expect(published[0].data).toEqual({
+      phase: 'start',
+      name: 'mcp__everything__echo',
+      toolCallId: 'call_1',
+      args: { message: 'hi' },
+      kind: 'mcp',
+      server: 'everything',
+      serverTool: 'echo',
+    });
     expect(published[1].data).toMatchObject({ phase: 'result', isError: false, result: 'Echo: hi' });
   });
 
   it('grants only what the agent names; include/exclude of the definition apply to the server tool names', async () => {
-    const { ex } = await executorFor('everything', everythingStdio(marker(), { exclude: ['get-env', 'toggle-*'] }), ['mcp__everything__echo', 'mcp__everything__get-*']);
-    const names = ex.specs().map((s) => s.name).sort();
+    const { ex } = await executorFor('everything', everythingStdio(marker(), { exclude: ['get-env', 'toggle-*'] }), [
+      'mcp__everything__echo',
+      'mcp__everything__get-*',
+    ]);
+    const names = ex
+      .specs()
+      .map((s) => s.name)
+      .sort();
     expect(names).toContain('mcp__everything__echo');
     expect(names).toContain('mcp__everything__get-sum');
     expect(names).not.toContain('mcp__everything__get-env');
@@ -144,7 +158,10 @@ describe('MCP tools: results, failures, timeouts (fixture server)', () => {
   it('isError is a failed call with a diagnosis', async () => {
     const { ex, published } = await executorFor('fixture', FIX(), ['mcp__fixture__fail']);
     const r = await ex.execute({ id: 'f', name: 'mcp__fixture__fail', args: { why: 'the disk is full' } });
-    expect(r.result).toMatchObject({ ok: false, diagnosis: { code: 'mcp_tool_error', summary: 'fixture/fail returned an error', detail: 'cannot: the disk is full' } });
+    expect(r.result).toMatchObject({
+      ok: false,
+      diagnosis: { code: 'mcp_tool_error', summary: 'fixture/fail returned an error', detail: 'cannot: the disk is full' },
+    });
     expect(published.at(-1)?.data).toMatchObject({ phase: 'result', isError: true, diagnosis: { code: 'mcp_tool_error' } });
   });
 
@@ -198,7 +215,9 @@ describe('MCP tools: results, failures, timeouts (fixture server)', () => {
     await ex.execute({ id: 'b', name: 'mcp__fixture__break-list', args: {} });
     const lease = await pool.acquire(cfg); // the run's own (shared) connection
     const conn = lease.connection;
-    expect(await eventually(() => conn.logs.some((l) => String(l.data).includes('tools/list after list_changed failed (the last good list stays)')), 5_000)).toBe(true);
+    expect(
+      await eventually(() => conn.logs.some((l) => String(l.data).includes('tools/list after list_changed failed (the last good list stays)')), 5_000),
+    ).toBe(true);
     expect(String(conn.logs.at(-1)?.data)).toContain('the tool registry is down');
     expect(ex.specs().map((s) => s.name)).toEqual(before);
     const r = await ex.execute({ id: 'c', name: 'mcp__fixture__fail', args: { why: 'still callable' } });
@@ -234,7 +253,14 @@ describe('tool names', () => {
     expect(long).toHaveLength(64);
     expect(long).not.toBe(mcpToolName('everything', `${'a'.repeat(79)}b`));
     const cfg = serverConfig('x', { command: NODE });
-    const r = selectTools(cfg, [{ name: 'get.file', inputSchema: { type: 'object' } }, { name: 'get_file', inputSchema: { type: 'object' } }], ['mcp__x__*']);
+    const r = selectTools(
+      cfg,
+      [
+        { name: 'get.file', inputSchema: { type: 'object' } },
+        { name: 'get_file', inputSchema: { type: 'object' } },
+      ],
+      ['mcp__x__*'],
+    );
     expect(r.clash).toBe('MCP server "x" has tools "get.file" and "get_file", which both become mcp__x__get_file');
   });
 });

@@ -37,7 +37,12 @@ afterEach(async () => {
 const GOOD_NOTES = '# Notes\n\n## Highlights\n\n- sync retries\n\n## Fixes\n\n- export order\n';
 const NOTES_TURNS = [
   { toolCalls: [{ name: 'read_file', args: { path: 'input/changes.md' } }] },
-  { toolCalls: [{ name: 'write_artifact', args: { path: 'notes.json', content: { version: '1.2.0', items: ['sync'] } } }, { name: 'write_artifact', args: { path: 'NOTES.md', content: GOOD_NOTES } }] },
+  {
+    toolCalls: [
+      { name: 'write_artifact', args: { path: 'notes.json', content: { version: '1.2.0', items: ['sync'] } } },
+      { name: 'write_artifact', args: { path: 'NOTES.md', content: GOOD_NOTES } },
+    ],
+  },
   { text: 'Wrote NOTES.md and notes.json.' },
 ];
 
@@ -66,7 +71,9 @@ async function exercise(c: Client): Promise<void> {
   const tools = (await c.listTools()).tools.map((t) => t.name).sort();
   expect(tools).toEqual(['cancel_run', 'get_run', 'list_agents', 'list_runs', 'start_run']);
 
-  const agents = (await call(c, 'list_agents')).structuredContent as { agents: Array<{ name: string; input_schema: { required?: string[] }; artifacts: Array<{ path: string }> }> };
+  const agents = (await call(c, 'list_agents')).structuredContent as {
+    agents: Array<{ name: string; input_schema: { required?: string[] }; artifacts: Array<{ path: string }> }>;
+  };
   const notes = agents.agents.find((a) => a.name === 'notes')!;
   expect(notes.input_schema.required).toEqual(['changes']);
   expect(notes.artifacts.map((a) => a.path)).toEqual(['NOTES.md', 'notes.json']);
@@ -80,7 +87,16 @@ async function exercise(c: Client): Promise<void> {
   expect(r.structuredContent).toMatchObject({ status: 'completed', agent: 'notes', final_answer: 'Wrote NOTES.md and notes.json.' });
   const links = r.content.filter((x) => x.type === 'resource_link');
   expect(links.map((l) => l.uri).sort()).toEqual([`runtrail://runs/${runId}/artifacts/NOTES.md`, `runtrail://runs/${runId}/artifacts/notes.json`]);
-  expect(progress).toEqual(expect.arrayContaining(['state: model_thinking', 'tool read_file started', 'tool read_file ok', 'tool write_artifact ok', 'state: validating', 'state: completed']));
+  expect(progress).toEqual(
+    expect.arrayContaining([
+      'state: model_thinking',
+      'tool read_file started',
+      'tool read_file ok',
+      'tool write_artifact ok',
+      'state: validating',
+      'state: completed',
+    ]),
+  );
 
   // artifacts as resources
   const resources = (await c.listResources()).resources.map((x) => x.uri);
@@ -111,7 +127,10 @@ async function exercise(c: Client): Promise<void> {
   // a client that cancels its start_run request cancels the run
   const ctl = new AbortController();
   const seen: string[] = [];
-  const waiting = c.callTool({ name: 'start_run', arguments: { agent: 'slow' } }, undefined, { signal: ctl.signal, onprogress: (p) => seen.push(p.message ?? '') });
+  const waiting = c.callTool({ name: 'start_run', arguments: { agent: 'slow' } }, undefined, {
+    signal: ctl.signal,
+    onprogress: (p) => seen.push(p.message ?? ''),
+  });
   expect(await eventually(() => seen.includes('state: model_thinking'), 10_000)).toBe(true);
   ctl.abort(new Error('the user pressed stop'));
   await expect(waiting).rejects.toThrow();
@@ -132,7 +151,13 @@ describe.runIf(existsSync(MAIN))('runtrail mcp serve over stdio (the official SD
     project();
     const env: Record<string, string> = { HOME: join(dir, 'home'), NO_COLOR: '1' };
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('RUNTRAIL_') && k !== 'HOME') env[k] = v;
-    const transport = new StdioClientTransport({ command: process.execPath, args: [MAIN, 'mcp', 'serve', '--data-dir', 'data'], cwd: dir, env, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [MAIN, 'mcp', 'serve', '--data-dir', 'data'],
+      cwd: dir,
+      env,
+      stderr: 'pipe',
+    });
     const c = new Client({ name: 'test', version: '1' });
     clients.push(c);
     await c.connect(transport);
@@ -148,7 +173,13 @@ describe.runIf(existsSync(MAIN))('runtrail mcp serve: a wait: false run when the
     project();
     const env: Record<string, string> = { HOME: join(dir, 'home'), NO_COLOR: '1' };
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('RUNTRAIL_') && k !== 'HOME') env[k] = v;
-    const transport = new StdioClientTransport({ command: process.execPath, args: [MAIN, 'mcp', 'serve', '--data-dir', 'data'], cwd: dir, env, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [MAIN, 'mcp', 'serve', '--data-dir', 'data'],
+      cwd: dir,
+      env,
+      stderr: 'pipe',
+    });
     const c = new Client({ name: 'test', version: '1' });
     clients.push(c);
     await c.connect(transport);
@@ -160,15 +191,32 @@ describe.runIf(existsSync(MAIN))('runtrail mcp serve: a wait: false run when the
     const file = join(dir, 'data', 'runs', runId, 'runtime', 'run_status.json');
     const status = () => (existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { status: string; diagnosis?: { summary: string } }) : null);
     expect(await eventually(() => status()?.status === 'cancelled', 15_000)).toBe(true);
-    expect(status()!.diagnosis!.summary).toMatch(/^run cancelled( while queued)?: runtrail mcp serve stopped \(its MCP client disconnected or it was interrupted\)/);
+    expect(status()!.diagnosis!.summary).toMatch(
+      /^run cancelled( while queued)?: runtrail mcp serve stopped \(its MCP client disconnected or it was interrupted\)/,
+    );
   }, 60_000);
 });
 
 describe('runtrail mcp serve --http (Streamable HTTP on loopback)', () => {
   it('serves the same tools to a Streamable HTTP client, and refuses a foreign Host header', async () => {
     project();
-    const registry = await ExtensionRegistry.load({ projectDir: dir, builtins: [], builtinSkillsDir: join(dir, 'none'), env: {}, mcpPool: new McpServerPool() });
-    service = new RunService({ dataDir: join(dir, 'data'), pluginSource: registry, skillDirs: registry.skillDirs, defaults: () => registry.config, inputRoots: 'any', env: {}, cwd: dir, processRegistry: null });
+    const registry = await ExtensionRegistry.load({
+      projectDir: dir,
+      builtins: [],
+      builtinSkillsDir: join(dir, 'none'),
+      env: {},
+      mcpPool: new McpServerPool(),
+    });
+    service = new RunService({
+      dataDir: join(dir, 'data'),
+      pluginSource: registry,
+      skillDirs: registry.skillDirs,
+      defaults: () => registry.config,
+      inputRoots: 'any',
+      env: {},
+      cwd: dir,
+      processRegistry: null,
+    });
     http = await startRuntrailMcpHttp(() => createRuntrailMcpServer({ service: service!, agents: registry, version: 'test' }), 0);
     expect(http.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     const c = new Client({ name: 'test', version: '1' });
@@ -176,14 +224,28 @@ describe('runtrail mcp serve --http (Streamable HTTP on loopback)', () => {
     await c.connect(new StreamableHTTPClientTransport(new URL(http.url)));
     await exercise(c);
     // fetch will not send a Host of our choosing: node:http will (a DNS-rebinding page would)
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    });
     const post = (headers: Record<string, string>) =>
       new Promise<number>((resolve, reject) => {
         const u = new URL(http!.url);
-        const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        });
+        const req = request(
+          {
+            host: u.hostname,
+            port: u.port,
+            path: u.pathname,
+            method: 'POST',
+            headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });

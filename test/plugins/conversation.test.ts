@@ -8,7 +8,14 @@ describe('conversation helpers (offline procedures read the loop back)', () => {
     { role: 'assistant', content: 'earlier answer' },
     { role: 'user', content: 'find the top problems' },
     { role: 'user', content: '[notice] background job finished' },
-    { role: 'assistant', content: '', toolCalls: [{ id: 'a', name: 'write_json_artifact', args: { path: 'x.json' } }, { id: 'b', name: 'list_artifacts', args: {} }] },
+    {
+      role: 'assistant',
+      content: '',
+      toolCalls: [
+        { id: 'a', name: 'write_json_artifact', args: { path: 'x.json' } },
+        { id: 'b', name: 'list_artifacts', args: {} },
+      ],
+    },
     { role: 'tool', toolCallId: 'a', toolName: 'write_json_artifact', content: '{"ok":false,"error":"bad"}', isError: true },
     { role: 'tool', toolCallId: 'b', toolName: 'list_artifacts', content: 'plain text, not JSON', isError: false },
     { role: 'user', content: 'repair: fix it' },

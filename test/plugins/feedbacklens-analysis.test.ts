@@ -80,7 +80,9 @@ describe('parseFeedbackCsv', () => {
     const e = r.ok ? '' : r.error;
     expect(e).toContain('no column holds free-text feedback');
     expect(e).toContain('columns found: "name" ("alice"), "age" ("31")');
-    expect(e).toMatch(/Name the column that holds the feedback text one of "text", "feedback", "feedback_text", "comment", "反馈内容", "コメント", "comentario", "commentaire", "kommentar", "comentário"/);
+    expect(e).toMatch(
+      /Name the column that holds the feedback text one of "text", "feedback", "feedback_text", "comment", "反馈内容", "コメント", "comentario", "commentaire", "kommentar", "comentário"/,
+    );
     // categories repeated down a column are not feedback either
     const cat = parseFeedbackCsv(['id,kind,status', ...Array.from({ length: 12 }, (_, i) => `${i},Feature request,In progress`)].join('\n'));
     expect(!cat.ok && cat.error).toMatch(/no column holds free-text feedback/);
@@ -180,7 +182,10 @@ describe('clusterThemes', () => {
     expect(r.clusters[0].keyTerms.length).toBeGreaterThan(0);
   });
   it('never uses ignored words (the product name) as labels', () => {
-    const r = clusterThemes(texts.map((t) => `Acme ${t}`), { ignoreWords: ['Acme'] });
+    const r = clusterThemes(
+      texts.map((t) => `Acme ${t}`),
+      { ignoreWords: ['Acme'] },
+    );
     expect(r.clusters.flatMap((c) => c.keyTermLabels).some((l) => l.includes('acme'))).toBe(false);
   });
 });

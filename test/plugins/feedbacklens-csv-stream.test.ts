@@ -67,9 +67,15 @@ describe('streamFeedbackCsv', () => {
   });
 
   it('reads a BOM, UTF-16 and Windows-1252 the way decodeText decides', async () => {
-    expect((await expectSame('bom.csv', new Uint8Array([0xef, 0xbb, 0xbf, ...Buffer.from('text\nCafé crashed\n')]))).r).toMatchObject({ value: { encoding: 'utf-8-bom' } });
-    expect((await expectSame('u16.csv', new Uint8Array([0xff, 0xfe, ...Buffer.from('id,text\n1,Café crashed\n', 'utf16le')]))).r).toMatchObject({ value: { encoding: 'utf-16le' } });
-    expect((await expectSame('cp.csv', new Uint8Array([...Buffer.from('text\nThe caf'), 0xe9, ...Buffer.from(' page crashes\n')]))).r).toMatchObject({ value: { encoding: 'windows-1252' } });
+    expect((await expectSame('bom.csv', new Uint8Array([0xef, 0xbb, 0xbf, ...Buffer.from('text\nCafé crashed\n')]))).r).toMatchObject({
+      value: { encoding: 'utf-8-bom' },
+    });
+    expect((await expectSame('u16.csv', new Uint8Array([0xff, 0xfe, ...Buffer.from('id,text\n1,Café crashed\n', 'utf16le')]))).r).toMatchObject({
+      value: { encoding: 'utf-16le' },
+    });
+    expect((await expectSame('cp.csv', new Uint8Array([...Buffer.from('text\nThe caf'), 0xe9, ...Buffer.from(' page crashes\n')]))).r).toMatchObject({
+      value: { encoding: 'windows-1252' },
+    });
   });
 
   it('starts over as Windows-1252 when a byte that is not UTF-8 comes after rows were already handed on', async () => {
@@ -88,7 +94,11 @@ describe('streamFeedbackCsv', () => {
   });
 
   it('honours maxRows and still counts every data row', async () => {
-    const s = await expectSame('max.csv', many(500, (i) => `row ${i} text`, 'text'), 10);
+    const s = await expectSame(
+      'max.csv',
+      many(500, (i) => `row ${i} text`, 'text'),
+      10,
+    );
     expect(s.r).toMatchObject({ ok: true, value: { rows: 10, totalDataRows: 500, truncated: true } });
   });
 

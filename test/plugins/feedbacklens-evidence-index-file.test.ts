@@ -77,7 +77,14 @@ describe('the evidence index file', () => {
     expect(doc).toMatchObject({ version: 1, ...META, total_rows: 3003, indexed_rows: 3000 });
     expect(doc.entries).toHaveLength(3000);
     expect(doc.entries[5]).toEqual({ feedback_id: 'F5', row: 7, text: rs[5].text, rating: 1, channel: 'email' });
-    expect(doc.entries[0]).toEqual({ feedback_id: 'F"0\\x', row: 2, text: rs[0].text, channel: undefined, date: '2026-06-01', extra: { plan: 'Pro', note: 'a,b' } });
+    expect(doc.entries[0]).toEqual({
+      feedback_id: 'F"0\\x',
+      row: 2,
+      text: rs[0].text,
+      channel: undefined,
+      date: '2026-06-01',
+      extra: { plan: 'Pro', note: 'a,b' },
+    });
     expect(text.trimEnd().split('\n')).toHaveLength(3000 + 2);
   });
 
@@ -104,7 +111,11 @@ describe('the evidence index file', () => {
   it('only the wanted positions are parsed: want() skips the rest', async () => {
     const h = await write(rows(2100));
     const seen: number[] = [];
-    await forEachEntry(h, (_, i) => seen.push(i), (i) => i % 700 === 0);
+    await forEachEntry(
+      h,
+      (_, i) => seen.push(i),
+      (i) => i % 700 === 0,
+    );
     expect(seen).toEqual([0, 700, 1400]);
   });
 

@@ -120,7 +120,10 @@ describe.each(['zh', 'ja', 'es'] as const)('feedback written in %s', (lang) => {
       expect(precision, `${name} precision`).toBeGreaterThanOrEqual(0.7);
       // one problem, one theme: no second theme holds a good part of these rows
       const holding = stats.themes.filter((x) => x.feedback_ids.filter((id) => ids.has(id)).length >= Math.max(2, ids.size * 0.3));
-      expect(holding.map((x) => x.title), `${name} split`).toHaveLength(1);
+      expect(
+        holding.map((x) => x.title),
+        `${name} split`,
+      ).toHaveLength(1);
     }
   });
 

@@ -90,7 +90,8 @@ describe('feedbacklens on a 200,000-row export', () => {
     expect(lines).toHaveLength(ROWS + 2);
     const index = JSON.parse(text);
     expect(index).toMatchObject({ total_rows: ROWS, indexed_rows: ROWS, id_column: 'feedback_id', text_column: 'text' });
-    for (const k of [0, 1, 123_457, ROWS - 1]) expect(index.entries[k]).toMatchObject({ feedback_id: rows[k].feedback_id, row: rows[k].row, text: rows[k].text });
+    for (const k of [0, 1, 123_457, ROWS - 1])
+      expect(index.entries[k]).toMatchObject({ feedback_id: rows[k].feedback_id, row: rows[k].row, text: rows[k].text });
   });
 
   it('checks quotes against the index on disk: a verbatim quote of the last row passes, a paraphrase and an invented id fail', async () => {
@@ -111,12 +112,21 @@ describe('feedbacklens on a 200,000-row export', () => {
   });
 
   it('pages to the end of the file and quotes a row deep in it by id', async () => {
-    const tools = new Map(plugin.createTools({ runId: ws.runId, input: parseSchema(plugin.inputSchema, { csv_path: csv }), goal: 'g', workspace: ws, notice: () => {} }).map((t) => [t.name, t]));
+    const tools = new Map(
+      plugin
+        .createTools({ runId: ws.runId, input: parseSchema(plugin.inputSchema, { csv_path: csv }), goal: 'g', workspace: ws, notice: () => {} })
+        .map((t) => [t.name, t]),
+    );
     const call = async (name: string, args: unknown) => JSON.parse((await tools.get(name)!.execute(parseSchema(tools.get(name)!.parameters, args))).content);
     const page = await call('read_feedback_csv', { offset: ROWS - 3, limit: 10 });
     expect(page).toMatchObject({ total_rows: ROWS, analysed_rows: ROWS, returned: 3, next_offset: null });
     expect(page.rows.map((r: FeedbackRow) => r.feedback_id)).toEqual(rows.slice(-3).map((r) => r.feedback_id));
-    expect(page.rows[2]).toMatchObject({ text: rows[ROWS - 1].text, rating: rows[ROWS - 1].rating, channel: rows[ROWS - 1].channel, extra: rows[ROWS - 1].extra });
+    expect(page.rows[2]).toMatchObject({
+      text: rows[ROWS - 1].text,
+      rating: rows[ROWS - 1].rating,
+      channel: rows[ROWS - 1].channel,
+      extra: rows[ROWS - 1].extra,
+    });
     const q = await call('extract_evidence', { feedback_ids: [rows[150_001].feedback_id] });
     expect(q.evidence).toEqual([expect.objectContaining({ feedback_id: rows[150_001].feedback_id, evidence_text: rows[150_001].text.trim() })]);
   }, 60_000);
@@ -152,7 +162,12 @@ describe('themes fitted on a sample', () => {
     expect(s.theme_sample).toMatchObject({ rows: 1500, seed: 14 });
     expect(s.analysed_rows).toBe(6000);
     expect(s.sentiment).toEqual(exact.sentiment);
-    expect({ r: s.rating_distribution, a: s.average_rating, c: s.channels, d: s.date_range }).toEqual({ r: exact.rating_distribution, a: exact.average_rating, c: exact.channels, d: exact.date_range });
+    expect({ r: s.rating_distribution, a: s.average_rating, c: s.channels, d: s.date_range }).toEqual({
+      r: exact.rating_distribution,
+      a: exact.average_rating,
+      c: exact.channels,
+      d: exact.date_range,
+    });
     expect(s.themes.reduce((x, t) => x + t.mention_count, 0) + s.unclustered_rows).toBe(6000);
     // a top term's rows are counted over every row: the whole-corpus count
     const both = s.top_terms.filter((t) => exact.top_terms.some((e) => e.term === t.term));

@@ -61,7 +61,9 @@ describe('feedbacklens offline procedure on any CSV', () => {
   });
 
   it('handles a Windows-1252 export', async () => {
-    const r = await runOn(new Uint8Array([...Buffer.from('text\nThe caf'), 0xe9, ...Buffer.from(' page crashes\nThe caf'), 0xe9, ...Buffer.from(' page is slow\n')]));
+    const r = await runOn(
+      new Uint8Array([...Buffer.from('text\nThe caf'), 0xe9, ...Buffer.from(' page crashes\nThe caf'), 0xe9, ...Buffer.from(' page is slow\n')]),
+    );
     expect(r.issues).toEqual([]);
     expect(JSON.stringify(analysis())).toContain('café');
   });
@@ -94,7 +96,10 @@ describe('feedbacklens offline procedure on any CSV', () => {
       parameters: z.object({ skill: z.string(), input: z.record(z.string(), z.unknown()) }),
       async execute(args) {
         seen.push(args);
-        return { ok: true, content: `Skill csv_profile completed in 5 ms.\n${JSON.stringify({ rows: 6000, columns: [{}, {}, {}, {}], output_path: 'artifacts/csv_profile.json' })}` };
+        return {
+          ok: true,
+          content: `Skill csv_profile completed in 5 ms.\n${JSON.stringify({ rows: 6000, columns: [{}, {}, {}, {}], output_path: 'artifacts/csv_profile.json' })}`,
+        };
       },
     };
     ws = createTempWorkspace();
@@ -102,7 +107,9 @@ describe('feedbacklens offline procedure on any CSV', () => {
     const r = await driveOffline(plugin, { csv_path: csv }, ws, { extraTools: [executeSkill] });
     expect(r.issues).toEqual([]);
     expect(seen).toEqual([{ skill: 'csv_profile', input: { csv_path: csv } }]);
-    expect(readFileSync(`${ws.root}/artifacts/insight_report.md`, 'utf8')).toContain('csv_profile compute skill before analysis (6000 rows, 4 columns; artifacts/csv_profile.json)');
+    expect(readFileSync(`${ws.root}/artifacts/insight_report.md`, 'utf8')).toContain(
+      'csv_profile compute skill before analysis (6000 rows, 4 columns; artifacts/csv_profile.json)',
+    );
   }, 60_000);
 
   it('does not call the compute skill on small inputs', async () => {

@@ -12,7 +12,8 @@ import { createTempWorkspace, type TempWorkspace } from './helpers/temp-workspac
 let ws: TempWorkspace;
 afterEach(() => ws?.dispose());
 
-function readJson(name: string): any { // any: test reads back documents checked by their schema
+function readJson(name: string): any {
+  // any: test reads back documents checked by their schema
   return JSON.parse(readFileSync(`${ws.root}/artifacts/${name}`, 'utf8'));
 }
 

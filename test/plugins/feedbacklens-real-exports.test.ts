@@ -52,7 +52,10 @@ describe.each(['en', 'zh', 'es'] as const)('offline analysis of a real-looking %
         const shown = `${t.theme_id} ${t.title} [${t.key_terms.join(', ')}]`;
         // filler names nothing
         for (const w of FILLER_WORDS[lang]) {
-          expect(t.key_terms.map((k) => k.toLowerCase()), shown).not.toContain(w);
+          expect(
+            t.key_terms.map((k) => k.toLowerCase()),
+            shown,
+          ).not.toContain(w);
           expect(t.title.toLowerCase(), shown).not.toBe(w);
         }
         // product language: one phrase, whole words
@@ -63,7 +66,11 @@ describe.each(['en', 'zh', 'es'] as const)('offline analysis of a real-looking %
         expect(majority(t.feedback_ids, topicOf).share, shown).toBeGreaterThanOrEqual(0.8);
         // quotes agree with the theme: praise never quotes a complaint, a problem never quotes praise
         const reps = t.representative_ids.map((id) => topicOf.get(id));
-        if (t.sentiment === 'positive') expect(reps.every((x) => x === 'praise'), shown).toBe(true);
+        if (t.sentiment === 'positive')
+          expect(
+            reps.every((x) => x === 'praise'),
+            shown,
+          ).toBe(true);
         if (t.sentiment === 'negative') expect(reps.includes('praise'), shown).toBe(false);
       }
       // every topic is found, and most of its rows sit in its themes (none swallowed by filler)
@@ -84,7 +91,9 @@ describe('small slips', () => {
       const csv = ws.addInput('one.csv', 'id,text,rating\n1,The export to PDF crashes every time,1\n');
       const r = await driveOffline(createFeedbackLensPlugin(), { csv_path: csv, product_name: 'Acme' }, ws);
       expect(r.error).toBeUndefined();
-      const written = ['feedback_analysis.json', 'product_backlog.json', 'insight_report.md'].map((f) => readFileSync(`${ws.root}/artifacts/${f}`, 'utf8')).join('\n');
+      const written = ['feedback_analysis.json', 'product_backlog.json', 'insight_report.md']
+        .map((f) => readFileSync(`${ws.root}/artifacts/${f}`, 'utf8'))
+        .join('\n');
       expect(`${r.finalText}\n${written}`).not.toMatch(/\b1 rows\b/);
       expect(r.finalText).toContain('Analysed 1 feedback row for Acme');
       const steps = r.messages.flatMap((m) => (m.role === 'assistant' ? (m.reasoning ?? []).map((b) => /^Step \d+/.exec(b.text)?.[0]) : []));
@@ -160,7 +169,11 @@ describe('the goal is read', () => {
     try {
       const path = ws.addInput('export.csv', csv);
       const plugin = createFeedbackLensPlugin();
-      const tools = new Map(plugin.createTools({ runId: ws.runId, input: parseSchema(plugin.inputSchema, { csv_path: path }), goal: 'g', workspace: ws, notice: () => {} }).map((t) => [t.name, t]));
+      const tools = new Map(
+        plugin
+          .createTools({ runId: ws.runId, input: parseSchema(plugin.inputSchema, { csv_path: path }), goal: 'g', workspace: ws, notice: () => {} })
+          .map((t) => [t.name, t]),
+      );
       const stats = tools.get('feedback_stats')!;
       const bad = await stats.execute(parseSchema(stats.parameters, { segment: { column: 'country', values: ['DE'] } }));
       expect(bad.ok).toBe(false);
@@ -172,4 +185,3 @@ describe('the goal is read', () => {
     }
   });
 });
-

@@ -35,7 +35,11 @@ afterEach(() => ws?.dispose());
 
 describe('feedbacklens input schema', () => {
   it('accepts the documented input', () => {
-    expect(feedbackLensInputSchema.parse({ csv_path: 'a.csv', product_name: 'X', max_rows: 10 })).toEqual({ csv_path: 'a.csv', product_name: 'X', max_rows: 10 });
+    expect(feedbackLensInputSchema.parse({ csv_path: 'a.csv', product_name: 'X', max_rows: 10 })).toEqual({
+      csv_path: 'a.csv',
+      product_name: 'X',
+      max_rows: 10,
+    });
   });
   it.each([
     [{}, 'csv_path'],
@@ -143,8 +147,17 @@ const goodAnalysis = () => ({
   sentiment: { positive: 1, neutral: 0, negative: 2, average_score: -0.3 },
   themes: [
     {
-      theme_id: 'T1', title: 'Sync', summary: 's', key_terms: ['sync'], mention_count: 1, share: 0.33, sentiment: 'negative',
-      severity: 'high', average_rating: 1, feedback_ids: ['1'], evidence: [{ feedback_id: '1', evidence_text: 'Sync fails' }],
+      theme_id: 'T1',
+      title: 'Sync',
+      summary: 's',
+      key_terms: ['sync'],
+      mention_count: 1,
+      share: 0.33,
+      sentiment: 'negative',
+      severity: 'high',
+      average_rating: 1,
+      feedback_ids: ['1'],
+      evidence: [{ feedback_id: '1', evidence_text: 'Sync fails' }],
     },
   ],
   insights: [{ insight: 'i', theme_id: 'T1', evidence: [{ feedback_id: '1', evidence_text: 'every morning' }] }],

@@ -17,7 +17,8 @@ async function allChecks(): Promise<ValidationIssue[]> {
   return out;
 }
 
-function edit(name: string, change: (doc: any) => void): void { // any: tests poke arbitrary fields
+function edit(name: string, change: (doc: any) => void): void {
+  // any: tests poke arbitrary fields
   const doc = JSON.parse(readFileSync(art(name), 'utf8'));
   change(doc);
   writeFileSync(art(name), JSON.stringify(doc));
@@ -34,7 +35,9 @@ afterEach(() => ws.dispose());
 describe('feedbacklens stop checks', () => {
   it('1: a missing required file is named', async () => {
     rmSync(art('insight_report.md'));
-    expect(await allChecks()).toEqual([{ check: 'required_output', path: 'insight_report.md', message: 'required artifact insight_report.md was not created' }]);
+    expect(await allChecks()).toEqual([
+      { check: 'required_output', path: 'insight_report.md', message: 'required artifact insight_report.md was not created' },
+    ]);
   });
   it('2: a JSON file that does not parse is named', async () => {
     writeFileSync(art('product_backlog.json'), '{"items": [');
@@ -66,7 +69,11 @@ describe('feedbacklens stop checks', () => {
   it('5: an invented feedback_id is named with its path', async () => {
     edit('product_backlog.json', (d) => (d.items[0].evidence[0].feedback_id = 'FB-9999'));
     expect(await allChecks()).toEqual([
-      { check: 'feedback_id_exists', path: 'product_backlog.json', message: 'product_backlog.json: items[0].evidence[0].feedback_id: "FB-9999" is not in the evidence index' },
+      {
+        check: 'feedback_id_exists',
+        path: 'product_backlog.json',
+        message: 'product_backlog.json: items[0].evidence[0].feedback_id: "FB-9999" is not in the evidence index',
+      },
     ]);
   });
   it('6: a quote that is not in its row is named with its path and value', async () => {
@@ -74,7 +81,9 @@ describe('feedbacklens stop checks', () => {
     const issues = await allChecks();
     expect(issues).toHaveLength(1);
     expect(issues[0]).toMatchObject({ check: 'evidence_verbatim', path: 'feedback_analysis.json' });
-    expect(issues[0].message).toMatch(/^feedback_analysis\.json: themes\[0\]\.evidence\[0\]\.evidence_text: "The app is perfect" is not a verbatim part of feedback "FB-/);
+    expect(issues[0].message).toMatch(
+      /^feedback_analysis\.json: themes\[0\]\.evidence\[0\]\.evidence_text: "The app is perfect" is not a verbatim part of feedback "FB-/,
+    );
   });
   it('6: a real quote attributed to the wrong row fails', async () => {
     edit('feedback_analysis.json', (d) => (d.themes[0].evidence[0].feedback_id = d.themes[1].evidence[0].feedback_id));

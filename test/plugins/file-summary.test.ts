@@ -88,7 +88,9 @@ describe('file_summary offline procedure', () => {
 
 describe('file_summary checks', () => {
   async function check(markdown: string) {
-    const tool = plugin.createTools({ runId: 'r', input: { path: 'input/n.md' }, goal: '', workspace: ws, notice: () => {} }).find((t) => t.name === 'write_summary')!;
+    const tool = plugin
+      .createTools({ runId: 'r', input: { path: 'input/n.md' }, goal: '', workspace: ws, notice: () => {} })
+      .find((t) => t.name === 'write_summary')!;
     return tool.execute({ content: markdown });
   }
   it('write_summary rejects missing headings, empty sections and summaries as long as the source', async () => {
@@ -102,7 +104,7 @@ describe('file_summary checks', () => {
     r = await check(`## Summary\n${'word '.repeat(700)}\n## Key Points\n- a`);
     expect(JSON.parse(r.content).issues[0]).toMatch(/^summary\.md: \d+ words for a 1000-word source; at most 600/);
   });
-  it('the stop validator reports an over-long summary written behind the tool\'s back', async () => {
+  it("the stop validator reports an over-long summary written behind the tool's back", async () => {
     ws = createTempWorkspace();
     const path = ws.addInput('n.md', 'word '.repeat(400));
     writeFileSync(`${ws.root}/artifacts/summary.md`, `## Summary\n${'x '.repeat(300)}\n## Key Points\n- a\n`);

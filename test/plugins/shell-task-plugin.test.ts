@@ -78,7 +78,11 @@ describe('shell_task with the offline model', () => {
 
 describe('shell_task report', () => {
   it('fences output that itself contains code fences', () => {
-    const md = buildShellTaskReport({ command: 'cat x.md', exit: { exitCode: 0, signal: null, timedOut: false, endedBy: null, durationS: 0.1 }, output: '```\ncode\n```\n\nProcess exited with code 0 after 0.1 s.' });
+    const md = buildShellTaskReport({
+      command: 'cat x.md',
+      exit: { exitCode: 0, signal: null, timedOut: false, endedBy: null, durationS: 0.1 },
+      output: '```\ncode\n```\n\nProcess exited with code 0 after 0.1 s.',
+    });
     expect(md).toContain('````text\n```\ncode\n```\n````');
   });
 

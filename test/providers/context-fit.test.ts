@@ -17,11 +17,21 @@ describe('estimateTokens', () => {
 
   it('weighs a request with its system prompt, tools, tool calls, reasoning and images', () => {
     const base = estimateRequestTokens(req('x'));
-    const withImage = estimateRequestTokens({ system: '', tools: [], messages: [{ role: 'tool', toolCallId: 'c', toolName: 't', content: 'x', isError: false, images: [{ mediaType: 'image/png', data: 'AAAA' }] }] });
+    const withImage = estimateRequestTokens({
+      system: '',
+      tools: [],
+      messages: [{ role: 'tool', toolCallId: 'c', toolName: 't', content: 'x', isError: false, images: [{ mediaType: 'image/png', data: 'AAAA' }] }],
+    });
     expect(withImage - base).toBe(IMAGE_TOKENS);
-    const withTools = estimateRequestTokens(req('x', { system: 's'.repeat(400), tools: [{ name: 'read', description: 'd'.repeat(40), inputSchema: { type: 'object' } }] }));
+    const withTools = estimateRequestTokens(
+      req('x', { system: 's'.repeat(400), tools: [{ name: 'read', description: 'd'.repeat(40), inputSchema: { type: 'object' } }] }),
+    );
     expect(withTools).toBeGreaterThan(base + 100 + 10);
-    const withReasoning = estimateRequestTokens({ system: '', tools: [], messages: [{ role: 'assistant', content: '', reasoning: [{ text: 'r'.repeat(400) }] }] });
+    const withReasoning = estimateRequestTokens({
+      system: '',
+      tools: [],
+      messages: [{ role: 'assistant', content: '', reasoning: [{ text: 'r'.repeat(400) }] }],
+    });
     expect(withReasoning).toBeGreaterThanOrEqual(100);
   });
 });
@@ -58,6 +68,11 @@ describe('fitRequest', () => {
   });
 
   it('checks nothing and sends no limit when nothing is known about the model', () => {
-    expect(fitRequest(req('abcd'.repeat(1_000_000)), { label: 'm', info: null })).toEqual({ ok: true, maxOutputTokens: undefined, estimatedInputTokens: expect.any(Number), contextWindow: null });
+    expect(fitRequest(req('abcd'.repeat(1_000_000)), { label: 'm', info: null })).toEqual({
+      ok: true,
+      maxOutputTokens: undefined,
+      estimatedInputTokens: expect.any(Number),
+      contextWindow: null,
+    });
   });
 });

@@ -63,9 +63,7 @@ describe('LanguageModelProvider stream mapping (MockLanguageModelV3)', () => {
     const model = mockModel([{ type: 'finish', usage: usage(1, 1), finishReason: { unified: 'stop', raw: 'stop' } }]);
     await collect(new LanguageModelProvider(model, { provider: 'mock', model: 'm' }).stream(baseRequest));
     const call = model.doStreamCalls[0]!;
-    expect(call.tools).toEqual([
-      { type: 'function', name: 'list_artifacts', description: 'List artifacts', inputSchema: { type: 'object', properties: {} } },
-    ]);
+    expect(call.tools).toEqual([{ type: 'function', name: 'list_artifacts', description: 'List artifacts', inputSchema: { type: 'object', properties: {} } }]);
     expect(call.prompt[0]).toEqual({ role: 'system', content: 'sys' });
   });
 

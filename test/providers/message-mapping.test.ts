@@ -26,7 +26,10 @@ describe('reasoning goes back only where the API wants it', () => {
 });
 
 describe('images', () => {
-  const result = (images: Array<{ mediaType: string; data: string; label?: string }>, extra: Partial<Extract<ChatMessage, { role: 'tool' }>> = {}): ChatMessage => ({
+  const result = (
+    images: Array<{ mediaType: string; data: string; label?: string }>,
+    extra: Partial<Extract<ChatMessage, { role: 'tool' }>> = {},
+  ): ChatMessage => ({
     role: 'tool',
     toolCallId: 'c1',
     toolName: 'shot',
@@ -45,8 +48,16 @@ describe('images', () => {
 
   it('a vision model still gets a withheld line for a type it cannot read or an image over the size limit', () => {
     const tooBig = 'A'.repeat(Math.ceil((MAX_IMAGE_BYTES * 4) / 3) + 8);
-    const [m] = toModelMessages([result([{ mediaType: 'image/svg+xml', data: 'PHN2Zy8+' }, { mediaType: 'image/jpeg', data: tooBig }])], { api: 'anthropic', vision: true });
-    const value = ((m!.content as Array<{ output: { value: string } }>)[0]!).output.value;
+    const [m] = toModelMessages(
+      [
+        result([
+          { mediaType: 'image/svg+xml', data: 'PHN2Zy8+' },
+          { mediaType: 'image/jpeg', data: tooBig },
+        ]),
+      ],
+      { api: 'anthropic', vision: true },
+    );
+    const value = (m!.content as Array<{ output: { value: string } }>)[0]!.output.value;
     expect(value).toContain('image/svg+xml is not an image type models read');
     expect(value).toContain('larger than 5 MB');
   });
@@ -54,7 +65,14 @@ describe('images', () => {
   it('chat-completions APIs: one user message after the whole batch of tool results carries the images', () => {
     const out = toModelMessages(
       [
-        { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'shot', args: {} }, { id: 'c2', name: 'shot', args: {} }] },
+        {
+          role: 'assistant',
+          content: '',
+          toolCalls: [
+            { id: 'c1', name: 'shot', args: {} },
+            { id: 'c2', name: 'shot', args: {} },
+          ],
+        },
         result([{ mediaType: 'image/png', data: PNG }]),
         result([{ mediaType: 'image/jpeg', data: PNG }], { toolCallId: 'c2' }),
         { role: 'user', content: 'next' },
@@ -73,22 +91,39 @@ describe('images', () => {
 
   it('an image on a user message (an uploaded input) becomes an image part beside the text', () => {
     const [m] = toModelMessages([{ role: 'user', content: 'what is this?', images: [{ mediaType: 'image/png', data: PNG }] }], { api: 'openai', vision: true });
-    expect(m).toEqual({ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image', image: PNG, mediaType: 'image/png' }] });
+    expect(m).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'what is this?' },
+        { type: 'image', image: PNG, mediaType: 'image/png' },
+      ],
+    });
   });
 
   it('the images of a failed tool result are not sent', () => {
-    const [m] = toModelMessages([result([{ mediaType: 'image/png', data: PNG }], { isError: true, content: 'Error: boom' })], { api: 'anthropic', vision: true });
+    const [m] = toModelMessages([result([{ mediaType: 'image/png', data: PNG }], { isError: true, content: 'Error: boom' })], {
+      api: 'anthropic',
+      vision: true,
+    });
     expect(m!.content).toEqual([expect.objectContaining({ output: { type: 'error-text', value: 'Error: boom' } })]);
   });
 });
 
 describe('cache breakpoints', () => {
-  const convo: ChatMessage[] = [{ role: 'user', content: 'go' }, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'more' }];
+  const convo: ChatMessage[] = [
+    { role: 'user', content: 'go' },
+    { role: 'assistant', content: 'ok' },
+    { role: 'user', content: 'more' },
+  ];
 
   it('anthropic: the newest message, the system prompt and the last tool', () => {
     const out = toModelMessages(convo, { api: 'anthropic', cache: true });
     expect(out.map((m) => m.providerOptions ?? null)).toEqual([null, null, { anthropic: { cacheControl: { type: 'ephemeral' } } }]);
-    expect(toSystem('sys', { api: 'anthropic', cache: true })).toEqual({ role: 'system', content: 'sys', providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } } });
+    expect(toSystem('sys', { api: 'anthropic', cache: true })).toEqual({
+      role: 'system',
+      content: 'sys',
+      providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } },
+    });
     const set = toToolSet(
       [
         { name: 'a', description: 'A', inputSchema: { type: 'object' } },

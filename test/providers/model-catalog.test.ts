@@ -34,7 +34,12 @@ describe('modelInfo', () => {
   });
 
   it('treats the offline and script models as local: free, no window, no image input', () => {
-    expect(modelInfo('offline', 'reference-v1')).toMatchObject({ local: true, contextWindow: null, vision: false, prices: { inputPerMTok: 0, outputPerMTok: 0 } });
+    expect(modelInfo('offline', 'reference-v1')).toMatchObject({
+      local: true,
+      contextWindow: null,
+      vision: false,
+      prices: { inputPerMTok: 0, outputPerMTok: 0 },
+    });
   });
 });
 

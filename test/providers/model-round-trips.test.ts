@@ -34,7 +34,14 @@ function ofType<T extends ModelStreamPart['type']>(parts: ModelStreamPart[], typ
 function assistantOf(parts: ModelStreamPart[]): Extract<ChatMessage, { role: 'assistant' }> {
   const toolCalls = ofType(parts, 'tool-call').map((c) => ({ id: c.id, name: c.name, args: c.args }));
   const reasoning: ReasoningBlock[] = ofType(parts, 'reasoning-block').map((b) => b.block);
-  return { role: 'assistant', content: ofType(parts, 'text-delta').map((p) => p.text).join(''), toolCalls, reasoning };
+  return {
+    role: 'assistant',
+    content: ofType(parts, 'text-delta')
+      .map((p) => p.text)
+      .join(''),
+    toolCalls,
+    reasoning,
+  };
 }
 
 let server: RecordedServer;
@@ -51,7 +58,8 @@ beforeEach(() => {
 const body = (i: number): Body => server.requests[i]!.body as Body;
 
 describe('anthropic: thinking with tool calls, round trip and prompt caching', () => {
-  const anthropic = (model = 'claude-haiku-4-5') => createAiSdkProvider({ provider: 'anthropic', model, baseURL: server.baseURL, env: { ANTHROPIC_API_KEY: KEY } });
+  const anthropic = (model = 'claude-haiku-4-5') =>
+    createAiSdkProvider({ provider: 'anthropic', model, baseURL: server.baseURL, env: { ANTHROPIC_API_KEY: KEY } });
 
   it('asks for thinking with the effort budget, keeps the signed block, and sends it back on the next request', async () => {
     server.reply(sse('anthropic-messages-tool-use.sse'), sse('anthropic-messages-cached-text.sse'));
@@ -66,9 +74,19 @@ describe('anthropic: thinking with tool calls, round trip and prompt caching', (
     expect(req1.max_tokens).toBe(32_768 + 8192);
 
     const assistant = assistantOf(first);
-    const toolResult: ChatMessage = { role: 'tool', toolCallId: assistant.toolCalls![0]!.id, toolName: 'read_feedback_csv', content: '{"rows":3}', isError: false };
+    const toolResult: ChatMessage = {
+      role: 'tool',
+      toolCallId: assistant.toolCalls![0]!.id,
+      toolName: 'read_feedback_csv',
+      content: '{"rows":3}',
+      isError: false,
+    };
     const second = await collect(p.stream({ system, messages: [goal, assistant, toolResult], tools, reasoning: 'medium' }));
-    expect(ofType(second, 'text-delta').map((t) => t.text).join('')).toBe('Sync failures are the top issue (42 mentions).');
+    expect(
+      ofType(second, 'text-delta')
+        .map((t) => t.text)
+        .join(''),
+    ).toBe('Sync failures are the top issue (42 mentions).');
 
     const sentAssistant = body(1).messages[1]!;
     expect(sentAssistant.role).toBe('assistant');
@@ -91,7 +109,11 @@ describe('anthropic: thinking with tool calls, round trip and prompt caching', (
     await collect(
       p.stream({
         system,
-        messages: [goal, assistant, { role: 'tool', toolCallId: 'toolu_01Bq5Ww3Jm9Rk2Tx7Pz4LcVd', toolName: 'read_feedback_csv', content: 'rows', isError: false }],
+        messages: [
+          goal,
+          assistant,
+          { role: 'tool', toolCallId: 'toolu_01Bq5Ww3Jm9Rk2Tx7Pz4LcVd', toolName: 'read_feedback_csv', content: 'rows', isError: false },
+        ],
         tools,
         reasoning: 'high',
       }),
@@ -110,7 +132,12 @@ describe('anthropic: thinking with tool calls, round trip and prompt caching', (
           goal,
           { role: 'assistant', content: 'Sync failures.', reasoning: [{ text: 'thought', providerMetadata: { anthropic: { signature: SIGNATURE } } }] },
           { role: 'user', content: 'And the second issue?' },
-          { role: 'assistant', content: '', toolCalls: [{ id: 't1', name: 'list_artifacts', args: {} }], reasoning: [{ text: 'from a <think> tag, no signature' }] },
+          {
+            role: 'assistant',
+            content: '',
+            toolCalls: [{ id: 't1', name: 'list_artifacts', args: {} }],
+            reasoning: [{ text: 'from a <think> tag, no signature' }],
+          },
           { role: 'tool', toolCallId: 't1', toolName: 'list_artifacts', content: '[]', isError: false },
         ],
         tools,
@@ -151,7 +178,9 @@ describe('anthropic: thinking with tool calls, round trip and prompt caching', (
   it('tells the run, without failing the call, that a model without reasoning was not asked to reason', async () => {
     server.reply(sse('anthropic-messages-cached-text.sse'));
     const parts = await collect(anthropic('claude-3-5-haiku-20241022').stream({ system, messages: [goal], tools, reasoning: 'low' }));
-    expect(ofType(parts, 'notice')).toEqual([{ type: 'notice', text: 'anthropic:claude-3-5-haiku-20241022 does not support reasoning: reasoning "low" was not sent' }]);
+    expect(ofType(parts, 'notice')).toEqual([
+      { type: 'notice', text: 'anthropic:claude-3-5-haiku-20241022 does not support reasoning: reasoning "low" was not sent' },
+    ]);
     expect(body(0)).not.toHaveProperty('thinking');
     expect(parts[parts.length - 1]).toMatchObject({ type: 'finish', reason: 'stop' });
   });
@@ -208,7 +237,9 @@ describe('openai: reasoning effort, a stable prompt-cache key, cached and reason
     server.reply(sse('openai-chat-text.sse'));
     const p = openai('gpt-4o-mini');
     await collect(p.stream({ system, messages: [goal], tools, cacheKey: 'runtrail-run_2' }));
-    await collect(p.stream({ system, messages: [goal, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'more' }], tools, cacheKey: 'runtrail-run_2' }));
+    await collect(
+      p.stream({ system, messages: [goal, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'more' }], tools, cacheKey: 'runtrail-run_2' }),
+    );
     expect(server.requests.map((r) => (r.body as Body).prompt_cache_key)).toEqual(['runtrail-run_2', 'runtrail-run_2']);
   });
 
@@ -229,7 +260,11 @@ describe('deepseek: the reasoner model, never reasoning_content sent back', () =
     server.reply(sse('deepseek-reasoner-tool-call.sse'), sse('deepseek-reasoner.sse'));
     const p = deepseek('deepseek-reasoner');
     const first = await collect(p.stream({ system, messages: [goal], tools, reasoning: 'high' }));
-    expect(ofType(first, 'reasoning-delta').map((r) => r.text).join('')).toBe('I should read the CSV first.');
+    expect(
+      ofType(first, 'reasoning-delta')
+        .map((r) => r.text)
+        .join(''),
+    ).toBe('I should read the CSV first.');
     expect(first[first.length - 1]).toEqual({
       type: 'finish',
       reason: 'tool-calls',
@@ -243,7 +278,11 @@ describe('deepseek: the reasoner model, never reasoning_content sent back', () =
     await collect(
       p.stream({
         system,
-        messages: [goal, assistant, { role: 'tool', toolCallId: assistant.toolCalls![0]!.id, toolName: 'read_feedback_csv', content: '{"rows":3}', isError: false }],
+        messages: [
+          goal,
+          assistant,
+          { role: 'tool', toolCallId: assistant.toolCalls![0]!.id, toolName: 'read_feedback_csv', content: '{"rows":3}', isError: false },
+        ],
         tools,
         reasoning: 'high',
       }),
@@ -271,7 +310,14 @@ describe('images reach vision models as images and others as a withheld note', (
   const withImage: ChatMessage[] = [
     goal,
     { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'read_feedback_csv', args: { path: 'input/chart.png' } }] },
-    { role: 'tool', toolCallId: 'c1', toolName: 'read_feedback_csv', content: 'chart.png (1×1)', isError: false, images: [{ mediaType: 'image/png', data: PNG, label: 'chart.png' }] },
+    {
+      role: 'tool',
+      toolCallId: 'c1',
+      toolName: 'read_feedback_csv',
+      content: 'chart.png (1×1)',
+      isError: false,
+      images: [{ mediaType: 'image/png', data: PNG, label: 'chart.png' }],
+    },
   ];
 
   it('anthropic: the image is an image block inside the tool_result', async () => {
@@ -304,7 +350,11 @@ describe('images reach vision models as images and others as a withheld note', (
     const p = createAiSdkProvider({ provider: 'deepseek', model: 'deepseek-chat', baseURL: server.baseURL, env: { DEEPSEEK_API_KEY: KEY } });
     await collect(p.stream({ system, messages: withImage, tools }));
     const sent = body(0).messages as Array<Record<string, unknown>>;
-    expect(sent[3]).toEqual({ role: 'tool', tool_call_id: 'c1', content: 'chart.png (1×1)\n[image withheld: chart.png (image/png, 1 KB): deepseek:deepseek-chat does not take image input]' });
+    expect(sent[3]).toEqual({
+      role: 'tool',
+      tool_call_id: 'c1',
+      content: 'chart.png (1×1)\n[image withheld: chart.png (image/png, 1 KB): deepseek:deepseek-chat does not take image input]',
+    });
     expect(JSON.stringify(body(0))).not.toContain(PNG);
   });
 });

@@ -49,8 +49,18 @@ describe('offline provider', () => {
         ]),
       ),
     );
-    expect(next.filter((x) => x.type === 'reasoning-delta').map((x) => (x as { text: string }).text).join('')).toBe('The rows are in.');
-    expect(next.filter((x) => x.type === 'text-delta').map((x) => (x as { text: string }).text).join('')).toBe('Read 240 rows.');
+    expect(
+      next
+        .filter((x) => x.type === 'reasoning-delta')
+        .map((x) => (x as { text: string }).text)
+        .join(''),
+    ).toBe('The rows are in.');
+    expect(
+      next
+        .filter((x) => x.type === 'text-delta')
+        .map((x) => (x as { text: string }).text)
+        .join(''),
+    ).toBe('Read 240 rows.');
     expect(next[next.length - 1]).toMatchObject({ type: 'finish', reason: 'stop' });
   });
 
@@ -73,7 +83,7 @@ describe('offline provider', () => {
     expect((part as { diagnosis: { summary: string } }).diagnosis.summary).toContain('toolCalls');
   });
 
-  it('accepts async procedures and the runtime\'s OfflineProcedure type as is', async () => {
+  it("accepts async procedures and the runtime's OfflineProcedure type as is", async () => {
     const runtimeProc: RuntimeOfflineProcedure = async () => ({ text: 'done' });
     const parts = await collect(createOfflineProvider(runtimeProc).stream(req([])));
     expect(parts[0]).toEqual({ type: 'text-delta', text: 'done' });
@@ -87,9 +97,7 @@ describe('offline provider', () => {
     });
     const ac = new AbortController();
     ac.abort();
-    expect(await collect(p.stream({ ...req([]), signal: ac.signal }))).toEqual([
-      { type: 'error', diagnosis: expect.objectContaining({ code: 'aborted' }) },
-    ]);
+    expect(await collect(p.stream({ ...req([]), signal: ac.signal }))).toEqual([{ type: 'error', diagnosis: expect.objectContaining({ code: 'aborted' }) }]);
     expect(ran).toBe(false);
   });
 

@@ -22,7 +22,18 @@ describe('diagnoseProviderError', () => {
     [529, {}, 'overload', true],
     [400, { error: { message: "This model's maximum context length is 8192 tokens" } }, 'context_length', false],
     // Anthropic, when input + max_tokens is over the window
-    [400, { type: 'error', error: { type: 'invalid_request_error', message: 'input length and `max_tokens` exceed context limit: 198000 + 32768 > 200000, decrease input length or `max_tokens` and try again' } }, 'context_length', false],
+    [
+      400,
+      {
+        type: 'error',
+        error: {
+          type: 'invalid_request_error',
+          message: 'input length and `max_tokens` exceed context limit: 198000 + 32768 > 200000, decrease input length or `max_tokens` and try again',
+        },
+      },
+      'context_length',
+      false,
+    ],
     [400, { error: { message: 'unknown parameter foo' } }, 'bad_request', false],
     [404, { error: { message: 'model not found' } }, 'bad_request', false],
     [500, { error: { message: 'internal' } }, 'provider_error', true],

@@ -49,17 +49,29 @@ describe('openai (chat completions) against recorded streams', () => {
   it('streams text deltas, one tool call with parsed args, and usage', async () => {
     server.reply(sse('openai-chat-tool-call.sse'));
     const parts = await collect(openai().stream(request));
-    expect(ofType(parts, 'text-delta').map((p) => p.text).join('')).toBe("I'll read the feedback file first.");
+    expect(
+      ofType(parts, 'text-delta')
+        .map((p) => p.text)
+        .join(''),
+    ).toBe("I'll read the feedback file first.");
     expect(ofType(parts, 'tool-call')).toEqual([
       { type: 'tool-call', id: 'call_Qm2Xb7RkP0aLs9TzVw3Nc1Ue', name: 'read_feedback_csv', args: { path: 'input/feedback.csv', max_rows: 200 } },
     ]);
-    expect(parts[parts.length - 1]).toEqual({ type: 'finish', reason: 'tool-calls', usage: { inputTokens: 412, outputTokens: 31, cachedInputTokens: 0, reasoningTokens: 0 } });
+    expect(parts[parts.length - 1]).toEqual({
+      type: 'finish',
+      reason: 'tool-calls',
+      usage: { inputTokens: 412, outputTokens: 31, cachedInputTokens: 0, reasoningTokens: 0 },
+    });
   });
 
   it('sends the system prompt, mapped messages, tools as functions, streaming, and the key only as a header', async () => {
     server.reply(sse('openai-chat-text.sse'));
     const parts = await collect(openai().stream(request));
-    expect(ofType(parts, 'text-delta').map((p) => p.text).join('')).toBe('The top issue is sync failures (42 mentions).');
+    expect(
+      ofType(parts, 'text-delta')
+        .map((p) => p.text)
+        .join(''),
+    ).toBe('The top issue is sync failures (42 mentions).');
     expect(server.requests).toHaveLength(1);
     const sent = server.requests[0]!;
     expect(sent.url).toBe('/v1/chat/completions');
@@ -150,12 +162,24 @@ describe('anthropic (messages) against recorded streams', () => {
   it('streams thinking as reasoning, text, a tool_use call and usage', async () => {
     server.reply(sse('anthropic-messages-tool-use.sse'));
     const parts = await collect(anthropic().stream(request));
-    expect(ofType(parts, 'reasoning-delta').map((p) => p.text).join('')).toBe('I need the rows before I can analyse anything.');
-    expect(ofType(parts, 'text-delta').map((p) => p.text).join('')).toBe('Let me read the CSV.');
+    expect(
+      ofType(parts, 'reasoning-delta')
+        .map((p) => p.text)
+        .join(''),
+    ).toBe('I need the rows before I can analyse anything.');
+    expect(
+      ofType(parts, 'text-delta')
+        .map((p) => p.text)
+        .join(''),
+    ).toBe('Let me read the CSV.');
     expect(ofType(parts, 'tool-call')).toEqual([
       { type: 'tool-call', id: 'toolu_01A09q90qw90lq917835lq9', name: 'read_feedback_csv', args: { path: 'input/feedback.csv', max_rows: 200 } },
     ]);
-    expect(parts[parts.length - 1]).toEqual({ type: 'finish', reason: 'tool-calls', usage: { inputTokens: 623, outputTokens: 87, cachedInputTokens: 0, cacheWriteTokens: 0 } });
+    expect(parts[parts.length - 1]).toEqual({
+      type: 'finish',
+      reason: 'tool-calls',
+      usage: { inputTokens: 623, outputTokens: 87, cachedInputTokens: 0, cacheWriteTokens: 0 },
+    });
     // reasoning arrives before the text, as it streamed
     expect(parts.findIndex((p) => p.type === 'reasoning-delta')).toBeLessThan(parts.findIndex((p) => p.type === 'text-delta'));
   });
@@ -176,7 +200,12 @@ describe('anthropic (messages) against recorded streams', () => {
     ]);
     expect(messages[2]!.content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'call_1', content: '{"rows":3}', cache_control: { type: 'ephemeral' } });
     expect(sent.body.tools).toEqual([
-      expect.objectContaining({ name: 'read_feedback_csv', description: 'Read the feedback CSV', input_schema: request.tools[0]!.inputSchema, cache_control: { type: 'ephemeral' } }),
+      expect.objectContaining({
+        name: 'read_feedback_csv',
+        description: 'Read the feedback CSV',
+        input_schema: request.tools[0]!.inputSchema,
+        cache_control: { type: 'ephemeral' },
+      }),
     ]);
   });
 
@@ -225,9 +254,21 @@ describe('deepseek against recorded streams', () => {
   it('streams reasoning_content as reasoning, then the answer and usage', async () => {
     server.reply(sse('deepseek-reasoner.sse'));
     const parts = await collect(deepseek().stream({ system: 'Be brief.', messages: [{ role: 'user', content: 'Top issue?' }], tools: [] }));
-    expect(ofType(parts, 'reasoning-delta').map((p) => p.text).join('')).toBe('The user asks for the top issue. Sync failures dominate.');
-    expect(ofType(parts, 'text-delta').map((p) => p.text).join('')).toBe('Sync failures are the top issue.');
-    expect(parts[parts.length - 1]).toEqual({ type: 'finish', reason: 'stop', usage: { inputTokens: 57, outputTokens: 64, cachedInputTokens: 0, reasoningTokens: 48 } });
+    expect(
+      ofType(parts, 'reasoning-delta')
+        .map((p) => p.text)
+        .join(''),
+    ).toBe('The user asks for the top issue. Sync failures dominate.');
+    expect(
+      ofType(parts, 'text-delta')
+        .map((p) => p.text)
+        .join(''),
+    ).toBe('Sync failures are the top issue.');
+    expect(parts[parts.length - 1]).toEqual({
+      type: 'finish',
+      reason: 'stop',
+      usage: { inputTokens: 57, outputTokens: 64, cachedInputTokens: 0, reasoningTokens: 48 },
+    });
     const sent = server.requests[0]!;
     expect(sent.url).toBe('/v1/chat/completions');
     expect(sent.body.tools).toBeUndefined();

@@ -31,7 +31,10 @@ describe('resolveModelProvider', () => {
   });
 
   it('without a spec, RUNTRAIL_MODEL chooses; an explicit spec wins over it', () => {
-    expect(ok(undefined, { RUNTRAIL_MODEL: 'deepseek:deepseek-reasoner', DEEPSEEK_API_KEY: KEY })).toMatchObject({ provider: 'deepseek', model: 'deepseek-reasoner' });
+    expect(ok(undefined, { RUNTRAIL_MODEL: 'deepseek:deepseek-reasoner', DEEPSEEK_API_KEY: KEY })).toMatchObject({
+      provider: 'deepseek',
+      model: 'deepseek-reasoner',
+    });
     expect(ok('offline', { RUNTRAIL_MODEL: 'deepseek:deepseek-reasoner' }).provider).toBe('offline');
     expect(fail('', { RUNTRAIL_MODEL: 'deepseek:x' }).summary).toContain('DEEPSEEK_API_KEY');
   });

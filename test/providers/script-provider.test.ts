@@ -36,7 +36,11 @@ describe('script provider', () => {
     const chunks = texts(second, 'text-delta');
     expect(chunks.join('')).toBe('All three artifacts are written and validated.');
     expect(chunks.length).toBe(7);
-    expect(second[second.length - 1]).toMatchObject({ type: 'finish', reason: 'stop', usage: { inputTokens: expect.any(Number), outputTokens: expect.any(Number) } });
+    expect(second[second.length - 1]).toMatchObject({
+      type: 'finish',
+      reason: 'stop',
+      usage: { inputTokens: expect.any(Number), outputTokens: expect.any(Number) },
+    });
     expect(p.turnsLeft).toBe(0);
   });
 

@@ -10,9 +10,12 @@ async function* numbers(log: string[]): AsyncGenerator<number> {
 }
 
 describe('afterCheck', () => {
-  it('checks when the first item is asked for, then gives the inner iterator\'s items', async () => {
+  it("checks when the first item is asked for, then gives the inner iterator's items", async () => {
     const log: string[] = [];
-    const it = afterCheck(async () => void log.push('checked'), () => numbers(log));
+    const it = afterCheck(
+      async () => void log.push('checked'),
+      () => numbers(log),
+    );
     expect(log).toEqual([]);
     const got: number[] = [];
     for await (const n of it) got.push(n);
@@ -20,7 +23,7 @@ describe('afterCheck', () => {
     expect(log).toEqual(['checked', 'inner ended']);
   });
 
-  it('a failed check is the first next()\'s rejection, and the inner iterator is never made', async () => {
+  it("a failed check is the first next()'s rejection, and the inner iterator is never made", async () => {
     let made = false;
     const it = afterCheck(
       async () => {
@@ -38,7 +41,11 @@ describe('afterCheck', () => {
 
   it('breaking out of a loop ends the inner iterator', async () => {
     const log: string[] = [];
-    for await (const n of afterCheck(async () => undefined, () => numbers(log))) if (n === 2) break;
+    for await (const n of afterCheck(
+      async () => undefined,
+      () => numbers(log),
+    ))
+      if (n === 2) break;
     expect(log).toEqual(['inner ended']);
   });
 });

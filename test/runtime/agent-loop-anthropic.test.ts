@@ -41,7 +41,11 @@ describe('AgentLoop × Anthropic Messages (loopback)', () => {
     const assistants = (last.messages as Msg[]).filter((m) => m.role === 'assistant');
     expect(assistants).toHaveLength(2);
     for (const a of assistants) {
-      expect(a.content[0]).toMatchObject({ type: 'thinking', thinking: expect.stringMatching(/^Page \d next/), signature: expect.stringMatching(/^[A-Za-z0-9+/]{43}=$/) });
+      expect(a.content[0]).toMatchObject({
+        type: 'thinking',
+        thinking: expect.stringMatching(/^Page \d next/),
+        signature: expect.stringMatching(/^[A-Za-z0-9+/]{43}=$/),
+      });
       expect(a.content[a.content.length - 1]).toMatchObject({ type: 'tool_use', name: 'read_feedback_csv' });
     }
     expect(r.loop.messages.filter((m) => m.role === 'assistant' && m.reasoning?.[0]?.providerMetadata?.anthropic?.signature)).toHaveLength(3);
@@ -58,16 +62,30 @@ describe('AgentLoop × Anthropic Messages (loopback)', () => {
       cache_write: sum((x) => x.cache_creation_input_tokens),
       reasoning: 0,
     });
-    const lines = r.turnLines.trim().split('\n').map((l) => JSON.parse(l) as { turn: number; model: string; cost_usd: number; finish_reason: string; tokens: { cached_input: number } });
+    const lines = r.turnLines
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { turn: number; model: string; cost_usd: number; finish_reason: string; tokens: { cached_input: number } });
     expect(lines.map((l) => [l.turn, l.model, l.finish_reason])).toEqual([
       [1, 'anthropic:claude-sonnet-4-5', 'tool-calls'],
       [2, 'anthropic:claude-sonnet-4-5', 'tool-calls'],
       [3, 'anthropic:claude-sonnet-4-5', 'tool-calls'],
       [4, 'anthropic:claude-sonnet-4-5', 'stop'],
     ]);
-    const expected = u.map((x) => modelCost('anthropic', 'claude-sonnet-4-5', { inputTokens: x.input_tokens + x.cache_read_input_tokens + x.cache_creation_input_tokens, outputTokens: x.output_tokens, cachedInputTokens: x.cache_read_input_tokens, cacheWriteTokens: x.cache_creation_input_tokens })!);
+    const expected = u.map(
+      (x) =>
+        modelCost('anthropic', 'claude-sonnet-4-5', {
+          inputTokens: x.input_tokens + x.cache_read_input_tokens + x.cache_creation_input_tokens,
+          outputTokens: x.output_tokens,
+          cachedInputTokens: x.cache_read_input_tokens,
+          cacheWriteTokens: x.cache_creation_input_tokens,
+        })!,
+    );
     expect(lines.map((l) => l.cost_usd)).toEqual(expected);
-    expect(r.metrics.cost_usd).toBeCloseTo(expected.reduce((a, b) => a + b, 0), 9);
+    expect(r.metrics.cost_usd).toBeCloseTo(
+      expected.reduce((a, b) => a + b, 0),
+      9,
+    );
     expect(r.metrics.cost_usd).toBeGreaterThan(0);
   });
 
@@ -76,7 +94,12 @@ describe('AgentLoop × Anthropic Messages (loopback)', () => {
     expect(r.outcome.kind).toBe('final');
     expect(r.metrics.cost_usd).toBeNull();
     expect(r.metrics.tokens.input).toBeGreaterThan(0);
-    expect(r.turnLines.trim().split('\n').map((l) => (JSON.parse(l) as { cost_usd: unknown }).cost_usd)).toEqual([null, null]);
+    expect(
+      r.turnLines
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { cost_usd: unknown }).cost_usd),
+    ).toEqual([null, null]);
   });
 
   it("puts a tool's image into the next request as an image block of its tool_result", async () => {

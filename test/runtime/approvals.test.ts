@@ -19,7 +19,9 @@ const WRITE = { name: 'write_artifact', args: { path: 'out.md', content: '# out\
 
 async function start(opts: { permissions: string; turns: unknown[]; limits?: string }) {
   p = makeProject({
-    '.runtrail/agents/careful.md': agentFile(`name: careful\ndescription: asks first\nmodel: script:careful.turns.json\npermissions: ${opts.permissions}${opts.limits ? `\nlimits: ${opts.limits}` : ''}`),
+    '.runtrail/agents/careful.md': agentFile(
+      `name: careful\ndescription: asks first\nmodel: script:careful.turns.json\npermissions: ${opts.permissions}${opts.limits ? `\nlimits: ${opts.limits}` : ''}`,
+    ),
     '.runtrail/agents/careful.turns.json': JSON.stringify(opts.turns),
   });
   const registry = await ExtensionRegistry.load({ projectDir: p.dir, builtins: [], builtinSkillsDir: join(p.dir, 'none') });
@@ -56,7 +58,10 @@ describe('approvals', () => {
     const final = await service.wait(r.runId);
     await r.reading;
     expect(final.status).toBe('completed');
-    expect(approvals(r.events).map((a) => [a.status, a.by])).toEqual([['pending', undefined], ['approved', 'api']]);
+    expect(approvals(r.events).map((a) => [a.status, a.by])).toEqual([
+      ['pending', undefined],
+      ['approved', 'api'],
+    ]);
     expect(results(r.events)[0]).toMatchObject({ name: 'write_artifact', isError: false });
     // the states the run went through, from the events (replay shows the wait)
     const states = r.events.flatMap((e) => (e.stream === 'run' && e.data.type === 'run.state' ? [e.data.to] : []));
@@ -70,7 +75,10 @@ describe('approvals', () => {
     expect(await eventually(() => service.pendingApprovals(r.runId).length === 1)).toBe(true);
     const id = service.pendingApprovals(r.runId)[0].id;
     await service.decideApproval(r.runId, id, { decision: 'deny', reason: 'not today', by: 'web' });
-    await expect(service.decideApproval(r.runId, id, { decision: 'approve', by: 'api' })).rejects.toMatchObject({ code: 'wrong_state', message: expect.stringContaining('already denied (by web)') });
+    await expect(service.decideApproval(r.runId, id, { decision: 'approve', by: 'api' })).rejects.toMatchObject({
+      code: 'wrong_state',
+      message: expect.stringContaining('already denied (by web)'),
+    });
     const final = await service.wait(r.runId);
     await r.reading;
     expect(final.status).toBe('completed');
@@ -80,7 +88,11 @@ describe('approvals', () => {
   });
 
   it('no decision within approval_timeout_s is a denial by timeout', async () => {
-    const r = await start({ permissions: '{ write_artifact: ask }', limits: '{ approval_timeout_s: 0.2 }', turns: [{ toolCalls: [WRITE] }, { text: 'gave up' }] });
+    const r = await start({
+      permissions: '{ write_artifact: ask }',
+      limits: '{ approval_timeout_s: 0.2 }',
+      turns: [{ toolCalls: [WRITE] }, { text: 'gave up' }],
+    });
     const final = await service.wait(r.runId);
     await r.reading;
     expect(final.status).toBe('completed');

@@ -33,7 +33,11 @@ describe('feedbacklens offline run', () => {
     for (const f of ['artifacts/feedback_analysis.json', 'artifacts/product_backlog.json', 'artifacts/insight_report.md', 'runtime/evidence_index.json']) {
       expect(existsSync(join(runDir, f)), f).toBe(true);
     }
-    expect(st.public_documents.map((d) => d.path).sort()).toEqual(['artifacts/feedback_analysis.json', 'artifacts/insight_report.md', 'artifacts/product_backlog.json']);
+    expect(st.public_documents.map((d) => d.path).sort()).toEqual([
+      'artifacts/feedback_analysis.json',
+      'artifacts/insight_report.md',
+      'artifacts/product_backlog.json',
+    ]);
     const cfg = JSON.parse(readFileSync(join(runDir, 'runtime', 'resolved_config.json'), 'utf8'));
     expect(cfg.model.provider).toBe('offline');
     const todo = JSON.parse(readFileSync(join(runDir, 'runtime', 'todo_state.json'), 'utf8'));
@@ -42,7 +46,9 @@ describe('feedbacklens offline run', () => {
 
   it('rejects a missing CSV and an unknown input field before creating anything', async () => {
     await expect(svc.create({ plugin: 'feedbacklens', input: { csv_path: join(dir, 'nope.csv') } })).rejects.toMatchObject({ code: 'invalid_request' });
-    await expect(svc.create({ plugin: 'feedbacklens', input: { csv_path: join(root, 'examples', 'feedback.csv'), colour: 'red' } })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(svc.create({ plugin: 'feedbacklens', input: { csv_path: join(root, 'examples', 'feedback.csv'), colour: 'red' } })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
   });
 });
 

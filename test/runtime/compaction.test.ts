@@ -41,7 +41,14 @@ describe('compaction', () => {
     const big = 'x'.repeat(4_000);
     const messages: ChatMessage[] = [
       { role: 'user', content: 'goal' },
-      { role: 'assistant', content: '', toolCalls: [{ id: 'a', name: 't', args: {} }, { id: 'b', name: 't', args: {} }] },
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [
+          { id: 'a', name: 't', args: {} },
+          { id: 'b', name: 't', args: {} },
+        ],
+      },
       { role: 'tool', toolCallId: 'a', toolName: 't', content: big, isError: false },
       { role: 'tool', toolCallId: 'b', toolName: 't', content: 'small', isError: false },
       { role: 'assistant', content: 'next' },
@@ -59,7 +66,11 @@ describe('compaction', () => {
     const r = await follow(service, { plugin: 'feedbacklens', input: { csv_path: csv, product_name: 'TaskFlow Pro' }, limits: { context_tokens: 8_000 } });
     expect(r.status.diagnosis).toBeNull();
     expect(r.status.status).toBe('completed');
-    const log = r.read('runtime/compactions.jsonl').trim().split('\n').map((l) => JSON.parse(l) as { tokens_before: number; tokens_after: number; summary: string; replaced: unknown[] });
+    const log = r
+      .read('runtime/compactions.jsonl')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { tokens_before: number; tokens_after: number; summary: string; replaced: unknown[] });
     expect(log.length).toBeGreaterThan(0);
     for (const c of log) {
       expect(c.tokens_after).toBeLessThan(c.tokens_before);
@@ -69,7 +80,9 @@ describe('compaction', () => {
     }
     const events = compactionEvents(r.events);
     expect(events.filter((e) => e.phase === 'start')).toHaveLength(log.length);
-    expect(events.filter((e) => e.phase === 'end').every((e) => e.phase === 'end' && e.willRetry === false && (e.tokensAfter ?? 0) < (e.tokensBefore ?? 0))).toBe(true);
+    expect(
+      events.filter((e) => e.phase === 'end').every((e) => e.phase === 'end' && e.willRetry === false && (e.tokensAfter ?? 0) < (e.tokensBefore ?? 0)),
+    ).toBe(true);
     // on the wire: process frames of a runtime operation at stage 'compaction'
     const ops = r.events.flatMap((e) => (e.stream === 'process' && e.data.event.stage === 'compaction' ? [e.data.event] : []));
     expect(ops.length).toBeGreaterThan(0);
@@ -97,7 +110,12 @@ describe('compaction', () => {
     const big = join(dir, 'big.txt');
     writeFileSync(big, `${Array.from({ length: 400 }, (_, i) => `line ${i} of the big input file with some words`).join('\n')}\n`);
     const reader = createTextOnlyPlugin({ name: 'reader', description: 'reads', offlineAnswer: 'x' });
-    const plugin = { ...reader, fileInputs: ['file'], inputSchema: { type: 'object', properties: { file: { type: 'string' } } }, createTools: (ctx: Parameters<typeof reader.createTools>[0]) => [createReadFileTool({ files: ctx.workspace })] };
+    const plugin = {
+      ...reader,
+      fileInputs: ['file'],
+      inputSchema: { type: 'object', properties: { file: { type: 'string' } } },
+      createTools: (ctx: Parameters<typeof reader.createTools>[0]) => [createReadFileTool({ files: ctx.workspace })],
+    };
     const turns = [
       { toolCalls: [{ name: 'read_file', args: { path: 'input/big.txt', limit: 150 } }] },
       { toolCalls: [{ name: 'read_file', args: { path: 'input/big.txt', offset: 151, limit: 150 } }] },
@@ -113,7 +131,11 @@ describe('compaction', () => {
     const ends = compactionEvents(r.events).filter((e) => e.phase === 'end');
     expect(ends.length).toBeGreaterThanOrEqual(2);
     expect(ends.some((e) => e.phase === 'end' && e.willRetry)).toBe(true);
-    const log = r.read('runtime/compactions.jsonl').trim().split('\n').map((l) => JSON.parse(l) as { summary: string });
+    const log = r
+      .read('runtime/compactions.jsonl')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { summary: string });
     expect(log[0].summary).toMatch(/- you called read_file \{"path":"input\/big\.txt","limit":150\} → ok: line 0 of the big input/);
   });
 });

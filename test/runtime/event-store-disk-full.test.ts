@@ -142,4 +142,3 @@ describe('EventStore on a full disk', () => {
     store.close();
   });
 });
-

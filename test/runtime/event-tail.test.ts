@@ -53,7 +53,8 @@ describe('tailRunEvents', () => {
         if (polls === 2) appendFileSync(file, lines(bus.publish('run', done)));
         return true;
       },
-    })) seen.push(e.seq);
+    }))
+      seen.push(e.seq);
     expect(seen).toEqual([1, 2]);
   });
 
@@ -84,7 +85,8 @@ describe('tailRunEvents', () => {
         appendFileSync(file, lines(bus.publish('run', { type: 'notice', text: 'b' })) + lines(bus.publish('run', done)));
         return false;
       },
-    })) seen.push(e.seq);
+    }))
+      seen.push(e.seq);
     expect(seen).toEqual([1, 2, 3]);
   });
 });
@@ -106,4 +108,3 @@ describe('EventStore', () => {
     expect(bus.subscriberErrors).toBe(0);
   });
 });
-

@@ -389,7 +389,14 @@ describe('feedbacklens scripted failure paths', () => {
   it('stop_repair_turns: 1 hands the failed checks back to the model, which fixes them and completes', async () => {
     const requests: ChatMessage[][] = [];
     const recording = (): ModelProvider => {
-      const inner = createScriptProvider([turn(calls.read), turn(calls.analysis), turn(calls.backlog), { text: 'All done (first try).' }, turn(calls.report), FINAL]);
+      const inner = createScriptProvider([
+        turn(calls.read),
+        turn(calls.analysis),
+        turn(calls.backlog),
+        { text: 'All done (first try).' },
+        turn(calls.report),
+        FINAL,
+      ]);
       return {
         provider: inner.provider,
         model: inner.model,
@@ -399,7 +406,14 @@ describe('feedbacklens scripted failure paths', () => {
         },
       };
     };
-    const repairing = new RunService({ dataDir: join(dir, 'data'), plugins: builtinPlugins(), inputRoots: 'any', env: {}, cwd: dir, providerResolver: recording });
+    const repairing = new RunService({
+      dataDir: join(dir, 'data'),
+      plugins: builtinPlugins(),
+      inputRoots: 'any',
+      env: {},
+      cwd: dir,
+      providerResolver: recording,
+    });
     services.push(repairing);
     const created = await repairing.create({ plugin: 'feedbacklens', input: { csv_path: csvPath }, limits: { stop_repair_turns: 1 } });
     const st = await repairing.wait(created.run_id);

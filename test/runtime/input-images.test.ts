@@ -52,7 +52,11 @@ describe('image file inputs', () => {
     const { run_id } = await svc.create({ plugin: 'look', input: { image_path: file } });
     expect((await svc.wait(run_id)).status).toBe('completed');
     const goal = provider.requests[0]!.messages.at(-1)!;
-    expect(goal).toEqual({ role: 'user', content: 'Describe the image.', images: [{ mediaType: 'image/png', data: PNG.toString('base64'), label: 'image_path: chart.png' }] });
+    expect(goal).toEqual({
+      role: 'user',
+      content: 'Describe the image.',
+      images: [{ mediaType: 'image/png', data: PNG.toString('base64'), label: 'image_path: chart.png' }],
+    });
   });
 
   it('an image over the size limit becomes a note instead of bytes', async () => {
@@ -73,7 +77,17 @@ describe('image file inputs', () => {
       server.reply(sse('anthropic-messages-cached-text.sse'));
       const file = join(env.dir, 'chart.png');
       writeFileSync(file, PNG);
-      svc = makeService(env, () => createAiSdkProvider({ provider: 'anthropic', model: 'claude-haiku-4-5', baseURL: server.baseURL, env: { ANTHROPIC_API_KEY: 'sk-test-0123456789abcdef' } }), { plugins: [imagePlugin()] });
+      svc = makeService(
+        env,
+        () =>
+          createAiSdkProvider({
+            provider: 'anthropic',
+            model: 'claude-haiku-4-5',
+            baseURL: server.baseURL,
+            env: { ANTHROPIC_API_KEY: 'sk-test-0123456789abcdef' },
+          }),
+        { plugins: [imagePlugin()] },
+      );
       const { run_id } = await svc.create({ plugin: 'look', input: { image_path: file } });
       expect((await svc.wait(run_id)).status).toBe('completed');
       const first = (server.requests[0]!.body.messages as Array<{ content: Array<Record<string, unknown>> }>)[0]!;

@@ -31,7 +31,13 @@ async function run(frontmatter: string, turns: unknown[]) {
 describe('live checkpoint', () => {
   it('after the run its checkpoint holds the conversation the model saw, each call started before it finished', async () => {
     const { final, root } = await run('', [
-      { text: 'writing', toolCalls: [{ name: 'write_artifact', args: { path: 'a.md', content: '# a\n' } }, { name: 'write_artifact', args: { path: 'b.md', content: '# b\n' } }] },
+      {
+        text: 'writing',
+        toolCalls: [
+          { name: 'write_artifact', args: { path: 'a.md', content: '# a\n' } },
+          { name: 'write_artifact', args: { path: 'b.md', content: '# b\n' } },
+        ],
+      },
       { text: 'done: a and b' },
     ]);
     expect(final.status).toBe('completed');

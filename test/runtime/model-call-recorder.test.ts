@@ -61,16 +61,39 @@ describe('model calls recorded', () => {
       expect(call.request.message_count).toBe(sent.messages.length);
       expect(page.tool_sets[call.request.tools!.set]).toEqual(sent.tools);
       expect(call.request.settings).toMatchObject({ model: 'fake:fake-1', reasoning: 'off', cache_key: `runtrail-${runId}` });
-      expect(call).toMatchObject({ call: i + 1, kind: 'turn', turn: i + 1, attempt: 0, span_id: `model:${i + 1}.0`, previous_call: i === 0 ? null : i, trace_id: status.trace_id });
+      expect(call).toMatchObject({
+        call: i + 1,
+        kind: 'turn',
+        turn: i + 1,
+        attempt: 0,
+        span_id: `model:${i + 1}.0`,
+        previous_call: i === 0 ? null : i,
+        trace_id: status.trace_id,
+      });
     });
     // the response: text and tool calls with their ids, which the next request's results answer
     const [first, second, third] = page.calls;
-    expect(first.response).toMatchObject({ text: 'Reading.', finish_reason: 'tool-calls', tool_calls: [{ id: 'call_0_0', name: 'read_notes', arguments: {} }] });
-    expect(second.request.messages.at(-1)!.parts[0]).toMatchObject({ type: 'tool_call_response', id: 'call_0_0', name: 'read_notes', response: 'one\ntwo\nthree\n' });
+    expect(first.response).toMatchObject({
+      text: 'Reading.',
+      finish_reason: 'tool-calls',
+      tool_calls: [{ id: 'call_0_0', name: 'read_notes', arguments: {} }],
+    });
+    expect(second.request.messages.at(-1)!.parts[0]).toMatchObject({
+      type: 'tool_call_response',
+      id: 'call_0_0',
+      name: 'read_notes',
+      response: 'one\ntwo\nthree\n',
+    });
     expect(third.response).toMatchObject({ text: 'Done: 3 notes.', finish_reason: 'stop', tool_calls: [] });
     // usage, cost and finish as model_turns.jsonl counts them
     const turns = turnsFile(runId);
-    page.calls.forEach((c, i) => expect({ usage: c.usage, cost: c.cost_usd, finish: c.response.finish_reason }).toEqual({ usage: turns[i].tokens, cost: turns[i].cost_usd, finish: turns[i].finish_reason }));
+    page.calls.forEach((c, i) =>
+      expect({ usage: c.usage, cost: c.cost_usd, finish: c.response.finish_reason }).toEqual({
+        usage: turns[i].tokens,
+        cost: turns[i].cost_usd,
+        finish: turns[i].finish_reason,
+      }),
+    );
     expect(first.latency_ms).toBeGreaterThanOrEqual(first.first_token_ms!);
     // on disk a turn keeps only what it added: the system prompt and the earlier messages are the previous call's
     const raw = lines(runId);
@@ -119,10 +142,15 @@ describe('model calls recorded', () => {
     const provider = new FakeProvider(goodTurns());
     const limit = 16 * 1024;
     const { runId } = await runNotes(provider, { defaults: () => ({ capture: { max_call_bytes: limit } }) });
-    const file = readFileSync(join(root(runId), MODEL_CALLS_FILE), 'utf8').split('\n').filter(Boolean);
+    const file = readFileSync(join(root(runId), MODEL_CALLS_FILE), 'utf8')
+      .split('\n')
+      .filter(Boolean);
     for (const l of file) expect(Buffer.byteLength(l)).toBeLessThanOrEqual(limit);
     const second = lines(runId)[1];
-    expect(second.cut).toMatchObject({ limit_bytes: limit, fields: [{ path: 'request.messages[2].parts[0].response', message: 2, original_chars: big.length }] });
+    expect(second.cut).toMatchObject({
+      limit_bytes: limit,
+      fields: [{ path: 'request.messages[2].parts[0].response', message: 2, original_chars: big.length }],
+    });
     expect(second.cut!.bytes_before).toBeGreaterThan(limit);
     const response = second.request.messages.at(-1)!.parts[0] as { response: string };
     expect(response.response).toMatch(/^lorem ipsum .*…\[cut: kept \d+ of 48007 characters\]$/);
@@ -135,7 +163,10 @@ describe('model calls recorded', () => {
     const off = await runNotes(new FakeProvider(goodTurns()), { defaults: () => ({ capture: { model_io: false } }) });
     expect(off.status.status).toBe('completed');
     expect(existsSync(join(root(off.runId), MODEL_CALLS_FILE))).toBe(false);
-    expect(JSON.parse(readFileSync(join(root(off.runId), 'runtime', 'resolved_config.json'), 'utf8')).capture).toEqual({ model_io: false, max_call_bytes: 1048576 });
+    expect(JSON.parse(readFileSync(join(root(off.runId), 'runtime', 'resolved_config.json'), 'utf8')).capture).toEqual({
+      model_io: false,
+      max_call_bytes: 1048576,
+    });
     expect(await readModelCalls(off.runId, root(off.runId))).toMatchObject({ capture: 'off', total: 0, calls: [] });
     await svc?.close();
     svc = makeService(env, new FakeProvider(goodTurns()), { plugins: [{ ...notesPlugin(), capture: { model_io: false } }] });
@@ -161,13 +192,19 @@ describe('model calls recorded', () => {
     expect(text).not.toContain(png.toString('base64'));
     const second = (await readModelCalls(runId, root(runId), { call: 2 })).calls[0];
     const file = second.request.messages.at(-1)!.parts[1] as { type: string; file_id: string; bytes: number; mime_type: string; label: string };
-    expect(file).toMatchObject({ type: 'file', mime_type: 'image/png', bytes: png.length, label: 'pic.png', file_id: expect.stringMatching(/^runtime\/model_call_files\/[0-9a-f]{32}\.png$/) });
+    expect(file).toMatchObject({
+      type: 'file',
+      mime_type: 'image/png',
+      bytes: png.length,
+      label: 'pic.png',
+      file_id: expect.stringMatching(/^runtime\/model_call_files\/[0-9a-f]{32}\.png$/),
+    });
     expect(readFileSync(join(root(runId), file.file_id))).toEqual(png);
     expect(readdirSync(join(root(runId), 'runtime', 'model_call_files'))).toHaveLength(1);
   });
 });
 
-describe('a compaction\'s summary call', () => {
+describe("a compaction's summary call", () => {
   let dir = '';
   let service: Service | null = null;
   afterEach(async () => {
@@ -181,7 +218,12 @@ describe('a compaction\'s summary call', () => {
     const big = join(dir, 'big.txt');
     writeFileSync(big, `${Array.from({ length: 400 }, (_, i) => `line ${i} of the big input file with some words`).join('\n')}\n`);
     const reader = createTextOnlyPlugin({ name: 'reader', description: 'reads', offlineAnswer: 'x' });
-    const plugin = { ...reader, fileInputs: ['file'], inputSchema: { type: 'object', properties: { file: { type: 'string' } } }, createTools: (ctx: Parameters<typeof reader.createTools>[0]) => [createReadFileTool({ files: ctx.workspace })] };
+    const plugin = {
+      ...reader,
+      fileInputs: ['file'],
+      inputSchema: { type: 'object', properties: { file: { type: 'string' } } },
+      createTools: (ctx: Parameters<typeof reader.createTools>[0]) => [createReadFileTool({ files: ctx.workspace })],
+    };
     const turns = [
       { toolCalls: [{ name: 'read_file', args: { path: 'input/big.txt', limit: 150 } }] },
       { toolCalls: [{ name: 'read_file', args: { path: 'input/big.txt', offset: 151, limit: 150 } }] },

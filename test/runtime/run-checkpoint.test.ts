@@ -31,8 +31,26 @@ describe('run checkpoint', () => {
     const messages: ChatMessage[] = [{ role: 'user', content: 'goal' }];
     cp.base('SYSTEM', state(messages, metrics, 0, { next: 0 }));
     metrics.iterations = 1;
-    metrics.recordTurn({ latencyMs: 5, firstTokenMs: 1, usage: { inputTokens: 10, outputTokens: 4 }, costUsd: 0.01, model: 'script:x', turn: 1, attempt: 0, startedAt: new Date(0), finishReason: 'tool-calls' });
-    messages.push({ role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'send', args: { to: 'a' } }, { id: 'c2', name: 'send', args: { to: 'b' } }], reasoning: [{ text: 'think', signature: 'sig-1' }] as never });
+    metrics.recordTurn({
+      latencyMs: 5,
+      firstTokenMs: 1,
+      usage: { inputTokens: 10, outputTokens: 4 },
+      costUsd: 0.01,
+      model: 'script:x',
+      turn: 1,
+      attempt: 0,
+      startedAt: new Date(0),
+      finishReason: 'tool-calls',
+    });
+    messages.push({
+      role: 'assistant',
+      content: '',
+      toolCalls: [
+        { id: 'c1', name: 'send', args: { to: 'a' } },
+        { id: 'c2', name: 'send', args: { to: 'b' } },
+      ],
+      reasoning: [{ text: 'think', signature: 'sig-1' }] as never,
+    });
     seq = 9;
     cp.step('SYSTEM', state(messages, metrics, 0, { next: 1 }));
     await cp.callStarted('c1', 'send', { to: 'a' }, true);
@@ -78,7 +96,11 @@ describe('run checkpoint', () => {
     const f = file();
     const cp = new RunCheckpoint(f, { lastSeq: () => 1 });
     const metrics = new RunMetrics();
-    const messages: ChatMessage[] = [{ role: 'user', content: 'goal' }, { role: 'assistant', content: 'a' }, { role: 'user', content: 'more' }];
+    const messages: ChatMessage[] = [
+      { role: 'user', content: 'goal' },
+      { role: 'assistant', content: 'a' },
+      { role: 'user', content: 'more' },
+    ];
     cp.base('S', state(messages, metrics));
     const compacted: ChatMessage[] = [{ role: 'user', content: 'summary' }];
     cp.step('S', state(compacted, metrics));

@@ -41,7 +41,12 @@ describe('reasoning and context_tokens on a run request', () => {
     svc = makeService(env, new FakeProvider(goodTurns()));
     const { run_id } = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
     await svc.wait(run_id);
-    expect(svc.stats().models).toEqual({ turns: 3, tokens: { input: 30, output: 15, cached_input: 0, cache_write: 0, reasoning: 0 }, cost_usd: 0, unpriced_turns: 3 });
+    expect(svc.stats().models).toEqual({
+      turns: 3,
+      tokens: { input: 30, output: 15, cached_input: 0, cache_write: 0, reasoning: 0 },
+      cost_usd: 0,
+      unpriced_turns: 3,
+    });
   });
 
   it('defaults to reasoning off and the catalog window', async () => {
@@ -71,7 +76,12 @@ describe('reasoning and context_tokens on a run request', () => {
     const provider = createScriptProvider([{ text: 'never sent' }]);
     svc = makeService(env, provider);
     // the goal is in the system prompt and the first message: ~3,000 tokens
-    const { run_id } = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath }, goal: 'count '.repeat(1000), limits: { context_tokens: 2048 } });
+    const { run_id } = await svc.create({
+      plugin: 'notes',
+      input: { notes_path: env.notesPath },
+      goal: 'count '.repeat(1000),
+      limits: { context_tokens: 2048 },
+    });
     const st = await svc.wait(run_id);
     expect(st.status).toBe('failed');
     expect(st.diagnosis).toMatchObject({ code: 'context_length' });

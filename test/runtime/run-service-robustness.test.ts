@@ -58,7 +58,10 @@ describe.skipIf(process.platform !== 'linux')('RunService: a create that fails o
 });
 
 function runEvents(runId: string): AgentEvent[] {
-  return readFileSync(join(env.dataDir, 'runs', runId, 'runtime/events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as AgentEvent);
+  return readFileSync(join(env.dataDir, 'runs', runId, 'runtime/events.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as AgentEvent);
 }
 function terminalTypes(runId: string): string[] {
   return runEvents(runId)
@@ -123,7 +126,9 @@ describe('RunService: the final run_status.json', () => {
     const onDisk = JSON.parse(readFileSync(join(env.dataDir, 'runs', run_id, 'runtime/run_status.json'), 'utf8'));
     expect(onDisk.status).toBe('completed');
     expect(onDisk.last_seq).toBe(runEvents(run_id).length);
-    const notices = runEvents(run_id).filter((e) => e.stream === 'run' && e.data.type === 'notice').map((e) => (e.data as { text: string }).text);
+    const notices = runEvents(run_id)
+      .filter((e) => e.stream === 'run' && e.data.type === 'notice')
+      .map((e) => (e.data as { text: string }).text);
     expect(notices.some((t) => t.includes('run_status.json') && t.includes('ENOSPC'))).toBe(true);
     expect(terminalTypes(run_id)).toEqual(['run.completed']);
   });
@@ -172,7 +177,9 @@ describe('RunService: live events equal the stored ones', () => {
       live.push(JSON.stringify(ev));
     }
     expect((await svc.wait(run_id)).status).toBe('completed');
-    const stored = readFileSync(join(env.dataDir, 'runs', run_id, 'runtime/events.jsonl'), 'utf8').trim().split('\n');
+    const stored = readFileSync(join(env.dataDir, 'runs', run_id, 'runtime/events.jsonl'), 'utf8')
+      .trim()
+      .split('\n');
     expect(live).toEqual(stored);
   });
 });
@@ -194,12 +201,19 @@ describe('RunService: the queue under a burst', () => {
 describe('RunService: close() racing a create in flight', () => {
   it('a create that passed the closed-check before close() does not leave a run live after close() resolved', async () => {
     let closing: Promise<void> | null = null;
-    const s = makeService(env, () => {
-      closing ??= s.close(); // close() arrives while this create is between its checks and the enqueue
-      return new FakeProvider([{ hang: true }]);
-    }, { processRegistry: null });
+    const s = makeService(
+      env,
+      () => {
+        closing ??= s.close(); // close() arrives while this create is between its checks and the enqueue
+        return new FakeProvider([{ hang: true }]);
+      },
+      { processRegistry: null },
+    );
     const created = s.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
-    const outcome = await created.then((st) => st.run_id, (e: { code?: string }) => e.code);
+    const outcome = await created.then(
+      (st) => st.run_id,
+      (e: { code?: string }) => e.code,
+    );
     await closing;
     if (outcome === 'wrong_state') {
       // refused: its folder is given back
@@ -218,9 +232,22 @@ describe('RunService.init: one broken run folder', () => {
     const root = join(env.dataDir, 'runs', id);
     mkdirSync(join(root, 'runtime', 'events.jsonl'), { recursive: true }); // unopenable as a file
     const status = {
-      run_id: id, status: 'model_thinking', plugin: 'notes', plugin_version: '1.2.3', skill: null, goal: 'g', conversation_id: id,
-      provider: 'fake', model: 'fake-1', created_at: '2020-01-01T00:00:00.000Z', started_at: null, finished_at: null,
-      final_answer: '', diagnosis: null, last_seq: 3, public_documents: [],
+      run_id: id,
+      status: 'model_thinking',
+      plugin: 'notes',
+      plugin_version: '1.2.3',
+      skill: null,
+      goal: 'g',
+      conversation_id: id,
+      provider: 'fake',
+      model: 'fake-1',
+      created_at: '2020-01-01T00:00:00.000Z',
+      started_at: null,
+      finished_at: null,
+      final_answer: '',
+      diagnosis: null,
+      last_seq: 3,
+      public_documents: [],
     };
     writeFileSync(join(root, 'runtime', 'run_status.json'), JSON.stringify(status));
     svc = makeService(env, new FakeProvider(goodTurns()), { processRegistry: null });
@@ -238,10 +265,11 @@ describe('RunService.init: one broken run folder', () => {
 describe('RunService: cancel racing completion', () => {
   it('whenever cancel() lands, a run ends once: one terminal event, status file and wait() agree', async () => {
     const s = makeService(env, () => new FakeProvider(goodTurns()), { concurrency: 2, processRegistry: null });
-    const ticks = (n: number) => new Promise<void>((r) => {
-      const step = (k: number) => (k <= 0 ? r() : setImmediate(() => step(k - 1)));
-      step(n);
-    });
+    const ticks = (n: number) =>
+      new Promise<void>((r) => {
+        const step = (k: number) => (k <= 0 ? r() : setImmediate(() => step(k - 1)));
+        step(n);
+      });
     const ids: string[] = [];
     for (let i = 0; i < 40; i++) {
       const { run_id } = await s.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
@@ -348,7 +376,9 @@ describe('RunService: background processes that will not end', () => {
     const st = await Promise.race([svc.wait(run_id), new Promise<null>((r) => setTimeout(() => r(null), 3000))]);
     expect(st?.status).toBe('completed');
     expect(terminalTypes(run_id)).toEqual(['run.completed']);
-    const notices = runEvents(run_id).filter((e) => e.stream === 'run' && e.data.type === 'notice').map((e) => (e.data as { text: string }).text);
+    const notices = runEvents(run_id)
+      .filter((e) => e.stream === 'run' && e.data.type === 'notice')
+      .map((e) => (e.data as { text: string }).text);
     expect(notices.some((t) => t.includes('background processes'))).toBe(true);
   });
 });

@@ -24,7 +24,10 @@ function runFile(runId: string, rel: string): string {
   return join(env.dataDir, 'runs', runId, rel);
 }
 function events(runId: string): AgentEvent[] {
-  return readFileSync(runFile(runId, 'runtime/events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as AgentEvent);
+  return readFileSync(runFile(runId, 'runtime/events.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as AgentEvent);
 }
 function runEvents(runId: string, type: string) {
   return events(runId).filter((e) => e.stream === 'run' && e.data.type === type);
@@ -47,12 +50,15 @@ describe('RunService: a good run', () => {
     const terminal = evs.findIndex((e) => e.stream === 'run' && e.data.type === 'run.completed');
     expect(notice).toBeGreaterThan(-1);
     expect(notice).toBeLessThan(terminal);
-    expect(JSON.parse(readFileSync(runFile(created.run_id, 'runtime/run_status.json'), 'utf8'))).toMatchObject({ status: 'completed', last_seq: evs[terminal].seq });
+    expect(JSON.parse(readFileSync(runFile(created.run_id, 'runtime/run_status.json'), 'utf8'))).toMatchObject({
+      status: 'completed',
+      last_seq: evs[terminal].seq,
+    });
     expect(existsSync(runFile(created.run_id, 'manifest.json'))).toBe(true);
     expect(existsSync(runFile(created.run_id, 'runtime/model_turns.jsonl'))).toBe(true);
   });
 
-  it('completes and writes the run folder\'s whole tree', async () => {
+  it("completes and writes the run folder's whole tree", async () => {
     const provider = new FakeProvider(goodTurns());
     svc = makeService(env, provider);
     const created = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath }, goal: 'count' });
@@ -83,7 +89,16 @@ describe('RunService: a good run', () => {
     const req = JSON.parse(readFileSync(runFile(created.run_id, 'input/request.json'), 'utf8'));
     expect(req.input.notes_path).toBe('input/notes.txt');
     const prompt = readFileSync(runFile(created.run_id, 'runtime/system_prompt.md'), 'utf8');
-    for (const s of ['Business Plugin', 'Goal', 'Business Guidance', 'Run Input', 'Available Tools', 'Permission Boundaries', 'Required Outputs', 'Skill Instructions']) {
+    for (const s of [
+      'Business Plugin',
+      'Goal',
+      'Business Guidance',
+      'Run Input',
+      'Available Tools',
+      'Permission Boundaries',
+      'Required Outputs',
+      'Skill Instructions',
+    ]) {
       expect(prompt).toContain(`## ${s}`);
     }
     expect(prompt).toContain('Read first, then write.');
@@ -100,7 +115,18 @@ describe('RunService: a good run', () => {
     expect(evs.map((e) => e.seq)).toEqual(evs.map((_, i) => i + 1));
     expect(st.last_seq).toBe(evs.length);
     const states = runEvents(run_id, 'run.state').map((e) => (e.data as { to: string }).to);
-    expect(states).toEqual(['queued', 'created', 'planning', 'model_thinking', 'tool_executing', 'model_thinking', 'tool_executing', 'model_thinking', 'validating', 'completed']);
+    expect(states).toEqual([
+      'queued',
+      'created',
+      'planning',
+      'model_thinking',
+      'tool_executing',
+      'model_thinking',
+      'tool_executing',
+      'model_thinking',
+      'validating',
+      'completed',
+    ]);
     const last = evs[evs.length - 1];
     expect(last.stream === 'run' && last.data.type).toBe('run.completed');
     // the run is a runtime operation channels can follow
@@ -121,7 +147,11 @@ describe('RunService: a good run', () => {
     expect(manifest.status).toBe('completed');
     expect(manifest.plugin).toEqual({ name: 'notes', version: '1.2.3' });
     expect(manifest.documents.map((d: { path: string }) => d.path).sort()).toEqual(['artifacts/count.json', 'artifacts/report.md']);
-    expect(manifest.documents.find((d: { path: string }) => d.path === 'artifacts/report.md')).toMatchObject({ audience: 'user', sensitivity: 'public', type: 'markdown' });
+    expect(manifest.documents.find((d: { path: string }) => d.path === 'artifacts/report.md')).toMatchObject({
+      audience: 'user',
+      sensitivity: 'public',
+      type: 'markdown',
+    });
     expect(st.public_documents).toEqual(manifest.documents);
     const disk = JSON.parse(readFileSync(runFile(run_id, 'runtime/run_status.json'), 'utf8'));
     expect(disk).toEqual(st);
@@ -130,7 +160,10 @@ describe('RunService: a good run', () => {
     expect(m.tool_calls.by_name).toEqual({ read_notes: 1, write_json: 1, write_md: 1 });
     expect(m.tokens).toEqual({ input: 30, output: 15, cached_input: 0, cache_write: 0, reasoning: 0 });
     expect(m.cost_usd).toBeNull(); // fake:fake-1 is in no catalog: unknown, never 0
-    const turns = readFileSync(runFile(run_id, 'runtime/model_turns.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const turns = readFileSync(runFile(run_id, 'runtime/model_turns.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(turns.map((t) => [t.turn, t.attempt, t.model, t.finish_reason, t.tokens.input, t.cost_usd])).toEqual([
       [1, 0, 'fake:fake-1', 'tool-calls', 10, null],
       [2, 0, 'fake:fake-1', 'tool-calls', 10, null],
@@ -139,7 +172,11 @@ describe('RunService: a good run', () => {
     expect(m.model_latency_ms.turns).toBe(3);
     expect(Object.keys(m.stage_durations_ms)).toEqual(expect.arrayContaining(['queued', 'planning', 'model_thinking', 'tool_executing', 'validating']));
     const cfg = readFileSync(runFile(run_id, 'runtime/resolved_config.json'), 'utf8');
-    expect(JSON.parse(cfg).capabilities).toMatchObject({ plugin: { name: 'notes', version: '1.2.3' }, skill: { name: 'notes_skill', version: '0.1.0' }, writeRoots: ['artifacts'] });
+    expect(JSON.parse(cfg).capabilities).toMatchObject({
+      plugin: { name: 'notes', version: '1.2.3' },
+      skill: { name: 'notes_skill', version: '0.1.0' },
+      writeRoots: ['artifacts'],
+    });
     expect(await svc.documentPath(run_id, 'artifacts/report.md')).toBe(runFile(run_id, 'artifacts/report.md'));
     expect(await svc.documentPath(run_id, 'runtime/events.jsonl')).toBeNull();
     const trace = readFileSync(runFile(run_id, 'runtime/trace.jsonl'), 'utf8').trim().split('\n');
@@ -149,11 +186,14 @@ describe('RunService: a good run', () => {
 
 describe('RunService: stop validation', () => {
   it('fails a run that misses an artifact with hook.blocked and artifact.rejected, keeping what was made', async () => {
-    svc = makeService(env, new FakeProvider([
-      { toolCalls: [{ name: 'read_notes', args: {} }] },
-      { toolCalls: [{ name: 'write_json', args: { path: 'count.json', value: { count: 3, title: 'n' } } }] },
-      { text: 'finished' },
-    ]));
+    svc = makeService(
+      env,
+      new FakeProvider([
+        { toolCalls: [{ name: 'read_notes', args: {} }] },
+        { toolCalls: [{ name: 'write_json', args: { path: 'count.json', value: { count: 3, title: 'n' } } }] },
+        { text: 'finished' },
+      ]),
+    );
     const { run_id } = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
     const st = await svc.wait(run_id);
     expect(st.status).toBe('failed');
@@ -168,31 +208,55 @@ describe('RunService: stop validation', () => {
   });
 
   it('rejects invalid JSON, a schema mismatch, a missing heading and a plugin validator failure', async () => {
-    svc = makeService(env, new FakeProvider([
-      { toolCalls: [{ name: 'read_notes', args: {} }] },
-      { toolCalls: [{ name: 'write_json', args: { path: 'count.json', value: '{not json' } }, { name: 'write_md', args: { path: 'report.md', text: '# Other\n' } }] },
-      { text: 'finished' },
-    ]));
+    svc = makeService(
+      env,
+      new FakeProvider([
+        { toolCalls: [{ name: 'read_notes', args: {} }] },
+        {
+          toolCalls: [
+            { name: 'write_json', args: { path: 'count.json', value: '{not json' } },
+            { name: 'write_md', args: { path: 'report.md', text: '# Other\n' } },
+          ],
+        },
+        { text: 'finished' },
+      ]),
+    );
     const a = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
     const sa = await svc.wait(a.run_id);
     expect(sa.status).toBe('failed');
     expect(sa.diagnosis?.detail).toMatch(/count\.json is not valid JSON/);
     expect(sa.diagnosis?.detail).toMatch(/lacks the heading "Summary"/);
 
-    const svc2 = makeService(env, new FakeProvider([
-      { toolCalls: [{ name: 'read_notes', args: {} }] },
-      { toolCalls: [{ name: 'write_json', args: { path: 'count.json', value: { count: 7, title: 'n' } } }, { name: 'write_md', args: { path: 'report.md', text: '## Summary\n' } }] },
-      { text: 'finished' },
-    ]));
+    const svc2 = makeService(
+      env,
+      new FakeProvider([
+        { toolCalls: [{ name: 'read_notes', args: {} }] },
+        {
+          toolCalls: [
+            { name: 'write_json', args: { path: 'count.json', value: { count: 7, title: 'n' } } },
+            { name: 'write_md', args: { path: 'report.md', text: '## Summary\n' } },
+          ],
+        },
+        { text: 'finished' },
+      ]),
+    );
     const b = await svc2.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
     const sb = await svc2.wait(b.run_id);
     expect(sb.status).toBe('failed');
     expect(sb.diagnosis?.detail).toContain('count 7 is not the real 3');
-    const svc3 = makeService(env, new FakeProvider([
-      { toolCalls: [{ name: 'read_notes', args: {} }] },
-      { toolCalls: [{ name: 'write_json', args: { path: 'count.json', value: { count: 'x' } } }, { name: 'write_md', args: { path: 'report.md', text: '## Summary\n' } }] },
-      { text: 'finished' },
-    ]));
+    const svc3 = makeService(
+      env,
+      new FakeProvider([
+        { toolCalls: [{ name: 'read_notes', args: {} }] },
+        {
+          toolCalls: [
+            { name: 'write_json', args: { path: 'count.json', value: { count: 'x' } } },
+            { name: 'write_md', args: { path: 'report.md', text: '## Summary\n' } },
+          ],
+        },
+        { text: 'finished' },
+      ]),
+    );
     const c = await svc3.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
     const sc = await svc3.wait(c.run_id);
     expect(sc.diagnosis?.detail).toMatch(/count\.json: count: /);
@@ -277,7 +341,15 @@ describe('RunService: limits', () => {
 
   it('max_tool_calls', async () => {
     let k = 0;
-    svc = makeService(env, new FakeProvider(() => ({ toolCalls: [{ name: 'read_notes', args: { a: k++ } }, { name: 'read_notes', args: { b: k++ } }] })));
+    svc = makeService(
+      env,
+      new FakeProvider(() => ({
+        toolCalls: [
+          { name: 'read_notes', args: { a: k++ } },
+          { name: 'read_notes', args: { b: k++ } },
+        ],
+      })),
+    );
     const { run_id } = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath }, limits: { max_tool_calls: 5 } });
     const st = await svc.wait(run_id);
     expect(st.diagnosis?.code).toBe('max_tool_calls');
@@ -304,10 +376,7 @@ describe('RunService: limits', () => {
       },
     };
     const turns = goodTurns();
-    const script = [
-      ...Array.from({ length: 4 }, () => ({ toolCalls: [{ name: 'poll_job', args: { id: 'j1' } }] })),
-      ...turns,
-    ];
+    const script = [...Array.from({ length: 4 }, () => ({ toolCalls: [{ name: 'poll_job', args: { id: 'j1' } }] })), ...turns];
     svc = makeService(env, new FakeProvider(script), { plugins: [notesPluginWith([poll])] });
     const { run_id } = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
     const st = await svc.wait(run_id);
@@ -395,7 +464,8 @@ describe('RunService: cancel and queue', () => {
     }
     const st = await svc.cancel(run_id);
     expect(st.status).toBe('cancelled');
-    for (const f of ['runtime/run_status.json', 'runtime/metrics.json', 'manifest.json', 'runtime/events.jsonl']) expect(existsSync(runFile(run_id, f))).toBe(true);
+    for (const f of ['runtime/run_status.json', 'runtime/metrics.json', 'manifest.json', 'runtime/events.jsonl'])
+      expect(existsSync(runFile(run_id, f))).toBe(true);
     expect(events(run_id).at(-1)).toMatchObject({ data: { type: 'run.cancelled' } });
     await expect(svc.cancel(run_id)).rejects.toMatchObject({ code: 'wrong_state', status: 409 });
   });
@@ -465,12 +535,25 @@ describe('RunService: request errors', () => {
       code: 'invalid_request',
       details: { issues: [{ path: 'input', message: expect.stringContaining('extra') }] },
     });
-    await expect(svc.create({ plugin: 'notes', input: { notes_path: 5 } })).rejects.toMatchObject({ code: 'invalid_request', details: { issues: [{ path: 'input.notes_path' }] } });
-    await expect(svc.create({ plugin: 'notes', input: { notes_path: env.notesPath, title: 'x'.repeat(21) } })).rejects.toMatchObject({ details: { issues: [{ path: 'input.title' }] } });
-    await expect(svc.create({ plugin: 'notes', input: { notes_path: join(env.dir, 'missing.txt') } })).rejects.toMatchObject({ code: 'invalid_request', message: expect.stringContaining('input.notes_path') });
-    await expect(svc.create({ plugin: 'notes', input: {}, limits: { max_iterations: 0 } })).rejects.toMatchObject({ code: 'invalid_request', details: { issues: [{ path: 'limits.max_iterations' }] } });
+    await expect(svc.create({ plugin: 'notes', input: { notes_path: 5 } })).rejects.toMatchObject({
+      code: 'invalid_request',
+      details: { issues: [{ path: 'input.notes_path' }] },
+    });
+    await expect(svc.create({ plugin: 'notes', input: { notes_path: env.notesPath, title: 'x'.repeat(21) } })).rejects.toMatchObject({
+      details: { issues: [{ path: 'input.title' }] },
+    });
+    await expect(svc.create({ plugin: 'notes', input: { notes_path: join(env.dir, 'missing.txt') } })).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringContaining('input.notes_path'),
+    });
+    await expect(svc.create({ plugin: 'notes', input: {}, limits: { max_iterations: 0 } })).rejects.toMatchObject({
+      code: 'invalid_request',
+      details: { issues: [{ path: 'limits.max_iterations' }] },
+    });
     await expect(svc.create('nope')).rejects.toMatchObject({ code: 'invalid_request' });
-    await expect(svc.create({ plugin: 'notes', input: { notes_path: env.notesPath }, conversation_id: '../x' })).rejects.toMatchObject({ details: { issues: expect.arrayContaining([expect.objectContaining({ path: 'conversation_id' })]) } });
+    await expect(svc.create({ plugin: 'notes', input: { notes_path: env.notesPath }, conversation_id: '../x' })).rejects.toMatchObject({
+      details: { issues: expect.arrayContaining([expect.objectContaining({ path: 'conversation_id' })]) },
+    });
     // nothing was created for refused requests
     expect(existsSync(join(env.dataDir, 'runs')) ? readdirSync(join(env.dataDir, 'runs')) : []).toEqual([]);
   });
@@ -494,18 +577,27 @@ describe('RunService: request errors', () => {
     const ok = await svc.create({ plugin: 'notes', input: { notes_path: join(uploads, 'ok.txt') } });
     expect((await svc.wait(ok.run_id)).status).toBe('completed');
     await expect(svc.create({ plugin: 'notes', input: { notes_path: join(uploads, 'link.txt') } })).rejects.toMatchObject({ code: 'input_outside_roots' });
-    await expect(svc.create({ plugin: 'notes', input: { notes_path: join(uploads, '..', '..', 'notes.txt') } })).rejects.toMatchObject({ code: 'input_outside_roots' });
+    await expect(svc.create({ plugin: 'notes', input: { notes_path: join(uploads, '..', '..', 'notes.txt') } })).rejects.toMatchObject({
+      code: 'input_outside_roots',
+    });
   });
 
   it('an incompatible skill is a 422', async () => {
     const e2 = makeEnv({ compatible_plugins: ['other'] });
     const s = makeService(e2, new FakeProvider([]));
-    await expect(s.create({ plugin: 'notes', input: { notes_path: e2.notesPath } })).rejects.toMatchObject({ code: 'incompatible', status: 422, message: expect.stringContaining('not compatible with plugin "notes"') });
+    await expect(s.create({ plugin: 'notes', input: { notes_path: e2.notesPath } })).rejects.toMatchObject({
+      code: 'incompatible',
+      status: 422,
+      message: expect.stringContaining('not compatible with plugin "notes"'),
+    });
     await s.close();
     e2.cleanup();
     const e3 = makeEnv({ required_tools: ['read_notes', 'fly'] });
     const s3 = makeService(e3, new FakeProvider([]));
-    await expect(s3.create({ plugin: 'notes', input: { notes_path: e3.notesPath } })).rejects.toMatchObject({ code: 'incompatible', message: expect.stringContaining('fly') });
+    await expect(s3.create({ plugin: 'notes', input: { notes_path: e3.notesPath } })).rejects.toMatchObject({
+      code: 'incompatible',
+      message: expect.stringContaining('fly'),
+    });
     // the id reserved for the refused run is given back
     expect(readdirSync(join(e3.dataDir, 'runs'))).toEqual([]);
     await s3.close();
@@ -533,7 +625,10 @@ describe('RunService: request errors', () => {
 
   it('an unusable model spec is refused by the default resolver', async () => {
     const s = makeService(env, new FakeProvider([]), { providerResolver: undefined, env: {} });
-    await expect(s.create({ plugin: 'notes', input: { notes_path: env.notesPath }, model: 'openai:gpt-4o' })).rejects.toMatchObject({ code: 'incompatible', message: expect.stringContaining('OPENAI_API_KEY') });
+    await expect(s.create({ plugin: 'notes', input: { notes_path: env.notesPath }, model: 'openai:gpt-4o' })).rejects.toMatchObject({
+      code: 'incompatible',
+      message: expect.stringContaining('OPENAI_API_KEY'),
+    });
     await expect(s.create({ plugin: 'notes', input: { notes_path: env.notesPath }, model: 'nosuch:x' })).rejects.toMatchObject({ code: 'invalid_request' });
     await s.close();
   });
@@ -541,18 +636,26 @@ describe('RunService: request errors', () => {
 
 describe('RunService: streamed text', () => {
   it('strips thinking tags from assistant text and routes them to reasoning', async () => {
-    svc = makeService(env, new FakeProvider([
-      { toolCalls: [{ name: 'read_notes', args: {} }] },
-      goodTurns()[1],
-      { text: '<think>the user wants a count</think>Three notes.', reasoning: 'plan: answer' },
-    ]));
+    svc = makeService(
+      env,
+      new FakeProvider([
+        { toolCalls: [{ name: 'read_notes', args: {} }] },
+        goodTurns()[1],
+        { text: '<think>the user wants a count</think>Three notes.', reasoning: 'plan: answer' },
+      ]),
+    );
     const { run_id } = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
     const st = await svc.wait(run_id);
     expect(st.final_answer).toBe('Three notes.');
     const evs = events(run_id);
-    const deltas = evs.filter((e) => e.stream === 'assistant').map((e) => (e.data as { delta: string }).delta).join('');
+    const deltas = evs
+      .filter((e) => e.stream === 'assistant')
+      .map((e) => (e.data as { delta: string }).delta)
+      .join('');
     expect(deltas).toBe('Three notes.');
-    const reasoning = evs.filter((e) => e.stream === 'reasoning' && (e.data as { phase?: string }).phase === 'end').map((e) => (e.data as { text: string }).text);
+    const reasoning = evs
+      .filter((e) => e.stream === 'reasoning' && (e.data as { phase?: string }).phase === 'end')
+      .map((e) => (e.data as { text: string }).text);
     expect(reasoning.join('')).toContain('the user wants a count');
     expect(reasoning.join('')).toContain('plan: answer');
   });
@@ -607,12 +710,20 @@ describe('RunService: list', () => {
 });
 
 describe('RunService: used skills', () => {
-  it('the terminal event names the run\'s skill and compute skills the model ran', async () => {
+  it("the terminal event names the run's skill and compute skills the model ran", async () => {
     const { z } = await import('zod');
     const plugin = notesPluginWith([
-      { name: 'execute_skill', description: 'run a compute skill', kind: 'skill', parameters: z.object({ skill: z.string() }), execute: async () => ({ ok: true, content: '{}' }) },
+      {
+        name: 'execute_skill',
+        description: 'run a compute skill',
+        kind: 'skill',
+        parameters: z.object({ skill: z.string() }),
+        execute: async () => ({ ok: true, content: '{}' }),
+      },
     ]);
-    svc = makeService(env, new FakeProvider([{ toolCalls: [{ name: 'execute_skill', args: { skill: 'csv_profile' } }] }, ...goodTurns()]), { plugins: [plugin] });
+    svc = makeService(env, new FakeProvider([{ toolCalls: [{ name: 'execute_skill', args: { skill: 'csv_profile' } }] }, ...goodTurns()]), {
+      plugins: [plugin],
+    });
     const { run_id } = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
     expect((await svc.wait(run_id)).status).toBe('completed');
     expect(events(run_id).at(-1)?.data).toMatchObject({ type: 'run.completed', usedSkills: ['notes_skill', 'csv_profile'] });
@@ -646,7 +757,7 @@ describe('RunService: conversations, notices, restart', () => {
     ]);
   });
 
-  it('appends process-registry notices before a model turn and ends the run\'s sessions', async () => {
+  it("appends process-registry notices before a model turn and ends the run's sessions", async () => {
     const provider = new FakeProvider(goodTurns());
     let drained = 0;
     const killed: string[] = [];
@@ -692,7 +803,10 @@ describe('RunService: conversations, notices, restart', () => {
     await s3.init();
     expect((await s3.get(run_id))?.status).toBe('model_thinking');
     // ... and this service cannot cancel it: the error says where it can be
-    await expect(s3.cancel(run_id)).rejects.toMatchObject({ code: 'wrong_state', message: expect.stringMatching(/in another runtrail process; cancel it there/) });
+    await expect(s3.cancel(run_id)).rejects.toMatchObject({
+      code: 'wrong_state',
+      message: expect.stringMatching(/in another runtrail process; cancel it there/),
+    });
     await s3.close();
     expect(readFileSync(runFile(run_id, 'runtime/trace.jsonl'), 'utf8')).toContain('"event":"run.failed"');
     await s2.close();

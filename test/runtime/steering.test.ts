@@ -67,11 +67,15 @@ describe('steering and follow-ups', () => {
   it('a steer reaches the model after the current tool batch; a follow-up after the answer, for another turn', async () => {
     dir = mkdtempSync(join(tmpdir(), 'runtrail-steer-'));
     const g = gate();
-    const p = plugin('worker', () => [g.tool], (s) => {
-      if (toolsSeen(s) === 0) return { toolCalls: [{ name: 'wait_here', args: {} }] };
-      const last = users(s).at(-1)!;
-      return { text: `answer to: ${last}` };
-    });
+    const p = plugin(
+      'worker',
+      () => [g.tool],
+      (s) => {
+        if (toolsSeen(s) === 0) return { toolCalls: [{ name: 'wait_here', args: {} }] };
+        const last = users(s).at(-1)!;
+        return { text: `answer to: ${last}` };
+      },
+    );
     service = new RunService({ dataDir: dir, plugins: [p], env: {}, processRegistry: null });
     const run = await service.create({ plugin: 'worker', input: {} });
     const reading = collect(service, run.run_id);
@@ -95,8 +99,16 @@ describe('steering and follow-ups', () => {
   it('a steer to a queued run is delivered at its first turn; bad messages are refused', async () => {
     dir = mkdtempSync(join(tmpdir(), 'runtrail-steer-'));
     const g = gate();
-    const blocker = plugin('blocker', () => [g.tool], (s) => (toolsSeen(s) === 0 ? { toolCalls: [{ name: 'wait_here', args: {} }] } : { text: 'unblocked' }));
-    const echo = plugin('echo', () => [], (s) => ({ text: users(s).join(' / ') }));
+    const blocker = plugin(
+      'blocker',
+      () => [g.tool],
+      (s) => (toolsSeen(s) === 0 ? { toolCalls: [{ name: 'wait_here', args: {} }] } : { text: 'unblocked' }),
+    );
+    const echo = plugin(
+      'echo',
+      () => [],
+      (s) => ({ text: users(s).join(' / ') }),
+    );
     service = new RunService({ dataDir: dir, plugins: [blocker, echo], env: {}, processRegistry: null, concurrency: 1 });
     await service.create({ plugin: 'blocker', input: {} });
     const queued = await service.create({ plugin: 'echo', input: {}, goal: 'say hi' });
@@ -134,18 +146,31 @@ describe('parallel tool calls', () => {
   }
 
   for (const readOnly of [true, false]) {
-    it(readOnly ? 'runs a batch of read-only calls concurrently, observations in the order asked' : 'runs calls that are not read-only one after another', async () => {
-      dir = mkdtempSync(join(tmpdir(), 'runtrail-par-'));
-      const probe = probeTools(readOnly);
-      const p = plugin('prober', () => [probe.tool], (s) =>
-        toolsSeen(s) === 0 ? { toolCalls: [1, 2, 3, 4].map((n) => ({ name: 'probe', args: { n } })) } : { text: s.messages.filter((m) => m.role === 'tool').map((m) => m.content).join(',') },
-      );
-      service = new RunService({ dataDir: dir, plugins: [p], env: {}, processRegistry: null });
-      const run = await service.create({ plugin: 'prober', input: {} });
-      const final = await service.wait(run.run_id);
-      expect(final.final_answer).toBe('probe 1,probe 2,probe 3,probe 4');
-      expect(probe.max()).toBe(readOnly ? 4 : 1);
-      expect(probe.finished).toEqual(readOnly ? [4, 3, 2, 1] : [1, 2, 3, 4]);
-    });
+    it(
+      readOnly ? 'runs a batch of read-only calls concurrently, observations in the order asked' : 'runs calls that are not read-only one after another',
+      async () => {
+        dir = mkdtempSync(join(tmpdir(), 'runtrail-par-'));
+        const probe = probeTools(readOnly);
+        const p = plugin(
+          'prober',
+          () => [probe.tool],
+          (s) =>
+            toolsSeen(s) === 0
+              ? { toolCalls: [1, 2, 3, 4].map((n) => ({ name: 'probe', args: { n } })) }
+              : {
+                  text: s.messages
+                    .filter((m) => m.role === 'tool')
+                    .map((m) => m.content)
+                    .join(','),
+                },
+        );
+        service = new RunService({ dataDir: dir, plugins: [p], env: {}, processRegistry: null });
+        const run = await service.create({ plugin: 'prober', input: {} });
+        const final = await service.wait(run.run_id);
+        expect(final.final_answer).toBe('probe 1,probe 2,probe 3,probe 4');
+        expect(probe.max()).toBe(readOnly ? 4 : 1);
+        expect(probe.finished).toEqual(readOnly ? [4, 3, 2, 1] : [1, 2, 3, 4]);
+      },
+    );
   }
 });

@@ -33,7 +33,10 @@ function agent(name: string, o: { agents?: string[]; turns: (seen: ReturnType<ty
     defaultSkill: null,
     defaultGoal: `${name}'s goal`,
     promptFragments: [],
-    createTools: (ctx) => [createReadFileTool({ files: ctx.workspace, ...(ctx.schemes ? { schemes: ctx.schemes } : {}) }), createWriteArtifactTool({ workspace: ctx.workspace, contracts: [] })],
+    createTools: (ctx) => [
+      createReadFileTool({ files: ctx.workspace, ...(ctx.schemes ? { schemes: ctx.schemes } : {}) }),
+      createWriteArtifactTool({ workspace: ctx.workspace, contracts: [] }),
+    ],
     plan: [],
     artifacts: [],
     validators: [],
@@ -43,7 +46,8 @@ function agent(name: string, o: { agents?: string[]; turns: (seen: ReturnType<ty
 }
 
 const helper = agent('helper', {
-  turns: (seen) => (seen.length === 0 ? { toolCalls: [{ name: 'write_artifact', args: { path: 'part.md', content: '# the part\n' } }] } : { text: 'part written' }),
+  turns: (seen) =>
+    seen.length === 0 ? { toolCalls: [{ name: 'write_artifact', args: { path: 'part.md', content: '# the part\n' } }] } : { text: 'part written' },
 });
 
 const lead = agent('lead', {
@@ -77,7 +81,13 @@ describe('subagents', () => {
     expect(status.children).toHaveLength(1);
     const childId = status.children![0];
     const child = (await s.get(childId))!;
-    expect(child).toMatchObject({ status: 'completed', plugin: 'helper', conversation_id: 'conv-1', parent_run_id: status.run_id, final_answer: 'part written' });
+    expect(child).toMatchObject({
+      status: 'completed',
+      plugin: 'helper',
+      conversation_id: 'conv-1',
+      parent_run_id: status.run_id,
+      final_answer: 'part written',
+    });
     expect(readFileSync(join(dir, 'runs', childId, 'artifacts', 'part.md'), 'utf8')).toBe('# the part\n');
     // the wire: an agent step, start (then again with the child linked) → ok
     const bridge = createEngineBridge({ traceId: 't' });
@@ -129,7 +139,10 @@ describe('subagents', () => {
     const chain = (name: string, next: string | null) =>
       agent(name, {
         ...(next ? { agents: [next] } : {}),
-        turns: (seen) => (next && seen.length === 0 ? { toolCalls: [{ name: 'run_agent', args: { agent: next, goal: 'go deeper' } }] } : { text: `${name}: ${seen[0]?.ok === false ? `refused ${String(seen[0].data?.error)}` : 'done'}` }),
+        turns: (seen) =>
+          next && seen.length === 0
+            ? { toolCalls: [{ name: 'run_agent', args: { agent: next, goal: 'go deeper' } }] }
+            : { text: `${name}: ${seen[0]?.ok === false ? `refused ${String(seen[0].data?.error)}` : 'done'}` },
       });
     const s = make([chain('a1', 'a2'), chain('a2', 'a3'), chain('a3', 'a4'), chain('a4', null)]);
     const { status } = await run(s, 'a1');
@@ -144,7 +157,13 @@ describe('subagents', () => {
     const boss = agent('boss', {
       agents: ['broken'],
       turns: (seen) => {
-        if (seen.length === 0) return { toolCalls: [{ name: 'run_agent', args: { agent: 'broken', goal: 'try' } }, { name: 'run_agent', args: { agent: 'nobody', goal: 'x' } }] };
+        if (seen.length === 0)
+          return {
+            toolCalls: [
+              { name: 'run_agent', args: { agent: 'broken', goal: 'try' } },
+              { name: 'run_agent', args: { agent: 'nobody', goal: 'x' } },
+            ],
+          };
         return { text: seen.map((r) => `${r.ok ? 'ok' : 'failed'}:${String(r.data?.error ?? '')}`).join(' | ') };
       },
     });
@@ -156,7 +175,10 @@ describe('subagents', () => {
 
   it('cancelling the parent cancels its child', async () => {
     const slow = agent('slow', { turns: () => ({ text: 'late', delayMs: 20_000 }) });
-    const waiter = agent('waiter', { agents: ['slow'], turns: (seen) => (seen.length === 0 ? { toolCalls: [{ name: 'run_agent', args: { agent: 'slow', goal: 'take your time' } }] } : { text: 'x' }) });
+    const waiter = agent('waiter', {
+      agents: ['slow'],
+      turns: (seen) => (seen.length === 0 ? { toolCalls: [{ name: 'run_agent', args: { agent: 'slow', goal: 'take your time' } }] } : { text: 'x' }),
+    });
     const s = make([waiter, slow]);
     const created = await s.create({ plugin: 'waiter', input: {} });
     expect(await eventually(() => (s as unknown as { live: Map<string, { children: string[] }> }).live.get(created.run_id)?.children.length === 1)).toBe(true);

@@ -6,8 +6,14 @@ import { notesPlugin } from './fixtures/fake-plugin.js';
 describe('capabilities and system prompt', () => {
   const plugin = notesPlugin();
   const skill = {
-    name: 'notes_skill', version: '0.1.0', compatible_plugins: ['notes'], required_tools: [], required_inputs: [], output_artifacts: [],
-    read_scopes: ['input'], write_scopes: ['artifacts/reports'],
+    name: 'notes_skill',
+    version: '0.1.0',
+    compatible_plugins: ['notes'],
+    required_tools: [],
+    required_inputs: [],
+    output_artifacts: [],
+    read_scopes: ['input'],
+    write_scopes: ['artifacts/reports'],
   };
   const caps = resolveCapabilities({ plugin, skill, toolNames: ['read_notes', 'write_md', 'read_notes'] });
 
@@ -19,7 +25,10 @@ describe('capabilities and system prompt', () => {
       readRoots: ['input'],
       writeRoots: ['artifacts/reports'],
     });
-    expect(caps.artifactContract.map((a) => [a.path, a.hasSchema])).toEqual([['count.json', true], ['report.md', false]]);
+    expect(caps.artifactContract.map((a) => [a.path, a.hasSchema])).toEqual([
+      ['count.json', true],
+      ['report.md', false],
+    ]);
   });
 
   it('has the documented sections in order, with goal, input, tools, boundaries, outputs and the skill method', () => {
@@ -34,7 +43,16 @@ describe('capabilities and system prompt', () => {
     const at = SYSTEM_PROMPT_SECTIONS.map((s) => p.indexOf(`## ${s}`));
     expect(at.every((i) => i >= 0)).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
-    for (const s of ['Count the notes.', '"notes_path": "input/notes.txt"', '`read_notes`: Read the notes file.', '`artifacts/reports/`', '`artifacts/report.md` (markdown, required)', 'Headings: "Summary"', 'Read first.', 'Cite real lines.']) {
+    for (const s of [
+      'Count the notes.',
+      '"notes_path": "input/notes.txt"',
+      '`read_notes`: Read the notes file.',
+      '`artifacts/reports/`',
+      '`artifacts/report.md` (markdown, required)',
+      'Headings: "Summary"',
+      'Read first.',
+      'Cite real lines.',
+    ]) {
       expect(p).toContain(s);
     }
   });

@@ -15,7 +15,12 @@ const echo: AnyToolDefinition = {
   },
 };
 
-function setup(tools: AnyToolDefinition[], allowed = tools.map((t) => t.name), hooks = emptyHooks(), extra: Partial<ConstructorParameters<typeof ToolExecutor>[0]> = {}) {
+function setup(
+  tools: AnyToolDefinition[],
+  allowed = tools.map((t) => t.name),
+  hooks = emptyHooks(),
+  extra: Partial<ConstructorParameters<typeof ToolExecutor>[0]> = {},
+) {
   const published: Array<{ stream: AgentStream; data: unknown }> = [];
   const ex = new ToolExecutor({
     tools,
@@ -71,7 +76,10 @@ describe('ToolExecutor', () => {
 
   it('PreToolUse may deny or rewrite; PostToolUse may replace the output', async () => {
     const hooks = emptyHooks();
-    hooks.preToolUse.push({ name: 'NoSecrets', beforeTool: (c) => ((c.args as { text: string }).text === 'secret' ? { action: 'deny', reason: 'no secrets' } : undefined) });
+    hooks.preToolUse.push({
+      name: 'NoSecrets',
+      beforeTool: (c) => ((c.args as { text: string }).text === 'secret' ? { action: 'deny', reason: 'no secrets' } : undefined),
+    });
     hooks.preToolUse.push({ name: 'Upper', beforeTool: (c) => ({ action: 'rewrite', args: { text: (c.args as { text: string }).text.toUpperCase() } }) });
     hooks.postToolUse.push({ name: 'Tag', afterTool: (_c, r) => ({ ...r, content: `[${r.content}]` }) });
     const { ex } = setup([echo], ['echo'], hooks);
@@ -83,11 +91,21 @@ describe('ToolExecutor', () => {
   });
 
   it('a throwing handler, a malformed result and invalid output are errors, not crashes', async () => {
-    const thrower: AnyToolDefinition = { ...echo, name: 'boom', execute: async () => { throw new Error('disk full'); } };
+    const thrower: AnyToolDefinition = {
+      ...echo,
+      name: 'boom',
+      execute: async () => {
+        throw new Error('disk full');
+      },
+    };
     const malformed: AnyToolDefinition = { ...echo, name: 'weird', execute: async () => 42 as never };
     const badOut: AnyToolDefinition = { ...echo, name: 'badout', execute: async () => ({ ok: true, content: 'x', details: { echoed: 1 } }) };
     const { ex } = setup([thrower, malformed, badOut]);
-    expect((await ex.execute({ id: '1', name: 'boom', args: { text: 'a' } })).result).toMatchObject({ ok: false, content: expect.stringContaining('disk full'), diagnosis: { code: 'tool_error' } });
+    expect((await ex.execute({ id: '1', name: 'boom', args: { text: 'a' } })).result).toMatchObject({
+      ok: false,
+      content: expect.stringContaining('disk full'),
+      diagnosis: { code: 'tool_error' },
+    });
     expect((await ex.execute({ id: '2', name: 'weird', args: { text: 'a' } })).result).toMatchObject({ ok: false, diagnosis: { code: 'invalid_output' } });
     expect((await ex.execute({ id: '3', name: 'badout', args: { text: 'a' } })).result).toMatchObject({ ok: false, diagnosis: { code: 'invalid_output' } });
   });
@@ -131,10 +149,13 @@ describe('ToolExecutor', () => {
       ...echo,
       name: 'lazy',
       timeoutMs: 10,
-      execute: (_a, ctx) => new Promise((resolve) => setTimeout(() => {
-        late = ctx?.signal;
-        resolve({ ok: true, content: 'late' });
-      }, 40)),
+      execute: (_a, ctx) =>
+        new Promise((resolve) =>
+          setTimeout(() => {
+            late = ctx?.signal;
+            resolve({ ok: true, content: 'late' });
+          }, 40),
+        ),
     };
     const { ex } = setup([lazy]);
     expect((await ex.execute({ id: '1', name: 'lazy', args: { text: 'a' } })).result.diagnosis?.code).toBe('tool_timeout');
@@ -142,7 +163,7 @@ describe('ToolExecutor', () => {
     expect(late?.aborted).toBe(true);
   });
 
-  it('onAbort tells a tool why its call stopped: the timeout, the run\'s cancel, and at once when registered after the stop', async () => {
+  it("onAbort tells a tool why its call stopped: the timeout, the run's cancel, and at once when registered after the stop", async () => {
     const reasons: string[] = [];
     const waiting: AnyToolDefinition = {
       ...echo,
@@ -160,10 +181,11 @@ describe('ToolExecutor', () => {
       ...echo,
       name: 'cancelled',
       timeoutMs: 60_000,
-      execute: (_a, ctx) => new Promise(() => {
-        late = ctx?.onAbort;
-        ctx?.onAbort?.((r) => reasons.push(`run: ${String(r)}`));
-      }),
+      execute: (_a, ctx) =>
+        new Promise(() => {
+          late = ctx?.onAbort;
+          ctx?.onAbort?.((r) => reasons.push(`run: ${String(r)}`));
+        }),
     };
     const { ex: ex2 } = setup([cancelled], ['cancelled'], emptyHooks(), { signal: run.signal });
     const p = ex2.execute({ id: '2', name: 'cancelled', args: { text: 'a' } });
@@ -173,7 +195,7 @@ describe('ToolExecutor', () => {
     expect(reasons).toEqual(['timeout: timeout', 'run: stopped by the user', 'late: stopped by the user']);
   });
 
-  it('a JSON Schema tool gets its own copy of the arguments: editing them leaves the model\'s call as it was', async () => {
+  it("a JSON Schema tool gets its own copy of the arguments: editing them leaves the model's call as it was", async () => {
     const args = { path: 'a.txt', opts: { depth: 1 } };
     const editing: AnyToolDefinition = {
       name: 'editing',
@@ -208,8 +230,15 @@ describe('ToolExecutor', () => {
       reporterFor: (call) => ({
         operationId: call.toolCallId,
         start: (m?: string) => void seen.push(`${call.toolCallId}:${m}`),
-        progress() {}, stage() {}, complete: () => void seen.push('auto-complete'), fail() {}, cancel() {}, skip() {},
-        child() { throw new Error('unused'); },
+        progress() {},
+        stage() {},
+        complete: () => void seen.push('auto-complete'),
+        fail() {},
+        cancel() {},
+        skip() {},
+        child() {
+          throw new Error('unused');
+        },
       }),
     });
     await ex.execute({ id: 'c9', name: 'rep', args: { text: 'a' } });
@@ -220,10 +249,14 @@ describe('ToolExecutor', () => {
     const warnings: string[] = [];
     const onWarning = (w: Error) => void warnings.push(w.name);
     process.on('warning', onWarning);
-    const slow: AnyToolDefinition = { ...echo, name: 'slow', execute: async (args: { text: string }) => {
-      await new Promise((r) => setTimeout(r, 20));
-      return { ok: true, content: args.text, details: { echoed: args.text } };
-    } };
+    const slow: AnyToolDefinition = {
+      ...echo,
+      name: 'slow',
+      execute: async (args: { text: string }) => {
+        await new Promise((r) => setTimeout(r, 20));
+        return { ok: true, content: args.text, details: { echoed: args.text } };
+      },
+    };
     const { ex } = setup([slow], ['slow'], emptyHooks(), { signal: new AbortController().signal });
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => ex.execute({ id: `p${i}`, name: 'slow', args: { text: String(i) } })));
     await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick

@@ -47,9 +47,14 @@ afterEach(() => {
 
 describe('trace.jsonl', () => {
   it('projects every events.jsonl line exactly as parsing and re-writing it did: names, payloads, timestamps', () => {
-    const text = sampleEvents().map((e) => `${eventLine(e)}\n`).join('');
+    const text = sampleEvents()
+      .map((e) => `${eventLine(e)}\n`)
+      .join('');
     expect(traceText(text, RUN)).toBe(reference(text));
-    const lines = traceText(text, RUN).trim().split('\n').map((l) => JSON.parse(l) as { event: string; seq: number });
+    const lines = traceText(text, RUN)
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { event: string; seq: number });
     expect(lines.map((l) => l.event)).toEqual([
       'run.created',
       'run.state',
@@ -66,7 +71,9 @@ describe('trace.jsonl', () => {
   });
 
   it('leaves out a torn last line and a line that is not an event, as the parser does', () => {
-    const whole = sampleEvents().map((e) => `${eventLine(e)}\n`).join('');
+    const whole = sampleEvents()
+      .map((e) => `${eventLine(e)}\n`)
+      .join('');
     const torn = `${whole}${eventLine(ev(10, 'assistant', { phase: 'update', text: 'cut here' })).slice(0, 60)}`;
     expect(traceText(torn, RUN)).toBe(reference(torn));
     const junk = `${whole}not json\n{"runId":"x","seq":0,"ts":1,"stream":"run","data":{"type":"zero"}}\n{"runId":"x","seq":12,"ts":1,"stream":"run","data":{"type":"torn"\n${whole}`;
@@ -79,22 +86,32 @@ describe('trace.jsonl', () => {
     mkdirSync(join(dir, 'runtime'));
     await writeTrace(dir, RUN);
     expect(() => readFileSync(join(dir as string, TRACE_FILE))).toThrow();
-    const text = sampleEvents().map((e) => `${eventLine(e)}\n`).join('');
+    const text = sampleEvents()
+      .map((e) => `${eventLine(e)}\n`)
+      .join('');
     writeFileSync(join(dir, 'runtime', 'events.jsonl'), text);
     await writeTrace(dir, RUN);
     expect(readFileSync(join(dir, TRACE_FILE), 'utf8')).toBe(reference(text));
   });
 
   it('projects a log that arrives in pieces exactly as the whole text, wherever the pieces are cut', async () => {
-    const whole = sampleEvents().map((e) => `${eventLine(e)}\n`).join('');
+    const whole = sampleEvents()
+      .map((e) => `${eventLine(e)}\n`)
+      .join('');
     const text = `${whole}${whole}${eventLine(ev(12, 'assistant', { phase: 'update', text: 'torn' })).slice(0, 50)}`;
     const joined = async (pieces: string[]) => {
       let out = '';
-      for await (const t of traceChunks((async function* () { yield* pieces; })(), RUN)) out += t;
+      for await (const t of traceChunks(
+        (async function* () {
+          yield* pieces;
+        })(),
+        RUN,
+      ))
+        out += t;
       return out;
     };
     let seed = 7;
-    const rand = (n: number) => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % n);
+    const rand = (n: number) => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % n;
     for (let round = 0; round < 50; round++) {
       const pieces: string[] = [];
       for (let at = 0; at < text.length; ) {

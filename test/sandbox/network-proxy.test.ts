@@ -43,7 +43,20 @@ async function run(command: string, agent: AgentSandboxSettings) {
 
 describe('isPublicAddress', () => {
   it('refuses loopback, private, link-local, unique-local, CGNAT and mapped loopback; allows public unicast', () => {
-    for (const a of ['127.0.0.1', '10.1.2.3', '192.168.1.1', '172.16.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', 'not-an-ip']) {
+    for (const a of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '192.168.1.1',
+      '172.16.0.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:127.0.0.1',
+      'not-an-ip',
+    ]) {
       expect(isPublicAddress(a), a).toBe(false);
     }
     for (const a of ['93.184.216.34', '1.1.1.1', '2606:4700:4700::1111']) expect(isPublicAddress(a), a).toBe(true);
@@ -81,9 +94,12 @@ describe('the filtering proxy', () => {
 describe('network inside the sandbox', () => {
   it('refuses an allowlisted name that resolves to 127.0.0.1, and says which host in a sandbox_denied diagnosis', async () => {
     const before = hits;
-    const r = await run(`curl -sS --max-time 10 http://localhost:${port}/; echo; curl -sS --max-time 10 -o /dev/null -w '%{http_code}' http://localhost:${port}/`, {
-      network: { allow: [`localhost:${port}`] },
-    });
+    const r = await run(
+      `curl -sS --max-time 10 http://localhost:${port}/; echo; curl -sS --max-time 10 -o /dev/null -w '%{http_code}' http://localhost:${port}/`,
+      {
+        network: { allow: [`localhost:${port}`] },
+      },
+    );
     expect(hits).toBe(before);
     expect(r.content).toMatch(/runtrail sandbox refused a connection to localhost:\d+: localhost resolves to 127\.0\.0\.1/);
     expect(r.content).toContain('403');
@@ -106,7 +122,11 @@ describe('network inside the sandbox', () => {
   it('reaches an allowed host through the bridge inside and the proxy outside (curl with HTTP_PROXY, a widened address rule)', async () => {
     const policy = resolveSandboxPolicy(undefined, { network: { allow: [`localhost:${port}`] } });
     if (policy.mode !== 'on') throw new Error('expected the sandbox on');
-    const launch = await launchSandboxed(policy, { file: '/bin/sh', args: ['-c', `curl -sS --max-time 10 http://localhost:${port}/`], cwd: ws, writable: [ws] }, { addressAllowed: () => true });
+    const launch = await launchSandboxed(
+      policy,
+      { file: '/bin/sh', args: ['-c', `curl -sS --max-time 10 http://localhost:${port}/`], cwd: ws, writable: [ws] },
+      { addressAllowed: () => true },
+    );
     try {
       const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
         const child = spawn(launch.file, launch.args, { env: { PATH: '/usr/bin:/bin', ...launch.env } });

@@ -77,7 +77,9 @@ describe('the sandbox closes what a command could reach', () => {
   });
 
   it('cannot write outside the workspace, by cd or by path; /tmp is its own', async () => {
-    const r = await run('cd /etc && touch x && echo WROTE-ETC; touch /usr/x && echo WROTE-USR; touch /x && echo WROTE-ROOT; touch /tmp/mine && echo tmp-ok; cd - >/dev/null; echo ok > here.txt && cat here.txt');
+    const r = await run(
+      'cd /etc && touch x && echo WROTE-ETC; touch /usr/x && echo WROTE-USR; touch /x && echo WROTE-ROOT; touch /tmp/mine && echo tmp-ok; cd - >/dev/null; echo ok > here.txt && cat here.txt',
+    );
     expect(r.out).not.toMatch(/WROTE-/);
     expect(r.out).toContain('Read-only file system');
     expect(r.out).toContain('tmp-ok');
@@ -100,7 +102,9 @@ describe('the sandbox closes what a command could reach', () => {
   });
 
   it('cannot make namespaces or mounts of its own (no capabilities)', async () => {
-    const r = await run('unshare -Urm true && echo UNSHARED; unshare -m true && echo UNSHARED2; mount -t tmpfs none /tmp && echo MOUNTED; umount /etc && echo UNMOUNTED');
+    const r = await run(
+      'unshare -Urm true && echo UNSHARED; unshare -m true && echo UNSHARED2; mount -t tmpfs none /tmp && echo MOUNTED; umount /etc && echo UNMOUNTED',
+    );
     expect(r.out).not.toMatch(/UNSHARED|MOUNTED/);
   });
 
@@ -215,14 +219,16 @@ describe('ordinary work inside the sandbox', () => {
     mkdirSync(named, { recursive: true });
     registry = new ProcessRegistry({ sandbox: resolveSandboxPolicy(undefined, undefined) });
     const exec = createExecTool({ registry, scopeKey: 'run_b', cwd: ws, allowedRoots: [ws, named] });
-    const r = await exec.execute({ command: `echo built > out.txt && touch ${join(base, 'beside.txt')} ; touch ${join(base, 'runs', 'run_other', 'x')}; echo end`, workdir: named });
+    const r = await exec.execute({
+      command: `echo built > out.txt && touch ${join(base, 'beside.txt')} ; touch ${join(base, 'runs', 'run_other', 'x')}; echo end`,
+      workdir: named,
+    });
     expect(r.content).toContain('end');
     expect(readFileSync(join(named, 'out.txt'), 'utf8')).toBe('built\n');
     // beside it is the sandbox's private /tmp: nothing reaches the host's
     expect(existsSync(join(base, 'beside.txt'))).toBe(false);
     expect(existsSync(join(base, 'runs', 'run_other', 'x'))).toBe(false);
   });
-
 
   it('runs node, python3 and git', async () => {
     const r = await run(
@@ -238,7 +244,10 @@ describe('ordinary work inside the sandbox', () => {
     const proj = join(ws, 'proj');
     mkdirSync(proj, { recursive: true });
     writeFileSync(join(proj, 'package.json'), JSON.stringify({ name: 'tiny', version: '1.0.0', scripts: { build: 'node build.js' } }));
-    writeFileSync(join(proj, 'build.js'), "require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/out.txt','built '+process.version)");
+    writeFileSync(
+      join(proj, 'build.js'),
+      "require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/out.txt','built '+process.version)",
+    );
     const r = await run('npm run build --silent', {}, { workdir: 'proj' });
     expect(r.ok, r.out).toBe(true);
     expect(readFileSync(join(proj, 'dist', 'out.txt'), 'utf8')).toMatch(/^built v\d+/);

@@ -5,26 +5,37 @@ import { sandboxStartLine } from '../../src/sandbox/sandbox-description.js';
 
 describe('resolveSandboxPolicy: the agent asks, the operator bounds', () => {
   it('is on with no network and the default limits when nobody says anything', () => {
-    expect(resolveSandboxPolicy(undefined, undefined)).toEqual({ mode: 'on', read: [], write: [], network: { mode: 'none' }, env: [], limits: { ...DEFAULT_SANDBOX_LIMITS }, elevated: 'off', notes: [] });
+    expect(resolveSandboxPolicy(undefined, undefined)).toEqual({
+      mode: 'on',
+      read: [],
+      write: [],
+      network: { mode: 'none' },
+      env: [],
+      limits: { ...DEFAULT_SANDBOX_LIMITS },
+      elevated: 'off',
+      notes: [],
+    });
   });
 
   it('is off only by the operator', () => {
     expect(resolveSandboxPolicy({ mode: 'off' }, { network: 'host' })).toEqual({ mode: 'off' });
   });
 
-  it("gives the host network only when the operator allows it, and says so when it does not", () => {
+  it('gives the host network only when the operator allows it, and says so when it does not', () => {
     expect(resolveSandboxPolicy({ network: 'host' }, { network: 'host' })).toMatchObject({ network: { mode: 'host' } });
     const p = resolveSandboxPolicy(undefined, { network: 'host' });
     expect(p).toMatchObject({ network: { mode: 'none' } });
     expect(p.mode === 'on' && p.notes.join()).toMatch(/network: host needs the operator/);
   });
 
-  it('widens the allowlist with the operator\'s hosts and narrows it to none when the operator says none', () => {
-    expect(resolveSandboxPolicy({ network: { allow: ['b.example'] } }, { network: { allow: ['a.example:443'] } })).toMatchObject({ network: { mode: 'allow', allow: ['a.example:443', 'b.example'] } });
+  it("widens the allowlist with the operator's hosts and narrows it to none when the operator says none", () => {
+    expect(resolveSandboxPolicy({ network: { allow: ['b.example'] } }, { network: { allow: ['a.example:443'] } })).toMatchObject({
+      network: { mode: 'allow', allow: ['a.example:443', 'b.example'] },
+    });
     expect(resolveSandboxPolicy({ network: 'none' }, { network: { allow: ['a.example'] } })).toMatchObject({ network: { mode: 'none' } });
   });
 
-  it('caps the agent\'s limits at the operator\'s (or the defaults) and lets the operator raise them', () => {
+  it("caps the agent's limits at the operator's (or the defaults) and lets the operator raise them", () => {
     const p = resolveSandboxPolicy({ limits: { processes: 2048 } }, { limits: { processes: 4096, memory_mb: 64 } });
     expect(p).toMatchObject({ limits: { processes: 2048, memory_mb: 64 } });
     const capped = resolveSandboxPolicy(undefined, { limits: { processes: 5000 } });
@@ -32,7 +43,10 @@ describe('resolveSandboxPolicy: the agent asks, the operator bounds', () => {
   });
 
   it("lets an agent list paths inside the project or the operator's, nothing else", () => {
-    const p = resolveSandboxPolicy({ read: ['/opt/data'], write: ['/srv/cache'] }, { read: ['docs', '/opt/data/sets', '/root', '../x', '.runtrail/runs'], write: ['out', '/', '/srv/cache/npm'] });
+    const p = resolveSandboxPolicy(
+      { read: ['/opt/data'], write: ['/srv/cache'] },
+      { read: ['docs', '/opt/data/sets', '/root', '../x', '.runtrail/runs'], write: ['out', '/', '/srv/cache/npm'] },
+    );
     expect(p).toMatchObject({ read: ['docs', '/opt/data/sets', '/opt/data'], write: ['out', '/srv/cache/npm', '/srv/cache'] });
     const notes = p.mode === 'on' ? p.notes.join('\n') : '';
     for (const refused of ['read /root', 'read ../x', 'read .runtrail/runs', 'write /:']) expect(notes).toContain(refused);
@@ -63,6 +77,7 @@ describe('sandboxSupport', () => {
 describe('sandboxStartLine (printed by the server at start)', () => {
   it('says SANDBOX OFF when the operator turned it off, else how commands are sandboxed', () => {
     expect(sandboxStartLine({ mode: 'off' })).toMatch(/^SANDBOX OFF: config\.json sets sandbox\.mode "off"/);
-    if (sandboxSupport().ok) expect(sandboxStartLine({ elevated: 'ask' })).toMatch(/^sandbox on \(bubblewrap\): network none; processes ≤ 1024 by .*; elevated ask$/);
+    if (sandboxSupport().ok)
+      expect(sandboxStartLine({ elevated: 'ask' })).toMatch(/^sandbox on \(bubblewrap\): network none; processes ≤ 1024 by .*; elevated ask$/);
   });
 });

@@ -120,7 +120,10 @@ describe('a run under the sandbox', () => {
   function elevatedAgent(config: unknown) {
     return {
       '.runtrail/agents/up.md': agentFile('name: up\ndescription: d\nmodel: script:up.turns.json\ntools: [exec]'),
-      '.runtrail/agents/up.turns.json': script([{ toolCalls: [{ name: 'exec', args: { command: 'ls -d /root && echo ON-THE-HOST', elevated: true } }] }, { text: 'done' }]),
+      '.runtrail/agents/up.turns.json': script([
+        { toolCalls: [{ name: 'exec', args: { command: 'ls -d /root && echo ON-THE-HOST', elevated: true } }] },
+        { text: 'done' },
+      ]),
       '.runtrail/config.json': JSON.stringify(config),
     };
   }
@@ -170,7 +173,10 @@ describe('a run under the sandbox', () => {
       'docs/a.txt': 'project doc\n',
     });
     const docs = join(p!.dir, 'docs');
-    writeFileSync(join(p!.dir, '.runtrail/agents/rd.turns.json'), script([{ toolCalls: [{ name: 'exec', args: { command: `cat ${docs}/a.txt; touch ${docs}/b.txt` } }] }, { text: 'done' }]));
+    writeFileSync(
+      join(p!.dir, '.runtrail/agents/rd.turns.json'),
+      script([{ toolCalls: [{ name: 'exec', args: { command: `cat ${docs}/a.txt; touch ${docs}/b.txt` } }] }, { text: 'done' }]),
+    );
     const r = await runToEnd(s, { plugin: 'rd', input: {} });
     expect(JSON.parse(r.read('runtime/resolved_config.json')).sandbox.read).toEqual([docs]);
     const [result] = toolResults(r.events);

@@ -5,7 +5,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AbstractChat, DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses, readUIMessageStream, type ChatState, type ChatStatus, type UIMessage } from 'ai';
+import {
+  AbstractChat,
+  DefaultChatTransport,
+  lastAssistantMessageIsCompleteWithApprovalResponses,
+  readUIMessageStream,
+  type ChatState,
+  type ChatStatus,
+  type UIMessage,
+} from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/runtime/agent.js';
 import { createChatPlugin } from '../../src/plugins/chat/chat-plugin.js';
@@ -31,7 +39,8 @@ async function start(turns: () => unknown[] = () => traceTurns(5), plugins: Agen
     dataDir: dir,
     plugins: [...plugins, { ...createChatPlugin(), defaultSkill: null }],
     env: {},
-    providerResolver: (spec, o) => (o.offlineProcedure === createChatPlugin().offlineProcedure || spec === 'offline' ? defaultProviderResolver(spec, o) : createScriptProvider(turns())),
+    providerResolver: (spec, o) =>
+      o.offlineProcedure === createChatPlugin().offlineProcedure || spec === 'offline' ? defaultProviderResolver(spec, o) : createScriptProvider(turns()),
     backoffMs: () => 5,
   });
   server = await startServer({ service, port: 0, env: {} });
@@ -40,7 +49,9 @@ async function start(turns: () => unknown[] = () => traceTurns(5), plugins: Agen
 
 const userMessage = (text: string, id = 'u1'): UIMessage => ({ id, role: 'user', parts: [{ type: 'text', text }] });
 
-async function lastOf(stream: ReadableStream<Parameters<typeof readUIMessageStream>[0]['stream'] extends ReadableStream<infer C> ? C : never>): Promise<UIMessage> {
+async function lastOf(
+  stream: ReadableStream<Parameters<typeof readUIMessageStream>[0]['stream'] extends ReadableStream<infer C> ? C : never>,
+): Promise<UIMessage> {
   let last: UIMessage | undefined;
   for await (const m of readUIMessageStream({ stream })) last = m;
   return last!;
@@ -84,7 +95,13 @@ describe('POST /api/chat (AI SDK UI message stream v1)', () => {
   it('a run as one assistant message: a step per model call with reasoning, tool calls and their outputs, process data parts, the text', async () => {
     const url = await start();
     const transport = new DefaultChatTransport({ api: `${url}/api/chat?plugin=tracer` });
-    const stream = await transport.sendMessages({ chatId: 'chat-1', messages: [userMessage('What does tiny mean?')], trigger: 'submit-message', messageId: undefined, abortSignal: undefined });
+    const stream = await transport.sendMessages({
+      chatId: 'chat-1',
+      messages: [userMessage('What does tiny mean?')],
+      trigger: 'submit-message',
+      messageId: undefined,
+      abortSignal: undefined,
+    });
     const msg = await lastOf(stream);
 
     const runs = (await service!.list()).runs;
@@ -135,22 +152,41 @@ describe('POST /api/chat (AI SDK UI message stream v1)', () => {
     expect(res.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const raw = await res.text();
-    const data = raw.split('\n\n').filter((b) => b.startsWith('data: ')).map((b) => b.slice(6));
+    const data = raw
+      .split('\n\n')
+      .filter((b) => b.startsWith('data: '))
+      .map((b) => b.slice(6));
     expect(data.at(-1)).toBe('[DONE]');
     const types = data.slice(0, -1).map((d) => (JSON.parse(d) as { type: string }).type);
     expect(types[0]).toBe('start');
     expect(types.at(-1)).toBe('finish');
     expect(types.filter((t) => t === 'start-step').length).toBe(types.filter((t) => t === 'finish-step').length);
-    for (const t of ['text-start', 'text-delta', 'text-end', 'reasoning-start', 'reasoning-delta', 'reasoning-end', 'tool-input-available', 'tool-output-available', 'tool-output-error', 'data-process']) expect(types).toContain(t);
+    for (const t of [
+      'text-start',
+      'text-delta',
+      'text-end',
+      'reasoning-start',
+      'reasoning-delta',
+      'reasoning-end',
+      'tool-input-available',
+      'tool-output-available',
+      'tool-output-error',
+      'data-process',
+    ])
+      expect(types).toContain(t);
   });
 
   it('the chat id is the conversation: the next message is a run with the earlier turns as history; the default plugin is chat', async () => {
     const url = await start();
     const transport = new DefaultChatTransport({ api: `${url}/api/chat` });
-    const first = await lastOf(await transport.sendMessages({ chatId: 'c2', messages: [userMessage('hello')], trigger: 'submit-message', messageId: undefined, abortSignal: undefined }));
+    const first = await lastOf(
+      await transport.sendMessages({ chatId: 'c2', messages: [userMessage('hello')], trigger: 'submit-message', messageId: undefined, abortSignal: undefined }),
+    );
     expect(first.parts.find((p) => p.type === 'text')).toMatchObject({ text: expect.stringContaining('Hello!') });
     const msgs = [userMessage('hello'), first, userMessage('help', 'u2')];
-    const second = await lastOf(await transport.sendMessages({ chatId: 'c2', messages: msgs, trigger: 'submit-message', messageId: undefined, abortSignal: undefined }));
+    const second = await lastOf(
+      await transport.sendMessages({ chatId: 'c2', messages: msgs, trigger: 'submit-message', messageId: undefined, abortSignal: undefined }),
+    );
     const runs = (await service!.list()).runs.sort((a, b) => a.run_id.localeCompare(b.run_id));
     expect(runs.map((r) => [r.plugin, r.goal, r.conversation_id])).toEqual([
       ['chat', 'hello', 'c2'],
@@ -170,7 +206,9 @@ describe('POST /api/chat (AI SDK UI message stream v1)', () => {
     expect(paths(await post({ id: 'a/../b', messages: [userMessage('x')] }))).toEqual(['id']);
     expect(paths(await post({ id: 'c', messages: [] }))).toEqual(['messages']);
     expect(paths(await post({ id: 'c', messages: [{ id: 'm', role: 'assistant', parts: [{ type: 'text', text: 'hi' }] }] }))).toEqual(['messages.0.role']);
-    expect(paths(await post({ id: 'c', messages: [{ id: 'm', role: 'user', parts: [{ type: 'file', url: 'data:,', mediaType: 'text/plain' }] }] }))).toEqual(['messages.0.parts']);
+    expect(paths(await post({ id: 'c', messages: [{ id: 'm', role: 'user', parts: [{ type: 'file', url: 'data:,', mediaType: 'text/plain' }] }] }))).toEqual([
+      'messages.0.parts',
+    ]);
     expect(paths(await post({ id: 'c', messages: [userMessage('x')], surprise: 1 }))).toEqual(['(body)']);
     expect((await post({ id: 'c', messages: [userMessage('x')], surprise: 1 })).body.error.message).toContain('surprise');
     expect(paths(await post({ id: 'c', messages: [userMessage('x')], plugin: 'chat' }, '?plugin=tracer'))).toEqual(['plugin']);
@@ -193,12 +231,18 @@ describe('POST /api/chat (AI SDK UI message stream v1)', () => {
 });
 
 describe('how a run that does not complete ends its message', () => {
-  it('a failed run: an error chunk (useChat\'s onError) and finish; a cancelled run: abort', async () => {
+  it("a failed run: an error chunk (useChat's onError) and finish; a cancelled run: abort", async () => {
     const url = await start(() => [{ error: { code: 'auth', message: 'bad key', retryable: false } }]);
     const transport = new DefaultChatTransport({ api: `${url}/api/chat?plugin=tracer` });
     const errors: string[] = [];
     let failed: UIMessage | undefined;
-    const stream = await transport.sendMessages({ chatId: 'fails', messages: [userMessage('x')], trigger: 'submit-message', messageId: undefined, abortSignal: undefined });
+    const stream = await transport.sendMessages({
+      chatId: 'fails',
+      messages: [userMessage('x')],
+      trigger: 'submit-message',
+      messageId: undefined,
+      abortSignal: undefined,
+    });
     for await (const m of readUIMessageStream({ stream, onError: (e) => errors.push((e as Error).message) })) failed = m;
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/bad key|auth/);
@@ -208,28 +252,44 @@ describe('how a run that does not complete ends its message', () => {
     rmSync(dir, { recursive: true, force: true });
 
     const url2 = await start(() => [{ text: 'never ends', delayMs: 60_000 }]);
-    const res = await fetch(`${url2}/api/chat?plugin=tracer`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'cancel-me', messages: [userMessage('x')] }) });
+    const res = await fetch(`${url2}/api/chat?plugin=tracer`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'cancel-me', messages: [userMessage('x')] }),
+    });
     const runId = res.headers.get('x-runtrail-run-id')!;
     await expect.poll(async () => (await service!.get(runId))?.status).toBe('model_thinking');
     await service!.cancel(runId);
-    const chunks = (await res.text()).split('\n\n').filter((b) => b.startsWith('data: {')).map((b) => JSON.parse(b.slice(6)) as { type: string; messageMetadata?: { status?: string } });
+    const chunks = (await res.text())
+      .split('\n\n')
+      .filter((b) => b.startsWith('data: {'))
+      .map((b) => JSON.parse(b.slice(6)) as { type: string; messageMetadata?: { status?: string } });
     expect(chunks.slice(-2).map((c) => c.type)).toEqual(['message-metadata', 'abort']);
     expect(chunks.at(-2)!.messageMetadata!.status).toBe('cancelled');
   });
 });
 
 describe('GET /api/chat/:id/stream', () => {
-  it('resumes a live run\'s message after the client left (the run goes on), and is 204 once nothing is live', async () => {
+  it("resumes a live run's message after the client left (the run goes on), and is 204 once nothing is live", async () => {
     const words = Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ');
     const url = await start(() => [{ text: words, chunkDelayMs: 15 }]);
     const transport = new DefaultChatTransport({ api: `${url}/api/chat?plugin=tracer` });
     const ctrl = new AbortController();
-    const stream = await transport.sendMessages({ chatId: 'resume-me', messages: [userMessage('talk')], trigger: 'submit-message', messageId: undefined, abortSignal: ctrl.signal });
+    const stream = await transport.sendMessages({
+      chatId: 'resume-me',
+      messages: [userMessage('talk')],
+      trigger: 'submit-message',
+      messageId: undefined,
+      abortSignal: ctrl.signal,
+    });
     // read a little, then leave
     let seen = '';
     try {
       for await (const m of readUIMessageStream({ stream })) {
-        seen = m.parts.filter((p) => p.type === 'text').map((p) => p.text).join('');
+        seen = m.parts
+          .filter((p) => p.type === 'text')
+          .map((p) => p.text)
+          .join('');
         if (seen.includes('w5')) ctrl.abort();
       }
     } catch {
@@ -297,12 +357,19 @@ describe('approvals over the chat protocol', () => {
     expect((await service!.wait(run.run_id)).status).toBe('completed');
     const events = [];
     for await (const e of service!.events(run.run_id)) if (e.stream === 'tool' && e.data.phase === 'approval') events.push(e.data.approval);
-    expect(events.map((a) => [a.status, a.by])).toEqual([['pending', undefined], ['approved', 'web']]);
+    expect(events.map((a) => [a.status, a.by])).toEqual([
+      ['pending', undefined],
+      ['approved', 'web'],
+    ]);
   });
 
   it('a denial in the client is a denied tool part; the model is told and answers', async () => {
     const url = await start(() => [{ toolCalls: [{ name: 'lookup', args: { q: 'tiny' } }] }, { text: 'I will not look it up then' }], [careful()]);
-    const chat = new TestChat({ id: 'deny-me', transport: new DefaultChatTransport({ api: `${url}/api/chat?plugin=careful` }), sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses });
+    const chat = new TestChat({
+      id: 'deny-me',
+      transport: new DefaultChatTransport({ api: `${url}/api/chat?plugin=careful` }),
+      sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+    });
     await chat.sendMessage({ text: 'look it up' });
     const asked = chat.lastMessage!.parts.find((p) => p.type === 'dynamic-tool') as { approval: { id: string } };
     await chat.addToolApprovalResponse({ id: asked.approval.id, approved: false, reason: 'not now' });
@@ -313,7 +380,11 @@ describe('approvals over the chat protocol', () => {
     // an answer to an approval no live run waits for is refused, naming it
     const late = structuredClone(chat.messages);
     Object.assign(late[1].parts.find((p) => p.type === 'dynamic-tool')!, { state: 'approval-responded', approval: { id: asked.approval.id, approved: true } });
-    const again = await fetch(`${url}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'deny-me', messages: late }) });
+    const again = await fetch(`${url}/api/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'deny-me', messages: late }),
+    });
     expect(again.status).toBe(409);
     expect(((await again.json()) as { error: { message: string } }).error.message).toContain(asked.approval.id);
   });

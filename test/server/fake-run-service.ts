@@ -38,14 +38,15 @@ const TERMINAL = new Set<RunStatus>(['completed', 'failed', 'cancelled']);
 export class FakeRunService implements RunServiceApi {
   readonly runs = new Map<string, FakeRun>();
   documents = new Map<string, string>();
-  scriptFor: (req: Record<string, unknown>) => FakeScript = () => ({ deltas: ['Hello', ', ', 'world'] , tool: true });
+  scriptFor: (req: Record<string, unknown>) => FakeScript = () => ({ deltas: ['Hello', ', ', 'world'], tool: true });
   maxRuns = Infinity;
   private n = 0;
 
   async create(req: unknown): Promise<RunStatusFile> {
     const r = (req ?? {}) as Record<string, unknown>;
     if (typeof r.plugin !== 'string') throw new FakeRunError('invalid_request', 400, 'plugin: required', { issues: [{ path: 'plugin', message: 'required' }] });
-    if (!['echo', 'chat', 'files'].includes(r.plugin)) throw new FakeRunError('unknown_plugin', 404, `unknown plugin ${r.plugin}`, { validPlugins: ['echo', 'chat', 'files'] });
+    if (!['echo', 'chat', 'files'].includes(r.plugin))
+      throw new FakeRunError('unknown_plugin', 404, `unknown plugin ${r.plugin}`, { validPlugins: ['echo', 'chat', 'files'] });
     if (r.skill === 'wrong') throw new FakeRunError('incompatible', 422, 'skill wrong is not compatible with echo');
     if (this.runs.size >= this.maxRuns) throw new FakeRunError('queue_full', 429, 'queue is full');
     const runId = `run_20260101_000000_${String(++this.n).padStart(6, '0')}`;
@@ -92,12 +93,31 @@ export class FakeRunService implements RunServiceApi {
   private async play(run: FakeRun, script: FakeScript, req: Record<string, unknown>): Promise<void> {
     await new Promise((r) => setImmediate(r));
     const { bus } = run;
-    bus.publish('run', { type: 'run.created', runId: run.status.run_id, plugin: run.status.plugin, goal: run.status.goal, conversationId: run.status.conversation_id });
+    bus.publish('run', {
+      type: 'run.created',
+      runId: run.status.run_id,
+      plugin: run.status.plugin,
+      goal: run.status.goal,
+      conversationId: run.status.conversation_id,
+    });
     this.setState(run, 'model_thinking');
     bus.publish('lifecycle', { phase: 'start', startedAt: Date.now() });
     if (script.tool) {
       bus.publish('tool', { phase: 'start', name: 'read_input', toolCallId: 'c1', args: { path: 'input/x.csv' } });
-      bus.publish('process', { event: { operationId: 'op1', targetType: 'tool', source: 'tool', stage: 'read', status: 'running', level: 'info', current: 1, total: 2, percent: 50, ts: Date.now() } });
+      bus.publish('process', {
+        event: {
+          operationId: 'op1',
+          targetType: 'tool',
+          source: 'tool',
+          stage: 'read',
+          status: 'running',
+          level: 'info',
+          current: 1,
+          total: 2,
+          percent: 50,
+          ts: Date.now(),
+        },
+      });
       bus.publish('tool', { phase: 'result', name: 'read_input', toolCallId: 'c1', isError: false, result: '{"rows":2}' });
     }
     let text = '';
@@ -115,7 +135,9 @@ export class FakeRunService implements RunServiceApi {
     const final = script.fail ? 'failed' : 'completed';
     run.status.final_answer = text;
     run.status.finished_at = new Date().toISOString();
-    run.status.public_documents = [{ path: 'artifacts/report.md', audience: 'user', sensitivity: 'public', type: 'markdown', description: 'the report', bytes: 10 }];
+    run.status.public_documents = [
+      { path: 'artifacts/report.md', audience: 'user', sensitivity: 'public', type: 'markdown', description: 'the report', bytes: 10 },
+    ];
     this.setState(run, final);
     bus.publish('run', {
       type: final === 'completed' ? 'run.completed' : 'run.failed',
@@ -149,7 +171,15 @@ export class FakeRunService implements RunServiceApi {
     if (!r) throw new FakeRunError('not_found', 404, `no run ${runId}`);
     if (TERMINAL.has(r.status.status)) throw new FakeRunError('wrong_state', 409, `run ${runId} is ${r.status.status}`);
     this.setState(r, 'cancelled');
-    r.bus.publish('run', { type: 'run.cancelled', status: 'cancelled', messageId: 'm', conversationId: r.status.conversation_id, content: '', usedSkills: [], usedMcp: [] });
+    r.bus.publish('run', {
+      type: 'run.cancelled',
+      status: 'cancelled',
+      messageId: 'm',
+      conversationId: r.status.conversation_id,
+      content: '',
+      usedSkills: [],
+      usedMcp: [],
+    });
     r.release?.();
     return { ...r.status };
   }
@@ -162,7 +192,12 @@ export class FakeRunService implements RunServiceApi {
       while (i < run.history.length) {
         const ev = run.history[i++];
         yield ev;
-        if (ev.stream === 'run' && 'status' in ev.data && (ev.data.type === 'run.completed' || ev.data.type === 'run.failed' || ev.data.type === 'run.cancelled')) return;
+        if (
+          ev.stream === 'run' &&
+          'status' in ev.data &&
+          (ev.data.type === 'run.completed' || ev.data.type === 'run.failed' || ev.data.type === 'run.cancelled')
+        )
+          return;
       }
       if (opts.signal?.aborted) return;
       await new Promise<void>((resolve) => {

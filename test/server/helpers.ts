@@ -64,10 +64,7 @@ export interface SseResult {
 }
 
 /** Reads an SSE response to its end, or until `stopWhen` says so (then the client hangs up). */
-export async function readSse(
-  url: string,
-  opts: { headers?: Record<string, string>; stopWhen?: (r: SseResult) => boolean } = {},
-): Promise<SseResult> {
+export async function readSse(url: string, opts: { headers?: Record<string, string>; stopWhen?: (r: SseResult) => boolean } = {}): Promise<SseResult> {
   const ctrl = new AbortController();
   const res = await fetch(url, { headers: opts.headers, signal: ctrl.signal });
   const out: SseResult = { status: res.status, headers: res.headers, raw: '', events: [], retry: null, comments: [] };
@@ -99,7 +96,11 @@ export async function readSse(
 
 export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
   // `any`: tests read whatever JSON the route returned and assert on it.
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   const text = await res.text();
   let parsed: unknown = text;
   try {

@@ -104,7 +104,11 @@ describe('HTTP limits against a slow or greedy client', () => {
     server = await startTestServer(service, { token: TOKEN });
     const host = new URL(server.url).host;
     // announces 10 MB, sends 20 bytes: the answer must not wait for the rest
-    const s = await open(server.url, '127.0.0.2', `POST /api/runs HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n{"plugin":"echo","in`);
+    const s = await open(
+      server.url,
+      '127.0.0.2',
+      `POST /api/runs HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n{"plugin":"echo","in`,
+    );
     await until(() => s.data().includes('unauthorized'), 'the 401');
     expect(s.data()).toMatch(/^HTTP\/1\.1 401/);
     expect(s.data()).toMatch(/connection: close/i);
@@ -189,7 +193,11 @@ describe('HTTP limits against a slow or greedy client', () => {
     const host = new URL(server.url).host;
     await open(server.url, '127.0.0.2');
     const body = '{"plugin":"echo","input":{}}';
-    const s = await open(server.url, '127.0.0.2', `POST /api/runs HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    const s = await open(
+      server.url,
+      '127.0.0.2',
+      `POST /api/runs HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
     await until(s.closed, 'the refused connection to close');
     expect(s.data()).toMatch(/^HTTP\/1\.1 503/);
     expect(s.data()).toContain('too_many_connections');

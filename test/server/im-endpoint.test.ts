@@ -58,7 +58,10 @@ describe('IM endpoint', () => {
       return { deltas: ['Top issue: ', 'sync.'], tool: true };
     };
     server = await startTestServer(service, { plugins: [echoPlugin] });
-    const r = await postJson(`${server.url}/api/im/messages`, { conversation_id: 'chat-1', text: '/run echo product_name="Task Flow" max_rows=5 loud=true -- find issues' });
+    const r = await postJson(`${server.url}/api/im/messages`, {
+      conversation_id: 'chat-1',
+      text: '/run echo product_name="Task Flow" max_rows=5 loud=true -- find issues',
+    });
     expect(r.status).toBe(200);
     expect(r.body.messages).toEqual(['Top issue: sync.']);
     expect(r.body.status).toBe('completed');
@@ -100,7 +103,12 @@ describe('IM endpoint', () => {
       expect(p.length).toBeLessThanOrEqual(400 + 20); // a reopened fence line may ride along
       expect(fenceBalanced(p)).toBe(true);
     }
-    expect(parts.join('').replace(/```ts\n|```\n?/g, '').replace(/\s+/g, ' ')).toContain('const v59 = 59;');
+    expect(
+      parts
+        .join('')
+        .replace(/```ts\n|```\n?/g, '')
+        .replace(/\s+/g, ' '),
+    ).toContain('const v59 = 59;');
     expect(splitReply('short', 4000)).toEqual(['short']);
 
     const service = new FakeRunService();

@@ -80,7 +80,7 @@ describe('approvals over HTTP', () => {
 });
 
 describe('approvals and steering from a chat', () => {
-  it('the IM reply asks for the approval; /approve answers with the run\'s result; other text steers a live run', async () => {
+  it("the IM reply asks for the approval; /approve answers with the run's result; other text steers a live run", async () => {
     await serve([WRITE, { text: 'all written' }]);
     const im = (text: string) => postJson(`${server.url}/api/im/messages`, { conversation_id: 'chat-7', text });
     const first = await im('/run careful -- write it');

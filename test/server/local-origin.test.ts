@@ -90,7 +90,9 @@ describe('loopback server without a token', () => {
 
   it('leaves Host and Origin alone when a token guards the server', async () => {
     server = await startTestServer(new FakeRunService(), { token: 's3cret-0123456789abcdefghij' });
-    const r = await raw(`${server.url}/api/runs`, { headers: { host: 'api.example.com', origin: 'https://app.example.com', authorization: 'Bearer s3cret-0123456789abcdefghij' } });
+    const r = await raw(`${server.url}/api/runs`, {
+      headers: { host: 'api.example.com', origin: 'https://app.example.com', authorization: 'Bearer s3cret-0123456789abcdefghij' },
+    });
     expect(r.status).toBe(200);
   });
 });

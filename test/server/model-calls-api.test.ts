@@ -37,11 +37,20 @@ afterEach(async () => {
 /** An agent with the tools the loopback turns call; its CSV rows carry a token someone pasted. */
 function csvAgent() {
   const base = createTextOnlyPlugin({ name: 'csv', description: 'reads feedback', offlineAnswer: 'x' });
-  const tool = (name: string, parameters: z.ZodType, content: string): AnyToolDefinition => ({ name, description: `${name} tool`, parameters, execute: async () => ({ ok: true, content }) });
+  const tool = (name: string, parameters: z.ZodType, content: string): AnyToolDefinition => ({
+    name,
+    description: `${name} tool`,
+    parameters,
+    execute: async () => ({ ok: true, content }),
+  });
   return {
     ...base,
     createTools: () => [
-      tool('read_feedback_csv', z.object({ page: z.number().int().optional(), path: z.string(), max_rows: z.number().int().optional() }), `id,text\n1,"sync broke; my token is ${SECRET}"\n2,"slow"`),
+      tool(
+        'read_feedback_csv',
+        z.object({ page: z.number().int().optional(), path: z.string(), max_rows: z.number().int().optional() }),
+        `id,text\n1,"sync broke; my token is ${SECRET}"\n2,"slow"`,
+      ),
       tool('list_artifacts', z.object({}), '[]'),
     ],
   };
@@ -68,7 +77,11 @@ async function calls(url: string, runId: string, query = 'limit=200'): Promise<M
 }
 
 /** One content item, in either form, as the comparison reads it. */
-type Block = { kind: 'text'; text: string } | { kind: 'reasoning'; text: string } | { kind: 'call'; id: string; name: string; args: unknown } | { kind: 'result'; id: string; text: string; error: boolean };
+type Block =
+  | { kind: 'text'; text: string }
+  | { kind: 'reasoning'; text: string }
+  | { kind: 'call'; id: string; name: string; args: unknown }
+  | { kind: 'result'; id: string; text: string; error: boolean };
 
 function recordBlocks(messages: SentMessage[]): Block[] {
   return messages.flatMap((m) =>
@@ -107,7 +120,12 @@ function anthropicBlocks(body: Record<string, unknown>): Block[] {
 
 function openaiBlocks(body: Record<string, unknown>): Block[] {
   const out: Block[] = [];
-  for (const m of body.messages as Array<{ role: string; content: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string }>) {
+  for (const m of body.messages as Array<{
+    role: string;
+    content: string | null;
+    tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
+    tool_call_id?: string;
+  }>) {
     if (m.role === 'system') continue;
     if (m.role === 'tool') {
       out.push({ kind: 'result', id: m.tool_call_id!, text: maskSecretValues(m.content ?? ''), error: false });
@@ -130,20 +148,32 @@ function cacheMarks(body: Record<string, unknown>): string[] {
 }
 
 /** A body's settings: everything but its content. */
-const settingsOf = (body: Record<string, unknown>) => Object.fromEntries(Object.entries(body).filter(([k]) => !['messages', 'system', 'tools', 'tool_choice'].includes(k)));
+const settingsOf = (body: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(body).filter(([k]) => !['messages', 'system', 'tools', 'tool_choice'].includes(k)));
 
 const toolsOf = (page: ModelCallsPage, c: ModelCall): ToolSpec[] => page.tool_sets[c.request.tools!.set];
 
 describe('GET /api/runs/:id/model-calls', () => {
   it('Anthropic: each call is the request the Messages API received — system, thinking, tool calls, results, tools, cache breakpoints, output limit', async () => {
     const turns = [
-      { thinking: 'Need the rows first.', text: 'Reading the feedback.', toolUses: [{ name: 'read_feedback_csv', input: { page: 0, path: 'input/feedback.csv' } }] },
+      {
+        thinking: 'Need the rows first.',
+        text: 'Reading the feedback.',
+        toolUses: [{ name: 'read_feedback_csv', input: { page: 0, path: 'input/feedback.csv' } }],
+      },
       { thinking: 'One more look.', toolUses: [{ name: 'list_artifacts', input: {} }] },
       { thinking: 'Enough.', text: 'Sync failures are the top issue.' },
     ];
     const loop: AnthropicLoopback = await startAnthropicLoopback(turns, { minCacheTokens: 1024 });
     upstream = loop;
-    const url = await start(() => createAiSdkProvider({ provider: 'anthropic', model: 'claude-sonnet-4-5', baseURL: loop.baseURL, env: { ANTHROPIC_API_KEY: 'sk-ant-loopback-0000000000000000' } }));
+    const url = await start(() =>
+      createAiSdkProvider({
+        provider: 'anthropic',
+        model: 'claude-sonnet-4-5',
+        baseURL: loop.baseURL,
+        env: { ANTHROPIC_API_KEY: 'sk-ant-loopback-0000000000000000' },
+      }),
+    );
     const runId = await runToEnd(url, { reasoning: 'low' });
     const page = await calls(url, runId);
     expect(page.total).toBe(loop.requests.length);
@@ -156,8 +186,15 @@ describe('GET /api/runs/:id/model-calls', () => {
       expect(toolsOf(page, c).map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }))).toEqual(
         (body.tools as Array<Record<string, unknown>>).map(({ name, description, input_schema }) => ({ name, description, input_schema })),
       );
-      expect(c.request.settings).toMatchObject({ model: 'anthropic:claude-sonnet-4-5', max_output_tokens: body.max_tokens, reasoning: 'low', cache_breakpoints: cacheMarks(body) });
-      expect(c.request.settings.provider_options).toEqual({ anthropic: { thinking: { type: 'enabled', budgetTokens: (body.thinking as { budget_tokens: number }).budget_tokens } } });
+      expect(c.request.settings).toMatchObject({
+        model: 'anthropic:claude-sonnet-4-5',
+        max_output_tokens: body.max_tokens,
+        reasoning: 'low',
+        cache_breakpoints: cacheMarks(body),
+      });
+      expect(c.request.settings.provider_options).toEqual({
+        anthropic: { thinking: { type: 'enabled', budgetTokens: (body.thinking as { budget_tokens: number }).budget_tokens } },
+      });
       expect(c.request.settings.api).toEqual(settingsOf(body));
       expect(c.span_id).toBe(`model:${i + 1}.0`);
     });
@@ -168,7 +205,11 @@ describe('GET /api/runs/:id/model-calls', () => {
     expect(page.calls[2].response.text).toBe('Sync failures are the top issue.');
     // usage as the provider reported it, priced
     const u = loop.requests[0]!.usage;
-    expect(page.calls[0].usage).toMatchObject({ input: u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens, cached_input: u.cache_read_input_tokens, cache_write: u.cache_creation_input_tokens });
+    expect(page.calls[0].usage).toMatchObject({
+      input: u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens,
+      cached_input: u.cache_read_input_tokens,
+      cache_write: u.cache_creation_input_tokens,
+    });
     expect(page.calls[0].cost_usd).toBeGreaterThan(0);
     // the token a tool returned reached the provider, and is masked in the record
     expect(JSON.stringify(loop.requests[1]!.body)).toContain(SECRET);
@@ -179,7 +220,9 @@ describe('GET /api/runs/:id/model-calls', () => {
     const rec: RecordedServer = await startRecordedServer();
     upstream = rec;
     rec.reply(sse('openai-chat-tool-call.sse'), sse('openai-chat-text.sse'));
-    const url = await start(() => createAiSdkProvider({ provider: 'openai', model: 'gpt-4o-mini', baseURL: rec.baseURL, env: { OPENAI_API_KEY: 'sk-test-secret-key-0123456789' } }));
+    const url = await start(() =>
+      createAiSdkProvider({ provider: 'openai', model: 'gpt-4o-mini', baseURL: rec.baseURL, env: { OPENAI_API_KEY: 'sk-test-secret-key-0123456789' } }),
+    );
     const runId = await runToEnd(url);
     const page = await calls(url, runId);
     expect(page.calls).toHaveLength(rec.requests.length);
@@ -193,7 +236,9 @@ describe('GET /api/runs/:id/model-calls', () => {
       expect(c.request.settings.provider_options).toEqual({ openai: { promptCacheKey: body.prompt_cache_key } });
       expect(c.request.settings.api).toEqual(settingsOf(body));
     });
-    expect(page.calls[0].response.tool_calls).toEqual([{ id: 'call_Qm2Xb7RkP0aLs9TzVw3Nc1Ue', name: 'read_feedback_csv', arguments: { path: 'input/feedback.csv', max_rows: 200 } }]);
+    expect(page.calls[0].response.tool_calls).toEqual([
+      { id: 'call_Qm2Xb7RkP0aLs9TzVw3Nc1Ue', name: 'read_feedback_csv', arguments: { path: 'input/feedback.csv', max_rows: 200 } },
+    ]);
     expect(JSON.stringify(page)).not.toContain(SECRET);
     // paging and ?turn=
     const second = await calls(url, runId, 'offset=1&limit=1');
@@ -207,9 +252,12 @@ describe('GET /api/runs/:id/model-calls', () => {
     const rec: RecordedServer = await startRecordedServer();
     upstream = rec;
     rec.reply(sse('openai-chat-text.sse'));
-    const url = await start(() => createAiSdkProvider({ provider: 'openai', model: 'gpt-4o-mini', baseURL: rec.baseURL, env: { OPENAI_API_KEY: 'sk-test-secret-key-0123456789' } }), {
-      defaults: () => ({ capture: { model_io: false } }),
-    });
+    const url = await start(
+      () => createAiSdkProvider({ provider: 'openai', model: 'gpt-4o-mini', baseURL: rec.baseURL, env: { OPENAI_API_KEY: 'sk-test-secret-key-0123456789' } }),
+      {
+        defaults: () => ({ capture: { model_io: false } }),
+      },
+    );
     const runId = await runToEnd(url);
     expect(await calls(url, runId)).toMatchObject({ capture: 'off', total: 0, calls: [] });
     for (const [q, field] of [

@@ -32,7 +32,11 @@ describe('no phantom runs', () => {
   it('input nested 2,500 deep gets a 400 naming where, 110 times over, and no run is made', async () => {
     const url = await start();
     for (let i = 0; i < 110; i++) {
-      const r = await fetch(`${url}/api/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"plugin":"talk","input":{"x":${deep(2500)}}}` });
+      const r = await fetch(`${url}/api/runs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: `{"plugin":"talk","input":{"x":${deep(2500)}}}`,
+      });
       expect(r.status).toBe(400);
       const body = (await r.json()) as { error: { code: string; message: string; details: { issues: Array<{ path: string }> } } };
       expect(body.error.code).toBe('invalid_request');
@@ -42,7 +46,11 @@ describe('no phantom runs', () => {
     expect(await queued(url)).toBe(0);
     expect(runFolders()).toEqual([]);
     // 64 levels are fine
-    const ok = await fetch(`${url}/api/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"plugin":"talk","input":${deep(63)}}` });
+    const ok = await fetch(`${url}/api/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{"plugin":"talk","input":${deep(63)}}`,
+    });
     expect(ok.status).toBe(201);
   });
 

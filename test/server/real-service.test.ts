@@ -41,7 +41,9 @@ describe('server over the real RunService', () => {
     expect(status.body.status).toBe('completed');
 
     // replay, as `runtrail replay --format sse` does it: the bridge over events.jsonl
-    const lines = readFileSync(join(dataDir, 'runs', runId, 'runtime', 'events.jsonl'), 'utf8').trim().split('\n');
+    const lines = readFileSync(join(dataDir, 'runs', runId, 'runtime', 'events.jsonl'), 'utf8')
+      .trim()
+      .split('\n');
     // the wire's trace_id is the run's trace id (run_status.json)
     expect(status.body.trace_id).toMatch(/^[0-9a-f]{32}$/);
     const bridge = createEngineBridge({ traceId: status.body.trace_id });

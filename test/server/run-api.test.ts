@@ -68,7 +68,12 @@ describe('run API', () => {
       ['file input outside the roots', postJson(`${u}/api/runs`, { plugin: 'files', input: { csv_path: '/etc/passwd' } }), 400, 'input_outside_roots'],
       ['unknown run', getJson(`${u}/api/runs/run_missing`), 404, 'not_found'],
       ['script model over HTTP', postJson(`${u}/api/runs`, { plugin: 'echo', input: {}, model: 'script:/etc/passwd' }), 400, 'invalid_request'],
-      ['script model as object', postJson(`${u}/api/runs`, { plugin: 'echo', input: {}, model: { provider: 'Script', model: 'x.json' } }), 400, 'invalid_request'],
+      [
+        'script model as object',
+        postJson(`${u}/api/runs`, { plugin: 'echo', input: {}, model: { provider: 'Script', model: 'x.json' } }),
+        400,
+        'invalid_request',
+      ],
       ['unknown route', getJson(`${u}/api/nothing`), 404, 'not_found'],
       ['body over 1 MB', postJson(`${u}/api/runs`, { plugin: 'echo', input: { big: 'x'.repeat(1024 * 1024 + 10) } }), 413, 'body_too_large'],
     ];
@@ -116,7 +121,13 @@ describe('run API', () => {
     const atoms: unknown[] = [null, true, 0, -1, 1e308, '', 'x', '../../etc/passwd', '\u0000', 'echo', 'files', 'chat', [], {}, '🙂'.repeat(50)];
     const value = (d: number): unknown => {
       const k = rnd(d > 2 ? 3 : 5);
-      if (k === 0) return Object.fromEntries(Array.from({ length: rnd(4) }, () => [['plugin', 'input', 'goal', 'model', 'limits', 'skill', 'conversation_id', 'csv_path', '__proto__', 'constructor'][rnd(10)], value(d + 1)]));
+      if (k === 0)
+        return Object.fromEntries(
+          Array.from({ length: rnd(4) }, () => [
+            ['plugin', 'input', 'goal', 'model', 'limits', 'skill', 'conversation_id', 'csv_path', '__proto__', 'constructor'][rnd(10)],
+            value(d + 1),
+          ]),
+        );
       if (k === 1) return Array.from({ length: rnd(4) }, () => value(d + 1));
       return atoms[rnd(atoms.length)];
     };
@@ -126,11 +137,22 @@ describe('run API', () => {
       const s = JSON.stringify(v) ?? 'null';
       bodies.push(i % 5 === 0 ? s.slice(0, rnd(s.length + 1)) : s);
     }
-    bodies.push('{"plugin":"files","input":{"csv_path":{"a":1}}}', '{"plugin":"echo","input":{},"limits":{"max_iterations":-5}}', '\u0000\u0001', '{{{{', '"str"', '9'.repeat(400));
+    bodies.push(
+      '{"plugin":"files","input":{"csv_path":{"a":1}}}',
+      '{"plugin":"echo","input":{},"limits":{"max_iterations":-5}}',
+      '\u0000\u0001',
+      '{{{{',
+      '"str"',
+      '9'.repeat(400),
+    );
     const targets = ['/api/runs', '/api/im/messages', '/api/uploads', `/api/runs/run_x/cancel`];
     for (const b of bodies) {
       for (const t of targets) {
-        const res = await fetch(`${server.url}${t}`, { method: 'POST', headers: { 'content-type': rnd(4) === 0 ? 'text/plain' : 'application/json' }, body: b });
+        const res = await fetch(`${server.url}${t}`, {
+          method: 'POST',
+          headers: { 'content-type': rnd(4) === 0 ? 'text/plain' : 'application/json' },
+          body: b,
+        });
         expect({ b, t, status: res.status }).toEqual({ b, t, status: expect.any(Number) });
         expect(res.status, `${t} ${b}`).toBeLessThan(500);
         await res.arrayBuffer();

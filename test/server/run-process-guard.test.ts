@@ -31,7 +31,10 @@ afterEach(async () => {
 async function serve() {
   p = makeProject({
     '.runtrail/agents/careful.md': agentFile('name: careful\ndescription: asks first\nmodel: script:careful.turns.json\npermissions: { write_artifact: ask }'),
-    '.runtrail/agents/careful.turns.json': JSON.stringify([{ toolCalls: [{ name: 'write_artifact', args: { path: 'out.md', content: '# out\n' } }] }, { text: 'written' }]),
+    '.runtrail/agents/careful.turns.json': JSON.stringify([
+      { toolCalls: [{ name: 'write_artifact', args: { path: 'out.md', content: '# out\n' } }] },
+      { text: 'written' },
+    ]),
   });
   const registry = await ExtensionRegistry.load({ projectDir: p.dir, builtins: [], builtinSkillsDir: join(p.dir, 'none') });
   service = new RunService({ dataDir: join(p.dir, '.runtrail'), pluginSource: registry, env: {}, cwd: p.dir, processRegistry: null });
@@ -59,7 +62,7 @@ describe('a run cannot act as its own operator', () => {
   it.each([
     ['in its sandbox with the host network', true],
     ['on the host (sandbox off)', false],
-  ])('refuses an approval decision, a steer and a cancel made by a run\'s command %s; a person\'s decision still counts', async (_how, sandboxed) => {
+  ])("refuses an approval decision, a steer and a cancel made by a run's command %s; a person's decision still counts", async (_how, sandboxed) => {
     await serve();
     const runId = (await postJson(`${server.url}/api/runs`, { plugin: 'careful', input: {} })).body.run_id as string;
     const id = await pendingOf(runId);
@@ -85,7 +88,20 @@ describe('a run cannot act as its own operator', () => {
     const runId = (await postJson(`${server.url}/api/runs`, { plugin: 'careful', input: {} })).body.run_id as string;
     const id = await pendingOf(runId);
     // a child of the server's own process, as the page's browser is in an embedding test or tool
-    const { stdout } = await promisify(execFile)('curl', ['-sS', '-o', '-', '-w', '\nstatus=%{http_code}', '-X', 'POST', '-H', 'content-type: application/json', '-d', '{"decision":"approve"}', `${server.url}/api/runs/${runId}/approvals/${id}`]);
+    const { stdout } = await promisify(execFile)('curl', [
+      '-sS',
+      '-o',
+      '-',
+      '-w',
+      '\nstatus=%{http_code}',
+      '-X',
+      'POST',
+      '-H',
+      'content-type: application/json',
+      '-d',
+      '{"decision":"approve"}',
+      `${server.url}/api/runs/${runId}/approvals/${id}`,
+    ]);
     expect(stdout).toContain('status=200');
     expect((await service.wait(runId)).status).toBe('completed');
   });

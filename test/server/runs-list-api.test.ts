@@ -29,7 +29,9 @@ describe('the runs list API', () => {
     await svc.wait(a.run_id);
     const b = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath }, goal: 'count again', conversation_id: 'talk-1' });
     await svc.wait(b.run_id);
-    const all = (await getJson(`${server.url}/api/runs`)).body as { runs: Array<{ run_id: string; usage: { duration_ms: number; tokens: number; cost_usd: number | null; model_calls: number } }> };
+    const all = (await getJson(`${server.url}/api/runs`)).body as {
+      runs: Array<{ run_id: string; usage: { duration_ms: number; tokens: number; cost_usd: number | null; model_calls: number } }>;
+    };
     expect(all.runs).toHaveLength(2);
     // FakeProvider: 10 in + 5 out per call, 3 calls
     for (const r of all.runs) expect(r.usage).toMatchObject({ tokens: 45, model_calls: 3, cost_usd: null, duration_ms: expect.any(Number) });
@@ -51,10 +53,16 @@ describe('the runs list API', () => {
     svc = makeService(env, () => new FakeProvider(goodTurns()));
     server = await startServer({ service: svc, port: 0, env: {}, logger: false });
     const run = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath }, goal: 'count' });
-    const sent = await fetch(`${server.url}/api/runs/${run.run_id}/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-runtrail-client': 'web' }, body: JSON.stringify({ text: 'faster please', mode: 'steer' }) });
+    const sent = await fetch(`${server.url}/api/runs/${run.run_id}/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-runtrail-client': 'web' },
+      body: JSON.stringify({ text: 'faster please', mode: 'steer' }),
+    });
     expect(sent.status).toBe(202);
     await svc.wait(run.run_id);
-    const view = (await getJson(`${server.url}/api/runs/${run.run_id}/trace`)).body as { messages: Array<{ text: string; mode: string; from: string; at_ms: number; delivered_ms: number | null }> };
+    const view = (await getJson(`${server.url}/api/runs/${run.run_id}/trace`)).body as {
+      messages: Array<{ text: string; mode: string; from: string; at_ms: number; delivered_ms: number | null }>;
+    };
     expect(view.messages).toEqual([expect.objectContaining({ text: 'faster please', mode: 'steer', from: 'web' })]);
     expect(view.messages[0].delivered_ms).toBeGreaterThanOrEqual(view.messages[0].at_ms);
   });

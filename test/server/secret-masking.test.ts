@@ -77,11 +77,24 @@ describe('the server secrets never leave a run', () => {
       },
     };
     const provider = new FakeProvider([
-      { text: 'Reading.', toolCalls: [{ name: 'read_notes', args: {} }, { name: 'run_command', args: { command: `curl -H "Authorization: Bearer ${GITHUB_TOKEN}" https://api.github.com/user` } }, { name: 'run_command', args: { command: `aws configure set aws_secret_access_key ${AWS_SECRET_KEY}` } }] },
+      {
+        text: 'Reading.',
+        toolCalls: [
+          { name: 'read_notes', args: {} },
+          { name: 'run_command', args: { command: `curl -H "Authorization: Bearer ${GITHUB_TOKEN}" https://api.github.com/user` } },
+          { name: 'run_command', args: { command: `aws configure set aws_secret_access_key ${AWS_SECRET_KEY}` } },
+        ],
+      },
       {
         toolCalls: [
           { name: 'write_json', args: { path: 'count.json', value: { count: 3, title: 'n' } } },
-          { name: 'write_md', args: { path: 'report.md', text: `# Report\n\n## Summary\n\nThree lines; ${FORMS.base64} and ?k=${FORMS.url} and Basic ${Buffer.from(`user:${SECRET}`).toString('base64')}\n` } },
+          {
+            name: 'write_md',
+            args: {
+              path: 'report.md',
+              text: `# Report\n\n## Summary\n\nThree lines; ${FORMS.base64} and ?k=${FORMS.url} and Basic ${Buffer.from(`user:${SECRET}`).toString('base64')}\n`,
+            },
+          },
         ],
       },
       { text: `Done: 3 notes. The key was ${SECRET} (${FORMS.base64url}).` },
@@ -129,7 +142,14 @@ describe('the server secrets never leave a run', () => {
     expect(JSON.stringify(provider.requests)).toContain('two key=[redacted]');
 
     const files = walk(env.dataDir);
-    expect(files.map((f) => f.path)).toEqual(expect.arrayContaining([expect.stringMatching(/events\.jsonl$/), expect.stringMatching(/trace\.jsonl$/), expect.stringMatching(/request\.json$/), expect.stringMatching(/system_prompt\.md$/)]));
+    expect(files.map((f) => f.path)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/events\.jsonl$/),
+        expect.stringMatching(/trace\.jsonl$/),
+        expect.stringMatching(/request\.json$/),
+        expect.stringMatching(/system_prompt\.md$/),
+      ]),
+    );
     // the run's own copy of its input file is the user's data as given; everything Runtrail wrote is masked,
     // but for the checkpoint: it is the conversation a resumed run goes on with, as the model was sent it
     // (the credential the model wrote into its own call included), so only the server's secrets are masked there

@@ -23,7 +23,13 @@ afterEach(async () => {
 let dir = '';
 async function start(toolMs: number): Promise<RunningServer> {
   dir = mkdtempSync(join(tmpdir(), 'runtrail-trace-'));
-  service = new RunService({ dataDir: dir, plugins: [tracePlugin({ toolMs })], env: {}, providerResolver: () => createScriptProvider(traceTurns(5)), backoffMs: () => 5 });
+  service = new RunService({
+    dataDir: dir,
+    plugins: [tracePlugin({ toolMs })],
+    env: {},
+    providerResolver: () => createScriptProvider(traceTurns(5)),
+    backoffMs: () => 5,
+  });
   // no dataDir: the server reads runs from the service's own folder
   server = await startServer({ service, port: 0, env: {} });
   return server;
@@ -50,12 +56,17 @@ describe('GET /api/runs/:id/trace', () => {
       ['model', 'inline', 'ok'],
     ]);
     // model bars carry what model_turns.jsonl says of the same calls
-    const lines = readFileSync(join(dir, 'runs', created.run_id, 'runtime', 'model_turns.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { turn: number; attempt: number; tokens: unknown; finish_reason: string });
+    const lines = readFileSync(join(dir, 'runs', created.run_id, 'runtime', 'model_turns.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { turn: number; attempt: number; tokens: unknown; finish_reason: string });
     const models = view.bars.filter((b) => b.kind === 'model');
     expect(models.map((m) => [m.turn, m.attempt, m.tokens, m.finish_reason])).toEqual(lines.map((l) => [l.turn, l.attempt, l.tokens, l.finish_reason]));
     // a tool bar's step_index is the wire step's index: a click on it opens that step
     const sse = await readSse(`${s.url}/api/runs/${created.run_id}/events`);
-    const steps = sse.events.map((e) => JSON.parse(e.data) as { type: string; index?: number; step?: { name: string; phase: string } }).filter((f) => f.type === 'step' && f.step?.phase !== 'start');
+    const steps = sse.events
+      .map((e) => JSON.parse(e.data) as { type: string; index?: number; step?: { name: string; phase: string } })
+      .filter((f) => f.type === 'step' && f.step?.phase !== 'start');
     for (const b of view.bars.filter((x) => x.step_index !== null)) {
       const step = steps.find((f) => f.index === b.step_index)!;
       expect(step.step!.name).toBe(b.kind === 'mcp' ? 'read_file' : b.label);

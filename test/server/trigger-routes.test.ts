@@ -24,7 +24,13 @@ describe('/api/schedules', () => {
     expect(id).toMatch(/^sch_/);
     const firstFire = Date.parse(created.body.next_run_at);
     expect(firstFire - Date.parse(created.body.schedule.created_at)).toBe(2000);
-    await vi.waitFor(async () => expect((await getJson(`${stack!.url}/api/schedules/${id}`)).body.runs.filter((f: { outcome: string }) => f.outcome === 'started').length).toBeGreaterThanOrEqual(2), { timeout: 15_000, interval: 200 });
+    await vi.waitFor(
+      async () =>
+        expect(
+          (await getJson(`${stack!.url}/api/schedules/${id}`)).body.runs.filter((f: { outcome: string }) => f.outcome === 'started').length,
+        ).toBeGreaterThanOrEqual(2),
+      { timeout: 15_000, interval: 200 },
+    );
     const s = (await getJson(`${stack.url}/api/schedules/${id}`)).body;
     const started = s.runs.filter((f: { outcome: string }) => f.outcome === 'started').reverse();
     // fire times are the schedule's own, two seconds apart, and each run began once its fire time came
@@ -43,20 +49,26 @@ describe('/api/schedules', () => {
     stack = await startStack();
     const created = await postJson(`${stack.url}/api/schedules`, { agent: 'talk', goal: 'work slowly wait:3500', every: '1s' });
     const id = created.body.schedule_id as string;
-    await vi.waitFor(async () => expect((await getJson(`${stack!.url}/api/schedules/${id}`)).body.runs.some((f: { reason?: string }) => f.reason === 'overlap')).toBe(true), { timeout: 15_000, interval: 200 });
+    await vi.waitFor(
+      async () => expect((await getJson(`${stack!.url}/api/schedules/${id}`)).body.runs.some((f: { reason?: string }) => f.reason === 'overlap')).toBe(true),
+      { timeout: 15_000, interval: 200 },
+    );
     const s = (await getJson(`${stack.url}/api/schedules/${id}`)).body;
     const skip = s.runs.find((f: { reason?: string }) => f.reason === 'overlap');
     const live = s.runs.find((f: { run_id?: string }) => f.run_id);
     expect(skip).toMatchObject({ outcome: 'skipped' });
     expect(skip.detail).toContain(`run ${live.run_id}`);
     // never two runs of the schedule at once
-    const runs = (await getJson(`${stack.url}/api/runs?limit=50`)).body.runs.filter((r: { trigger?: { schedule_id: string } }) => r.trigger?.schedule_id === id);
+    const runs = (await getJson(`${stack.url}/api/runs?limit=50`)).body.runs.filter(
+      (r: { trigger?: { schedule_id: string } }) => r.trigger?.schedule_id === id,
+    );
     expect(runs.filter((r: { status: string }) => !['completed', 'failed', 'cancelled'].includes(r.status)).length).toBeLessThanOrEqual(1);
   });
 
   it('PATCH pauses and resumes; run now starts a run at once; DELETE removes', async () => {
     stack = await startStack();
-    const id = (await postJson(`${stack.url}/api/schedules`, { agent: 'talk', cron: '0 6 * * 1-5', tz: 'Europe/Berlin', goal: 'morning' })).body.schedule_id as string;
+    const id = (await postJson(`${stack.url}/api/schedules`, { agent: 'talk', cron: '0 6 * * 1-5', tz: 'Europe/Berlin', goal: 'morning' })).body
+      .schedule_id as string;
     const paused = await patch(`${stack.url}/api/schedules/${id}`, { enabled: false });
     expect(paused.status).toBe(200);
     expect(paused.body).toMatchObject({ enabled: false, next_run_at: null });
@@ -72,7 +84,13 @@ describe('/api/schedules', () => {
     expect(now.status).toBe(201);
     const run = await stack.service.wait(now.body.run_id);
     expect(run).toMatchObject({ status: 'completed', trigger: { type: 'schedule', schedule_id: id, fire_time: now.body.fire_time } });
-    await vi.waitFor(async () => expect((await getJson(`${stack!.url}/api/schedules/${id}`)).body.last_run).toMatchObject({ run_id: now.body.run_id, manual: true, run_status: 'completed' }));
+    await vi.waitFor(async () =>
+      expect((await getJson(`${stack!.url}/api/schedules/${id}`)).body.last_run).toMatchObject({
+        run_id: now.body.run_id,
+        manual: true,
+        run_status: 'completed',
+      }),
+    );
 
     const list = (await getJson(`${stack.url}/api/schedules`)).body.schedules;
     expect(list.map((s: { schedule_id: string }) => s.schedule_id)).toEqual([id]);

@@ -20,7 +20,15 @@ function uploadFrom(url: string, from: string, name: string, content: string): P
   const body = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: text/csv\r\n\r\n${content}\r\n--${boundary}--\r\n`;
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: u.hostname, port: Number(u.port), path: '/api/uploads', method: 'POST', localAddress: from, agent: false, headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': Buffer.byteLength(body) } },
+      {
+        host: u.hostname,
+        port: Number(u.port),
+        path: '/api/uploads',
+        method: 'POST',
+        localAddress: from,
+        agent: false,
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': Buffer.byteLength(body) },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -59,7 +67,11 @@ describe('upload quota per client', () => {
     const full = await uploadFrom(server.url, '127.0.0.2', 'e.csv', 'w');
     expect(full.status).toBe(413);
     expect(full.body.error.message).toContain('127.0.0.2 already has 1000 bytes');
-    expect(readdirSync(join(server.dataDir, 'uploads', '127.0.0.2')).map((n) => n.slice(13)).sort()).toEqual(['a.csv', 'd.csv']);
+    expect(
+      readdirSync(join(server.dataDir, 'uploads', '127.0.0.2'))
+        .map((n) => n.slice(13))
+        .sort(),
+    ).toEqual(['a.csv', 'd.csv']);
   });
 
   it('removes uploads older than the configured age, at start and while the server runs', async () => {

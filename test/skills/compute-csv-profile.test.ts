@@ -60,7 +60,13 @@ describe('csv_profile compute skill', () => {
     expect(r.ok, r.content).toBe(true);
     const p = r.details?.result as {
       rows: number;
-      columns: Array<{ name: string; null_rate: number; distinct: number; top_values: Array<{ value: string; count: number }>; numeric?: { min: number; max: number } }>;
+      columns: Array<{
+        name: string;
+        null_rate: number;
+        distinct: number;
+        top_values: Array<{ value: string; count: number }>;
+        numeric?: { min: number; max: number };
+      }>;
       output_path: string;
     };
     expect(p.rows).toBe(ROWS);

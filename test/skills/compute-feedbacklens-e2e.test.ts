@@ -25,7 +25,8 @@ beforeAll(() => {
     'Search does not find tasks by tag, very frustrating.',
   ];
   const lines = ['feedback_id,date,channel,rating,plan,text'];
-  for (let i = 0; i < 6_000; i++) lines.push(`FB-${100000 + i},2026-06-0${(i % 9) + 1},${['app_store', 'in_app', 'email'][i % 3]},${(i % 5) + 1},Pro,"${texts[i % texts.length]}"`);
+  for (let i = 0; i < 6_000; i++)
+    lines.push(`FB-${100000 + i},2026-06-0${(i % 9) + 1},${['app_store', 'in_app', 'email'][i % 3]},${(i % 5) + 1},Pro,"${texts[i % texts.length]}"`);
   csv = join(dir, 'big-feedback.csv');
   writeFileSync(csv, `${lines.join('\n')}\n`);
   const plugin = createFeedbackLensPlugin({
@@ -65,7 +66,7 @@ describe('feedbacklens with the csv_profile compute skill', () => {
     expect(result?.data.isError).toBe(false);
     const stages = events
       .filter((e) => e.stream === 'process')
-      .map((e) => (e.data.event as { stage?: string; targetType: string }))
+      .map((e) => e.data.event as { stage?: string; targetType: string })
       .filter((ev) => ev.targetType === 'skill' && ev.stage)
       .map((ev) => ev.stage);
     // The process buffer coalesces updates within 400 ms: on a fast run earlier stages may be folded

@@ -92,7 +92,10 @@ describe('compute skill runner', () => {
   it('stops a skill printing gigabytes and leaves nothing behind', async () => {
     const m = marker();
     const out = await run(
-      skill('flood', `import { spawn } from 'node:child_process'; spawn('sleep', ['${m}'], { stdio: 'ignore' }); const b = 'y'.repeat(65536); for (;;) { if (!process.stdout.write(b)) await new Promise((r) => process.stdout.once('drain', r)); }`),
+      skill(
+        'flood',
+        `import { spawn } from 'node:child_process'; spawn('sleep', ['${m}'], { stdio: 'ignore' }); const b = 'y'.repeat(65536); for (;;) { if (!process.stdout.write(b)) await new Promise((r) => process.stdout.once('drain', r)); }`,
+      ),
       { maxOutputBytes: 8 * 1024 * 1024 },
     );
     expect(out.ok).toBe(false);
@@ -104,7 +107,10 @@ describe('compute skill runner', () => {
     const m = marker();
     const calls: ReporterCall[] = [];
     const out = await run(
-      skill('forever', `import { spawn } from 'node:child_process'; spawn('sleep', ['${m}'], { stdio: 'ignore' }); process.on('SIGTERM', () => {}); setInterval(() => {}, 1000);`),
+      skill(
+        'forever',
+        `import { spawn } from 'node:child_process'; spawn('sleep', ['${m}'], { stdio: 'ignore' }); process.on('SIGTERM', () => {}); setInterval(() => {}, 1000);`,
+      ),
       { timeoutMs: 400, reporter: recordingReporter(calls) },
     );
     expect(out.ok).toBe(false);
@@ -118,10 +124,13 @@ describe('compute skill runner', () => {
     const calls: ReporterCall[] = [];
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 300);
-    const out = await run(skill('cancelme', `import { spawn } from 'node:child_process'; spawn('sleep', ['${m}'], { stdio: 'ignore' }); setInterval(() => {}, 1000);`), {
-      signal: ac.signal,
-      reporter: recordingReporter(calls),
-    });
+    const out = await run(
+      skill('cancelme', `import { spawn } from 'node:child_process'; spawn('sleep', ['${m}'], { stdio: 'ignore' }); setInterval(() => {}, 1000);`),
+      {
+        signal: ac.signal,
+        reporter: recordingReporter(calls),
+      },
+    );
     expect(out.diagnosis?.code).toBe('skill_cancelled');
     expect(calls.at(-1)?.method).toBe('cancel');
     expect(liveProcesses(m)).toEqual([]);

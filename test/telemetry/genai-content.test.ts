@@ -34,7 +34,11 @@ afterEach(async () => {
 async function tracedRun(extraEnv: Record<string, string>, capture?: { model_io: boolean }) {
   telemetry = await startTelemetry({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...extraEnv } });
   svc = makeService(env, new FakeProvider(goodTurns()), { observers: [telemetry!.observer], ...(capture ? { defaults: () => ({ capture }) } : {}) });
-  const created = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath }, goal: 'count the notes; my key is sk-proj-AbCdEfGhIjKlMnOpQrStUv012345' });
+  const created = await svc.create({
+    plugin: 'notes',
+    input: { notes_path: env.notesPath },
+    goal: 'count the notes; my key is sk-proj-AbCdEfGhIjKlMnOpQrStUv012345',
+  });
   expect((await svc.wait(created.run_id)).status).toBe('completed');
   await telemetry!.flush();
   const chats = receiver.spans.filter((s) => s.attributes['gen_ai.operation.name'] === 'chat').sort((a, b) => a.startMs - b.startMs);
@@ -43,7 +47,7 @@ async function tracedRun(extraEnv: Record<string, string>, capture?: { model_io:
 }
 
 describe('GenAI message content on chat spans', () => {
-  it('with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true: the recorded request and response, in the conventions\' shape', async () => {
+  it("with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true: the recorded request and response, in the conventions' shape", async () => {
     const { runId, chats } = await tracedRun({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' });
     const page = await readModelCalls(runId, join(env.dataDir, 'runs', runId), { limit: 10 });
     chats.forEach((span, i) => {
@@ -52,11 +56,23 @@ describe('GenAI message content on chat spans', () => {
       expect(JSON.parse(String(span.attributes['gen_ai.input.messages']))).toEqual(call.request.messages);
       expect(JSON.parse(String(span.attributes['gen_ai.system_instructions']))).toEqual([{ type: 'text', content: call.request.system }]);
     });
-    expect(JSON.parse(String(chats[0].attributes['gen_ai.input.messages']))).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'count the notes; my key is [redacted]' }] }]);
-    expect(JSON.parse(String(chats[0].attributes['gen_ai.output.messages']))).toEqual([
-      { role: 'assistant', parts: [{ type: 'text', content: 'Reading.' }, { type: 'tool_call', id: 'call_0_0', name: 'read_notes', arguments: {} }], finish_reason: 'tool_call' },
+    expect(JSON.parse(String(chats[0].attributes['gen_ai.input.messages']))).toEqual([
+      { role: 'user', parts: [{ type: 'text', content: 'count the notes; my key is [redacted]' }] },
     ]);
-    expect(JSON.parse(String(chats[2].attributes['gen_ai.output.messages']))[0]).toMatchObject({ finish_reason: 'stop', parts: [{ type: 'text', content: 'Done: 3 notes.' }] });
+    expect(JSON.parse(String(chats[0].attributes['gen_ai.output.messages']))).toEqual([
+      {
+        role: 'assistant',
+        parts: [
+          { type: 'text', content: 'Reading.' },
+          { type: 'tool_call', id: 'call_0_0', name: 'read_notes', arguments: {} },
+        ],
+        finish_reason: 'tool_call',
+      },
+    ]);
+    expect(JSON.parse(String(chats[2].attributes['gen_ai.output.messages']))[0]).toMatchObject({
+      finish_reason: 'stop',
+      parts: [{ type: 'text', content: 'Done: 3 notes.' }],
+    });
     expect(JSON.stringify(receiver.spans)).not.toContain('sk-proj-AbCdEfGhIjKlMnOpQrStUv012345');
   });
 

@@ -51,7 +51,7 @@ function childrenOf(spans: OtlpSpan[], parent: OtlpSpan): OtlpSpan[] {
 }
 
 describe('OpenTelemetry export over OTLP/HTTP', () => {
-  it('a run arrives as one trace: runtrail.run over its model calls (GenAI usage) and tool calls, with the run\'s trace id', async () => {
+  it("a run arrives as one trace: runtrail.run over its model calls (GenAI usage) and tool calls, with the run's trace id", async () => {
     // the first model call fails with a retryable error: a retry is a span of its own
     const s = await traced([{ error: { code: 'rate_limited', severity: 'error', summary: 'slow down', retryable: true } }, ...goodTurns()], {
       OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-key=k%3D1',
@@ -73,7 +73,13 @@ describe('OpenTelemetry export over OTLP/HTTP', () => {
     const roots = spans.filter((x) => !x.parentSpanId);
     expect(roots.map((r) => r.name)).toEqual(['runtrail.run']);
     const root = roots[0];
-    expect(root.attributes).toMatchObject({ 'runtrail.run_id': created.run_id, 'runtrail.plugin': 'notes', 'runtrail.claw': 'cli', 'runtrail.tenant_id': 'acme', 'runtrail.status': 'completed' });
+    expect(root.attributes).toMatchObject({
+      'runtrail.run_id': created.run_id,
+      'runtrail.plugin': 'notes',
+      'runtrail.claw': 'cli',
+      'runtrail.tenant_id': 'acme',
+      'runtrail.status': 'completed',
+    });
     expect(root.resource['service.name']).toBe('runtrail');
     expect(root.events.map((e) => e.attributes['runtrail.state.to'])).toContain('model_thinking');
 
@@ -81,13 +87,22 @@ describe('OpenTelemetry export over OTLP/HTTP', () => {
     expect(kids.length).toBe(spans.length - 1);
     const chats = kids.filter((k) => k.attributes['gen_ai.operation.name'] === 'chat').sort((a, b) => a.startMs - b.startMs);
     // model_turns.jsonl and the spans tell the same calls
-    const lines = readFileSync(join(env.dataDir, 'runs', created.run_id, 'runtime', 'model_turns.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { turn: number; attempt: number; tokens: { input: number; output: number } | null; finish_reason: string });
-    expect(chats.map((c) => [c.name, c.attributes['runtrail.turn'], c.attributes['runtrail.attempt']])).toEqual(lines.map((l) => ['chat fake-1', l.turn, l.attempt]));
+    const lines = readFileSync(join(env.dataDir, 'runs', created.run_id, 'runtime', 'model_turns.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { turn: number; attempt: number; tokens: { input: number; output: number } | null; finish_reason: string });
+    expect(chats.map((c) => [c.name, c.attributes['runtrail.turn'], c.attributes['runtrail.attempt']])).toEqual(
+      lines.map((l) => ['chat fake-1', l.turn, l.attempt]),
+    );
     expect(chats[0].status.code).toBe(2);
     expect(chats[0].attributes['error.type']).toBe('rate_limited');
     for (const [i, c] of chats.entries()) {
       expect(c.kind).toBe(3); // CLIENT
-      expect(c.attributes).toMatchObject({ 'gen_ai.system': 'fake', 'gen_ai.request.model': 'fake-1', 'gen_ai.response.finish_reasons': [lines[i].finish_reason] });
+      expect(c.attributes).toMatchObject({
+        'gen_ai.system': 'fake',
+        'gen_ai.request.model': 'fake-1',
+        'gen_ai.response.finish_reasons': [lines[i].finish_reason],
+      });
       if (lines[i].tokens) {
         expect(c.attributes['gen_ai.usage.input_tokens']).toBe(lines[i].tokens!.input);
         expect(c.attributes['gen_ai.usage.output_tokens']).toBe(lines[i].tokens!.output);
@@ -106,11 +121,15 @@ describe('OpenTelemetry export over OTLP/HTTP', () => {
     expect(tools[0].startMs).toBeGreaterThanOrEqual(chats[1].endMs);
   });
 
-  it('a traceparent on POST /api/runs makes the run a child of the caller\'s span; the wire\'s trace_id is the trace', async () => {
+  it("a traceparent on POST /api/runs makes the run a child of the caller's span; the wire's trace_id is the trace", async () => {
     const s = await traced();
     server = await startTestServer(s, { inputRoots: 'any' });
     const caller = { trace: '4bf92f3577b34da6a3ce929d0e0e4736', span: '00f067aa0ba902b7' };
-    const r = await postJson(`${server.url}/api/runs`, { plugin: 'notes', input: { notes_path: env.notesPath } }, { traceparent: `00-${caller.trace}-${caller.span}-01` });
+    const r = await postJson(
+      `${server.url}/api/runs`,
+      { plugin: 'notes', input: { notes_path: env.notesPath } },
+      { traceparent: `00-${caller.trace}-${caller.span}-01` },
+    );
     expect(r.status).toBe(201);
     expect(r.body.trace_id).toBe(caller.trace);
     await s.wait(r.body.run_id);
@@ -132,7 +151,7 @@ describe('OpenTelemetry export over OTLP/HTTP', () => {
     }
   });
 
-  it('a subagent\'s run is in its parent\'s trace, under the run_agent call (invoke_agent) that started it', async () => {
+  it("a subagent's run is in its parent's trace, under the run_agent call (invoke_agent) that started it", async () => {
     const agent = (name: string, turns: (seen: number) => ModelTurn, agents?: string[]): Agent => ({
       name,
       version: '1.0.0',
@@ -150,7 +169,9 @@ describe('OpenTelemetry export over OTLP/HTTP', () => {
       offlineProcedure: (state) => turns(toolResults(state.messages).length),
     });
     const helper = agent('helper', () => ({ text: 'helped' }));
-    const lead = agent('lead', (seen) => (seen === 0 ? { toolCalls: [{ name: 'run_agent', args: { agent: 'helper', goal: 'help' } }] } : { text: 'done' }), ['helper']);
+    const lead = agent('lead', (seen) => (seen === 0 ? { toolCalls: [{ name: 'run_agent', args: { agent: 'helper', goal: 'help' } }] } : { text: 'done' }), [
+      'helper',
+    ]);
     telemetry = await startTelemetry({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } });
     svc = new RunService({ dataDir: env.dataDir, plugins: [lead, helper], env: {}, processRegistry: null, observers: [telemetry!.observer] });
     const created = await svc.create({ plugin: 'lead', input: {} });
@@ -237,12 +258,20 @@ describe('OTLP configuration from the standard variables', () => {
       }
       return 'no error';
     };
-    expect(bad({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toMatch(/^OTEL_EXPORTER_OTLP_ENDPOINT: .*not http\(s\)|^OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" is not a URL/);
-    expect(bad({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'not a url' })).toBe('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "not a url" is not a URL (expected http://host:port/v1/traces)');
+    expect(bad({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toMatch(
+      /^OTEL_EXPORTER_OTLP_ENDPOINT: .*not http\(s\)|^OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" is not a URL/,
+    );
+    expect(bad({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'not a url' })).toBe(
+      'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "not a url" is not a URL (expected http://host:port/v1/traces)',
+    );
     expect(bad({ OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://c:4317' })).toContain('OTEL_EXPORTER_OTLP_ENDPOINT: "grpc://c:4317" is not http(s)');
-    expect(bad({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:1', OTEL_EXPORTER_OTLP_HEADERS: 'novalue' })).toBe('OTEL_EXPORTER_OTLP_HEADERS: "novalue" is not key=value');
+    expect(bad({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:1', OTEL_EXPORTER_OTLP_HEADERS: 'novalue' })).toBe(
+      'OTEL_EXPORTER_OTLP_HEADERS: "novalue" is not key=value',
+    );
     // a bad header never echoes a secret value
     expect(bad({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:1', OTEL_EXPORTER_OTLP_HEADERS: '=s3cret' })).not.toContain('s3cret');
-    expect(bad({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:1', OTEL_EXPORTER_OTLP_TIMEOUT: 'soon' })).toBe('OTEL_EXPORTER_OTLP_TIMEOUT: "soon" must be a positive whole number of milliseconds');
+    expect(bad({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:1', OTEL_EXPORTER_OTLP_TIMEOUT: 'soon' })).toBe(
+      'OTEL_EXPORTER_OTLP_TIMEOUT: "soon" must be a positive whole number of milliseconds',
+    );
   });
 });

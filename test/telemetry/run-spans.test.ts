@@ -40,11 +40,13 @@ const end = (bus: AgentEventBus, status: 'completed' | 'failed' | 'cancelled' = 
     content: '',
     usedSkills: [],
     usedMcp: [],
-    ...(status === 'failed' ? { diagnosis: { code: 'max_iterations', severity: 'error', summary: 'stopped after 2 model turns', detail: '', hint: '', retryable: false } } : {}),
+    ...(status === 'failed'
+      ? { diagnosis: { code: 'max_iterations', severity: 'error', summary: 'stopped after 2 model turns', detail: '', hint: '', retryable: false } }
+      : {}),
   });
 
 describe('RunSpanFolder', () => {
-  it('makes the run span the parent of model calls (GenAI attributes, usage) and tool calls, on the events\' own times', () => {
+  it("makes the run span the parent of model calls (GenAI attributes, usage) and tool calls, on the events' own times", () => {
     const { closed, events } = fold((bus) => {
       started(bus);
       bus.publish('model', { phase: 'start', turn: 1, attempt: 0, provider: 'anthropic', model: 'claude-x' });
@@ -62,16 +64,37 @@ describe('RunSpanFolder', () => {
         firstTokenMs: 5,
       });
       bus.publish('tool', { phase: 'start', name: 'read_notes', toolCallId: 'c_1', args: {} });
-      bus.publish('tool', { phase: 'result', name: 'read_notes', toolCallId: 'c_1', isError: true, result: 'no file', diagnosis: { code: 'not_found', severity: 'error', summary: 'no such file', detail: '', hint: '', retryable: false } });
+      bus.publish('tool', {
+        phase: 'result',
+        name: 'read_notes',
+        toolCallId: 'c_1',
+        isError: true,
+        result: 'no file',
+        diagnosis: { code: 'not_found', severity: 'error', summary: 'no such file', detail: '', hint: '', retryable: false },
+      });
       end(bus);
     });
     const byName = Object.fromEntries(closed.map((s) => [s.name, s]));
     expect(Object.keys(byName)).toEqual(['chat claude-x', 'execute_tool read_notes', 'runtrail.run']);
     const run = byName['runtrail.run'];
     expect(run).toMatchObject({ parentId: null, status: 'ok', startMs: 1010 });
-    expect(run.attributes).toMatchObject({ 'runtrail.run_id': 'run_1', 'runtrail.plugin': 'notes', 'runtrail.claw': 'web', 'runtrail.tenant_id': 'acme', 'runtrail.status': 'completed' });
+    expect(run.attributes).toMatchObject({
+      'runtrail.run_id': 'run_1',
+      'runtrail.plugin': 'notes',
+      'runtrail.claw': 'web',
+      'runtrail.tenant_id': 'acme',
+      'runtrail.status': 'completed',
+    });
     const chat = byName['chat claude-x'];
-    expect(chat).toMatchObject({ parentId: 'run', kind: 'model', status: 'ok', startMs: 1030, endMs: 1050, tokens: { input: 120, output: 30 }, costUsd: 0.0012 });
+    expect(chat).toMatchObject({
+      parentId: 'run',
+      kind: 'model',
+      status: 'ok',
+      startMs: 1030,
+      endMs: 1050,
+      tokens: { input: 120, output: 30 },
+      costUsd: 0.0012,
+    });
     expect(chat.attributes).toMatchObject({
       'gen_ai.operation.name': 'chat',
       'gen_ai.system': 'anthropic',
@@ -87,7 +110,12 @@ describe('RunSpanFolder', () => {
     });
     const tool = byName['execute_tool read_notes'];
     expect(tool).toMatchObject({ parentId: 'run', kind: 'tool', status: 'error', error: 'no such file', toolCallId: 'c_1' });
-    expect(tool.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'read_notes', 'gen_ai.tool.call.id': 'c_1', 'error.type': 'not_found' });
+    expect(tool.attributes).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'read_notes',
+      'gen_ai.tool.call.id': 'c_1',
+      'error.type': 'not_found',
+    });
     // state changes are points on the run span
     expect(events).toContainEqual({ span: 'run', name: 'runtrail.state', attrs: { 'runtrail.state.to': 'queued' } });
   });
@@ -99,7 +127,13 @@ describe('RunSpanFolder', () => {
       bus.publish('tool', { phase: 'result', name: 'mcp__files__read_file', toolCallId: 'm1', isError: false, result: 'text' });
       bus.publish('tool', { phase: 'start', name: 'run_agent', toolCallId: 'a1', args: { agent: 'researcher', goal: 'look' }, kind: 'agent' });
       // a later phase (the subagent's run is linked) marks the open span without closing it
-      bus.publish('tool', { phase: 'update', name: 'run_agent', toolCallId: 'a1', partialResult: null, ...({ node: { id: 'run_2', type: 'run', label: 'researcher' } } as object) });
+      bus.publish('tool', {
+        phase: 'update',
+        name: 'run_agent',
+        toolCallId: 'a1',
+        partialResult: null,
+        ...({ node: { id: 'run_2', type: 'run', label: 'researcher' } } as object),
+      });
       bus.publish('tool', { phase: 'result', name: 'run_agent', toolCallId: 'a1', isError: false, result: 'found' });
       bus.publish('tool', { phase: 'start', name: 'run_skill', toolCallId: 's1', args: { skill: 'sentiment' }, kind: 'skill' });
       bus.publish('tool', { phase: 'result', name: 'run_skill', toolCallId: 's1', isError: false, result: 'ok' });
@@ -109,7 +143,12 @@ describe('RunSpanFolder', () => {
     });
     const mcp = closed.find((s) => s.kind === 'mcp')!;
     expect(mcp).toMatchObject({ name: 'tools/call mcp__files__read_file', label: 'files · mcp__files__read_file', parentId: 'run' });
-    expect(mcp.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'runtrail.mcp.server': 'files', 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.call.id': 'm1' });
+    expect(mcp.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'runtrail.mcp.server': 'files',
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.call.id': 'm1',
+    });
     const agent = closed.find((s) => s.kind === 'agent')!;
     expect(agent).toMatchObject({ name: 'invoke_agent researcher', label: 'researcher', status: 'ok' });
     expect(agent.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'researcher', 'runtrail.node.id': 'run_2' });
@@ -124,7 +163,19 @@ describe('RunSpanFolder', () => {
     const { closed, folder } = fold((bus) => {
       started(bus);
       bus.publish('model', { phase: 'start', turn: 1, attempt: 0, provider: 'openai', model: 'gpt-x' });
-      bus.publish('model', { phase: 'end', turn: 1, attempt: 0, provider: 'openai', model: 'gpt-x', finishReason: 'error', tokens: null, costUsd: null, latencyMs: 3, firstTokenMs: null, error: 'rate_limited' });
+      bus.publish('model', {
+        phase: 'end',
+        turn: 1,
+        attempt: 0,
+        provider: 'openai',
+        model: 'gpt-x',
+        finishReason: 'error',
+        tokens: null,
+        costUsd: null,
+        latencyMs: 3,
+        firstTokenMs: null,
+        error: 'rate_limited',
+      });
       bus.publish('model', { phase: 'start', turn: 1, attempt: 1, provider: 'openai', model: 'gpt-x' });
       bus.publish('tool', { phase: 'start', name: 'sleep', toolCallId: 't9', args: {} });
       end(bus, 'cancelled');
@@ -140,7 +191,7 @@ describe('RunSpanFolder', () => {
     expect(folder.openSpans).toEqual([]);
   });
 
-  it('a failed run\'s span is an error with the diagnosis; a live run keeps its open spans', () => {
+  it("a failed run's span is an error with the diagnosis; a live run keeps its open spans", () => {
     const failed = fold((bus) => {
       started(bus);
       end(bus, 'failed');

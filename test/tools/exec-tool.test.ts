@@ -67,7 +67,7 @@ describe('exec in the foreground', () => {
     }
   });
 
-  it('a timeout of days (beyond a timer\'s range) does not kill the command at once', async () => {
+  it("a timeout of days (beyond a timer's range) does not kill the command at once", async () => {
     const { exec } = tools();
     const r = await exec.execute({ command: 'sleep 0.3; echo survived', timeout: 30 * 86_400 });
     expect(r.ok).toBe(true);

@@ -36,7 +36,8 @@ describe('ProcessLedger', () => {
     registry.trackScope('run', file);
     const m = marker();
     const s = await registry.start({ scopeKey: 'run', command: `sleep ${m}`, cwd: dir, env: { PATH: process.env.PATH ?? '/bin' } });
-    const entries = (JSON.parse(readFileSync(file, 'utf8')) as { processes: Array<{ pid: number; pgid: number; start_time: number; command: string }> }).processes;
+    const entries = (JSON.parse(readFileSync(file, 'utf8')) as { processes: Array<{ pid: number; pgid: number; start_time: number; command: string }> })
+      .processes;
     expect(entries).toEqual([expect.objectContaining({ pid: s.pid, pgid: s.pid, command: `sleep ${m}`, start_time: processStartTime(s.pid!) })]);
     await s.end('kill');
     expect(existsSync(file)).toBe(false);

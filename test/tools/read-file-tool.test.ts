@@ -15,7 +15,11 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const tool = (maxChars?: number) =>
-  createReadFileTool({ files: { resolveRead: (p) => confinePath(join(dir, 'input'), p.replace(/^input\//, ''), 'input/') }, schemes: { demo: (rest) => join(dir, 'input', rest) }, ...(maxChars ? { maxChars } : {}) });
+  createReadFileTool({
+    files: { resolveRead: (p) => confinePath(join(dir, 'input'), p.replace(/^input\//, ''), 'input/') },
+    schemes: { demo: (rest) => join(dir, 'input', rest) },
+    ...(maxChars ? { maxChars } : {}),
+  });
 
 describe('read_file', () => {
   it('pages by lines and says how to read on', async () => {
@@ -33,7 +37,13 @@ describe('read_file', () => {
 
   it('refuses binary files, missing files, offsets past the end, paths outside and unknown schemes with a diagnosis', async () => {
     const codes = await Promise.all(
-      [{ path: 'input/blob.bin' }, { path: 'input/none.txt' }, { path: 'input/lines.txt', offset: 99 }, { path: 'input/../../etc/passwd' }, { path: 'other://x' }].map(async (a) => (await tool().execute(a)).diagnosis?.code),
+      [
+        { path: 'input/blob.bin' },
+        { path: 'input/none.txt' },
+        { path: 'input/lines.txt', offset: 99 },
+        { path: 'input/../../etc/passwd' },
+        { path: 'other://x' },
+      ].map(async (a) => (await tool().execute(a)).diagnosis?.code),
     );
     expect(codes).toEqual(['binary_file', 'not_found', 'bad_offset', 'path_refused', 'path_refused']);
   });

@@ -27,7 +27,9 @@ describe('announce', () => {
     tg = new FakeTelegram();
     await tg.start();
     const p = project({
-      '.runtrail/channels.json': JSON.stringify({ telegram: { token: '${TEST_TG_TOKEN}', api_root: tg.url, allow_from: [ALICE], default_agent: 'report', poll_timeout_s: 1 } }),
+      '.runtrail/channels.json': JSON.stringify({
+        telegram: { token: '${TEST_TG_TOKEN}', api_root: tg.url, allow_from: [ALICE], default_agent: 'report', poll_timeout_s: 1 },
+      }),
       ...scriptAgent('report', [{ text: 'Weekly numbers: all green.' }]),
     });
     h = await startHarness(p, { TEST_TG_TOKEN: tg.token });

@@ -32,7 +32,8 @@ describe.skipIf(down)('schedules on several nodes', () => {
     writeFileSync(join(rt, 'schedules.json'), JSON.stringify({ tick: { agent: 'note', every: '2s', goal: 'tick' } }));
     const a = await cluster.start(['serve', '--port', '0']);
     const b = await cluster.start(['serve', '--port', '0']);
-    const scheduled = async (url: string): Promise<Run[]> => ((await getJson(`${url}/api/runs?limit=200`)).body.runs as Run[]).filter((r) => r.trigger?.schedule_id === 'tick');
+    const scheduled = async (url: string): Promise<Run[]> =>
+      ((await getJson(`${url}/api/runs?limit=200`)).body.runs as Run[]).filter((r) => r.trigger?.schedule_id === 'tick');
     await vi.waitFor(async () => expect((await scheduled(a.url!)).length).toBeGreaterThanOrEqual(4), { timeout: 40_000, interval: 500 });
     await Promise.all([a.kill('SIGTERM'), b.kill('SIGTERM')]);
 
@@ -42,8 +43,14 @@ describe.skipIf(down)('schedules on several nodes', () => {
     let runs: Run[];
     let fires: Array<{ fire_time: string; outcome: string; run_id?: string }>;
     try {
-      runs = (await db.query<{ record: string }>(`SELECT record FROM "${cluster.schema}".runtrail_runs`)).rows.map((r) => JSON.parse(r.record) as Run).filter((r) => r.trigger?.schedule_id === 'tick');
-      fires = (await db.query<{ record: { fire_time: string; outcome: string; run_id?: string } }>(`SELECT record FROM "${cluster.schema}".runtrail_schedule_fires WHERE schedule_id = 'tick'`)).rows.map((r) => r.record);
+      runs = (await db.query<{ record: string }>(`SELECT record FROM "${cluster.schema}".runtrail_runs`)).rows
+        .map((r) => JSON.parse(r.record) as Run)
+        .filter((r) => r.trigger?.schedule_id === 'tick');
+      fires = (
+        await db.query<{ record: { fire_time: string; outcome: string; run_id?: string } }>(
+          `SELECT record FROM "${cluster.schema}".runtrail_schedule_fires WHERE schedule_id = 'tick'`,
+        )
+      ).rows.map((r) => r.record);
     } finally {
       await db.end();
     }

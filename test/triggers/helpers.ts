@@ -88,7 +88,9 @@ export interface Stack {
  * A RunService with the `talk` agent, triggers over it (config.json's trigger keys as `config`), and
  * with `server` a real loopback server in front. `dataDir`: reuse one (a restart).
  */
-export async function startStack(o: { dataDir?: string; config?: { webhooks?: unknown; schedules?: unknown }; server?: boolean; host?: Partial<TriggerHostOptions> } = {}): Promise<Stack> {
+export async function startStack(
+  o: { dataDir?: string; config?: { webhooks?: unknown; schedules?: unknown }; server?: boolean; host?: Partial<TriggerHostOptions> } = {},
+): Promise<Stack> {
   const dataDir = o.dataDir ?? mkdtempSync(join(tmpdir(), 'runtrail-triggers-'));
   const parsed = triggerConfig(o.config ?? {});
   if (parsed.issues.length) throw new Error(`test config: ${JSON.stringify(parsed.issues)}`);
@@ -107,7 +109,14 @@ export async function startStack(o: { dataDir?: string; config?: { webhooks?: un
     sweepMs: 500,
     ...o.host,
   });
-  const service = new RunService({ dataDir, plugins: [plugin], env: {}, providerResolver: () => new GoalModel(), observers: [triggers.observer], concurrency: 8 });
+  const service = new RunService({
+    dataDir,
+    plugins: [plugin],
+    env: {},
+    providerResolver: () => new GoalModel(),
+    observers: [triggers.observer],
+    concurrency: 8,
+  });
   await service.init();
   await triggers.start(service);
   const server = o.server === false ? null : await startServer({ service, port: 0, dataDir, env: {}, triggers });

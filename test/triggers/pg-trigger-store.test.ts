@@ -22,7 +22,24 @@ afterAll(async () => {
 });
 
 const T0 = '2030-01-01T00:00:00.000Z';
-const schedule = (id: string): Schedule => ({ agent: 'talk', input: {}, every: '1m', tz: 'UTC', overlap: 'skip', missed: 'run_once', enabled: true, schedule_id: id, source: { kind: 'api' }, created_at: T0, updated_at: T0, version: 1, due_after: T0, failures: 0, backoff_until: null, fires: [] });
+const schedule = (id: string): Schedule => ({
+  agent: 'talk',
+  input: {},
+  every: '1m',
+  tz: 'UTC',
+  overlap: 'skip',
+  missed: 'run_once',
+  enabled: true,
+  schedule_id: id,
+  source: { kind: 'api' },
+  created_at: T0,
+  updated_at: T0,
+  version: 1,
+  due_after: T0,
+  failures: 0,
+  backoff_until: null,
+  fires: [],
+});
 
 describe.skipIf(down)('PostgreSQL trigger stores', () => {
   it('each fire time is claimed by exactly one of the nodes claiming it at once; a paused or changed schedule by none', async () => {
@@ -57,7 +74,20 @@ describe.skipIf(down)('PostgreSQL trigger stores', () => {
     await w[1].register('run_a', [{ url: 'https://other.example.com/h', source: 'run' }]);
     expect((await w[2].get('run_a'))!.targets).toEqual([{ url: 'https://example.com/h', source: 'run' }]);
     expect(await w[2].openRuns()).toContain('run_a');
-    const msg = (owner: string): WebhookMessage => ({ webhook_id: 'msg_a', run_id: 'run_a', type: 'run.completed', target: 0, body: '{}', created_at: T0, attempts: 0, state: 'pending', next_attempt_at: 1000, give_up_at: 99_000, lease_owner: owner, lease_until: 5000 });
+    const msg = (owner: string): WebhookMessage => ({
+      webhook_id: 'msg_a',
+      run_id: 'run_a',
+      type: 'run.completed',
+      target: 0,
+      body: '{}',
+      created_at: T0,
+      attempts: 0,
+      state: 'pending',
+      next_attempt_at: 1000,
+      give_up_at: 99_000,
+      lease_owner: owner,
+      lease_until: 5000,
+    });
     const reports = await Promise.all(w.map((x, i) => x.report('run_a', 'end', [msg(`n${i}`)], true)));
     expect(reports.filter((r) => r.length === 1)).toHaveLength(1);
     expect(await w[2].openRuns()).not.toContain('run_a');

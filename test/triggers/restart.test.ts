@@ -20,7 +20,11 @@ afterEach(() => {
 async function serve(projectDir: string): Promise<{ url: string; stop(): Promise<void>; out(): string }> {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('RUNTRAIL_') && !k.startsWith('OTEL_')) env[k] = v;
-  const child = spawn(process.execPath, [MAIN, 'serve', '--port', '0', '--project', projectDir], { cwd: projectDir, env: { ...env, NO_COLOR: '1', HOME: projectDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN, 'serve', '--port', '0', '--project', projectDir], {
+    cwd: projectDir,
+    env: { ...env, NO_COLOR: '1', HOME: projectDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let out = '';
   child.stdout!.setEncoding('utf8').on('data', (s: string) => (out += s));
@@ -58,7 +62,10 @@ describe('a server stopped across a fire time', () => {
     const second = await serve(dir);
     try {
       const onceId = once.body.schedule_id as string;
-      await vi.waitFor(async () => expect((await getJson(`${second.url}/api/schedules/${onceId}`)).body.last_run?.run_status).toBe('completed'), { timeout: 20_000, interval: 200 });
+      await vi.waitFor(async () => expect((await getJson(`${second.url}/api/schedules/${onceId}`)).body.last_run?.run_status).toBe('completed'), {
+        timeout: 20_000,
+        interval: 200,
+      });
       const s1 = (await getJson(`${second.url}/api/schedules/${onceId}`)).body;
       expect(s1.runs).toHaveLength(1);
       expect(s1.runs[0]).toMatchObject({ fire_time: at, outcome: 'started' });
@@ -68,7 +75,9 @@ describe('a server stopped across a fire time', () => {
       expect(s2.runs).toEqual([expect.objectContaining({ fire_time: at, outcome: 'skipped', reason: 'missed' })]);
       // exactly one run, and it is the run_once schedule's
       const runs = (await getJson(`${second.url}/api/runs`)).body.runs;
-      expect(runs.map((r: { trigger?: { schedule_id: string; fire_time: string } }) => r.trigger)).toEqual([{ type: 'schedule', schedule_id: onceId, fire_time: at }]);
+      expect(runs.map((r: { trigger?: { schedule_id: string; fire_time: string } }) => r.trigger)).toEqual([
+        { type: 'schedule', schedule_id: onceId, fire_time: at },
+      ]);
       expect(second.out()).toMatch(/skipped: 1 fire time\(s\) passed while no Runtrail was running.*missed: skip/);
     } finally {
       await second.stop();

@@ -36,7 +36,12 @@ describe('a schedule as written', () => {
     ['an at that has passed', { agent: 'talk', at: '2020-01-01T00:00:00Z' }, 'at', /has passed/],
     ['a webhook URL that is not http(s)', { agent: 'talk', every: '1h', webhook: { url: 'ftp://example.com/x' } }, 'webhook.url', /http or https/],
     ['a webhook to a loopback address', { agent: 'talk', every: '1h', webhook: { url: 'http://127.0.0.1:9/x' } }, 'webhook.url', /loopback address/],
-    ['a webhook secret in the wrong format', { agent: 'talk', every: '1h', webhook: { url: 'https://example.com/x', secret: 'hunter2' } }, 'webhook.secret', /whsec_/],
+    [
+      'a webhook secret in the wrong format',
+      { agent: 'talk', every: '1h', webhook: { url: 'https://example.com/x', secret: 'hunter2' } },
+      'webhook.secret',
+      /whsec_/,
+    ],
     ['an unknown overlap', { agent: 'talk', every: '1h', overlap: 'both' }, 'overlap', /skip or queue/],
     ['an unknown field', { agent: 'talk', every: '1h', colour: 'red' }, '(body)', /unknown field\(s\): colour/],
     ['an input the agent refuses', { agent: 'talk', every: '1h', input: { topic: 3 } }, 'input.topic', /string/],
@@ -49,7 +54,10 @@ describe('a schedule as written', () => {
 
   it('a webhook URL must match webhooks.allow when it is set; an entry naming a host exactly allows its loopback address', () => {
     const c = ctx(['https://hooks.example.com/*', 'http://127.0.0.1:8080/*']);
-    expect(issuesOf({ agent: 'talk', every: '1h', webhook: { url: 'https://evil.example.net/x' } }, c)[0]).toMatchObject({ path: 'webhook.url', message: expect.stringMatching(/not allowed by webhooks.allow/) });
+    expect(issuesOf({ agent: 'talk', every: '1h', webhook: { url: 'https://evil.example.net/x' } }, c)[0]).toMatchObject({
+      path: 'webhook.url',
+      message: expect.stringMatching(/not allowed by webhooks.allow/),
+    });
     expect(issuesOf({ agent: 'talk', every: '1h', webhook: { url: 'https://hooks.example.com/a/b', secret: SECRET } }, c)).toEqual([]);
     expect(issuesOf({ agent: 'talk', every: '1h', webhook: { url: 'http://127.0.0.1:8080/hook' } }, c)).toEqual([]);
     expect(issuesOf({ agent: 'talk', every: '1h', webhook: { url: 'http://127.0.0.1:8081/hook' } }, c)[0].path).toBe('webhook.url');

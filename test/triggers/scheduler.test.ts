@@ -47,10 +47,32 @@ afterEach(async () => {
 });
 
 function schedule(id: string, d: Partial<ScheduleDefinition>, createdAt: string): Schedule {
-  return { agent: 'talk', input: {}, tz: 'UTC', overlap: 'skip', missed: 'run_once', enabled: true, ...d, schedule_id: id, source: { kind: 'api' }, created_at: createdAt, updated_at: createdAt, version: 1, due_after: createdAt, failures: 0, backoff_until: null, fires: [] };
+  return {
+    agent: 'talk',
+    input: {},
+    tz: 'UTC',
+    overlap: 'skip',
+    missed: 'run_once',
+    enabled: true,
+    ...d,
+    schedule_id: id,
+    source: { kind: 'api' },
+    created_at: createdAt,
+    updated_at: createdAt,
+    version: 1,
+    due_after: createdAt,
+    failures: 0,
+    backoff_until: null,
+    fires: [],
+  };
 }
 
-async function setup(defs: Schedule[], clock: FakeClock, runs = new FakeRuns(), missedWindowMs?: number): Promise<{ store: FileScheduleStore; runs: FakeRuns; scheduler: Scheduler }> {
+async function setup(
+  defs: Schedule[],
+  clock: FakeClock,
+  runs = new FakeRuns(),
+  missedWindowMs?: number,
+): Promise<{ store: FileScheduleStore; runs: FakeRuns; scheduler: Scheduler }> {
   dir ||= mkdtempSync(join(tmpdir(), 'rt-sched-'));
   const store = new FileScheduleStore(dir);
   for (const d of defs) await store.put(d);
@@ -97,7 +119,12 @@ describe('scheduler (fake clock)', () => {
   it('missed: skip records the skip and starts nothing; run_once past its window skips too', async () => {
     const clock = new FakeClock('2030-01-01T00:10:30.000Z');
     // 'old' last fired (missed) at 00:05, 5.5 min before the start: outside a 5 min window
-    const { runs, store, scheduler } = await setup([schedule('skip', { every: '1m', missed: 'skip' }, T0), schedule('old', { every: '10m' }, '2029-12-31T23:55:00.000Z')], clock, new FakeRuns(), 5 * 60_000);
+    const { runs, store, scheduler } = await setup(
+      [schedule('skip', { every: '1m', missed: 'skip' }, T0), schedule('old', { every: '10m' }, '2029-12-31T23:55:00.000Z')],
+      clock,
+      new FakeRuns(),
+      5 * 60_000,
+    );
     await scheduler.idle();
     expect(runs.started).toEqual([]);
     expect((await store.get('skip'))!.fires[0]).toMatchObject({ outcome: 'skipped', reason: 'missed', fire_time: '2030-01-01T00:10:00.000Z' });
@@ -144,7 +171,9 @@ describe('scheduler (fake clock)', () => {
     clock.advance(10_000);
     await scheduler.idle();
     runs.end(runs.started.at(-1)!.runId, 'failed');
-    await vi.waitFor(() => expect(lines.join('\n')).toMatch(/run run_1 failed; 1 consecutive failure\(s\), backing off: no run before 2030-01-01T00:00:40\.000Z/));
+    await vi.waitFor(() =>
+      expect(lines.join('\n')).toMatch(/run run_1 failed; 1 consecutive failure\(s\), backing off: no run before 2030-01-01T00:00:40\.000Z/),
+    );
     clock.advance(20_000);
     await scheduler.idle();
     expect(runs.started).toHaveLength(1);

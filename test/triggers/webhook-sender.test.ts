@@ -17,7 +17,9 @@ describe('sendWebhook', () => {
     const stop = new AbortController();
     const results = [];
     for (let i = 0; i < 5; i++) {
-      results.push(await sendWebhook({ url: receiver.url(), webhookId: `msg_${i}`, body: '{}', timeoutMs: 300, anyAddress: true, now: Date.now(), signal: stop.signal }));
+      results.push(
+        await sendWebhook({ url: receiver.url(), webhookId: `msg_${i}`, body: '{}', timeoutMs: 300, anyAddress: true, now: Date.now(), signal: stop.signal }),
+      );
     }
     expect(results.map((r) => r.ok)).toEqual([true, false, false, true, false]);
     expect(results[2].error).toBe('no answer within 300 ms');
@@ -28,7 +30,15 @@ describe('sendWebhook', () => {
     receiver = await new Receiver().start();
     receiver.answers = ['hang'];
     const stop = new AbortController();
-    const attempt = sendWebhook({ url: receiver.url(), webhookId: 'msg_stop', body: '{}', timeoutMs: 60_000, anyAddress: true, now: Date.now(), signal: stop.signal });
+    const attempt = sendWebhook({
+      url: receiver.url(),
+      webhookId: 'msg_stop',
+      body: '{}',
+      timeoutMs: 60_000,
+      anyAddress: true,
+      now: Date.now(),
+      signal: stop.signal,
+    });
     while (receiver.got.length === 0) await new Promise((r) => setTimeout(r, 10));
     stop.abort();
     expect(await attempt).toMatchObject({ ok: false, error: 'stopped' });

@@ -46,7 +46,11 @@ describe('completion webhooks', () => {
     const ids = new Set<string>();
     for (const r of receiver.got) {
       // what any Standard Webhooks library does on the receiving side
-      const payload = wh.verify(r.body, r.headers) as { type: string; data: { run_id: string; status: string; final_answer: string }; links: Record<string, string> };
+      const payload = wh.verify(r.body, r.headers) as {
+        type: string;
+        data: { run_id: string; status: string; final_answer: string };
+        links: Record<string, string>;
+      };
       expect(payload.type).toBe('run.completed');
       expect(payload.data).toMatchObject({ run_id: runId, status: 'completed', final_answer: 'ok' });
       expect(payload.links.run).toBe(`${stack.url}/api/runs/${runId}`);
@@ -59,9 +63,15 @@ describe('completion webhooks', () => {
     await vi.waitFor(async () => expect((await getJson(`${stack!.url}/api/runs/${runId}/webhooks`)).body.messages[0]?.state).toBe('delivered'));
     const view = (await getJson(`${stack.url}/api/runs/${runId}/webhooks`)).body;
     expect(view.messages).toEqual([expect.objectContaining({ webhook_id: [...ids][0], type: 'run.completed', state: 'delivered', attempts: 3 })]);
-    expect(view.attempts.map((a: { outcome: string; http_status: number }) => [a.outcome, a.http_status])).toEqual([['retry', 500], ['retry', 500], ['delivered', 200]]);
+    expect(view.attempts.map((a: { outcome: string; http_status: number }) => [a.outcome, a.http_status])).toEqual([
+      ['retry', 500],
+      ['retry', 500],
+      ['delivered', 200],
+    ]);
     expect(view.targets).toEqual([{ url: receiver.url(), source: 'run', signed: true }]);
-    const lines = readFileSync(join(stack.dataDir, 'runs', runId, 'runtime', 'webhooks.jsonl'), 'utf8').trim().split('\n');
+    const lines = readFileSync(join(stack.dataDir, 'runs', runId, 'runtime', 'webhooks.jsonl'), 'utf8')
+      .trim()
+      .split('\n');
     expect(lines).toHaveLength(3);
     expect(JSON.parse(lines[2])).toMatchObject({ webhook_id: [...ids][0], attempt: 3, address: '127.0.0.1', outcome: 'delivered' });
     // the secret is in no file of the run
@@ -75,7 +85,9 @@ describe('completion webhooks', () => {
     await vi.waitFor(() => expect(receiver!.got).toHaveLength(4));
     expect(receiver.got[3].headers['webhook-id']).toBe([...ids][0]);
     expect(() => wh.verify(receiver!.got[3].body, receiver!.got[3].headers)).not.toThrow();
-    await vi.waitFor(async () => expect((await getJson(`${stack!.url}/api/runs/${runId}/webhooks`)).body.attempts.at(-1)).toMatchObject({ outcome: 'delivered', redelivery: true }));
+    await vi.waitFor(async () =>
+      expect((await getJson(`${stack!.url}/api/runs/${runId}/webhooks`)).body.attempts.at(-1)).toMatchObject({ outcome: 'delivered', redelivery: true }),
+    );
   });
 
   it('a delivery still failing when the server stops is retried by the next one on the data dir, as the same message', async () => {
@@ -89,7 +101,9 @@ describe('completion webhooks', () => {
     await vi.waitFor(async () => expect((await getJson(`${first.url}/api/runs/${runId}/webhooks`)).body.attempts).toHaveLength(1), { timeout: 10_000 });
     await first.stop();
     // the stopped server hands its message back: the next one takes it up when it is due, not when a lease runs out
-    const open = JSON.parse(readFileSync(join(first.dataDir, 'webhooks', 'open', `${runId}.json`), 'utf8')) as { messages: Array<{ state: string; lease_owner?: string; next_attempt_at: number }> };
+    const open = JSON.parse(readFileSync(join(first.dataDir, 'webhooks', 'open', `${runId}.json`), 'utf8')) as {
+      messages: Array<{ state: string; lease_owner?: string; next_attempt_at: number }>;
+    };
     expect(open.messages).toEqual([expect.objectContaining({ state: 'pending', attempts: 1 })]);
     expect(open.messages[0].lease_owner).toBeUndefined();
 
@@ -101,7 +115,10 @@ describe('completion webhooks', () => {
     expect(receiver.got[1].at).toBeGreaterThanOrEqual(open.messages[0].next_attempt_at);
     await vi.waitFor(async () => expect((await getJson(`${stack!.url}/api/runs/${runId}/webhooks`)).body.messages[0].state).toBe('delivered'));
     const view = (await getJson(`${stack.url}/api/runs/${runId}/webhooks`)).body;
-    expect(view.attempts.map((a: { outcome: string; attempt: number }) => [a.attempt, a.outcome])).toEqual([[1, 'retry'], [2, 'delivered']]);
+    expect(view.attempts.map((a: { outcome: string; attempt: number }) => [a.attempt, a.outcome])).toEqual([
+      [1, 'retry'],
+      [2, 'delivered'],
+    ]);
   });
 
   it('a receiver that never answers does not hold up the end of the run; its attempt times out and is retried', async () => {
@@ -117,7 +134,9 @@ describe('completion webhooks', () => {
     const during = (await getJson(`${stack.url}/api/runs/${runId}/webhooks`)).body;
     expect(during.messages[0]).toMatchObject({ state: 'pending', attempts: 0 });
     expect((await getJson(`${stack.url}/api/runs/${runId}`)).body.status).toBe('completed');
-    await vi.waitFor(async () => expect((await getJson(`${stack!.url}/api/runs/${runId}/webhooks`)).body.messages[0].state).toBe('delivered'), { timeout: 10_000 });
+    await vi.waitFor(async () => expect((await getJson(`${stack!.url}/api/runs/${runId}/webhooks`)).body.messages[0].state).toBe('delivered'), {
+      timeout: 10_000,
+    });
     const attempts = (await getJson(`${stack.url}/api/runs/${runId}/webhooks`)).body.attempts;
     expect(attempts[0]).toMatchObject({ outcome: 'retry', error: 'no answer within 1500 ms' });
     expect(attempts[1]).toMatchObject({ outcome: 'delivered', http_status: 200 });
@@ -130,7 +149,9 @@ describe('completion webhooks', () => {
     const created = await postJson(`${stack.url}/api/runs`, { plugin: 'talk', goal: 'hi', webhook: { url: `http://localhost:${receiver.port}/hook` } });
     expect(created.status).toBe(201);
     const runId = created.body.run_id as string;
-    await vi.waitFor(async () => expect((await getJson(`${stack!.url}/api/runs/${runId}/webhooks`)).body.messages[0]?.state).toBe('failed'), { timeout: 10_000 });
+    await vi.waitFor(async () => expect((await getJson(`${stack!.url}/api/runs/${runId}/webhooks`)).body.messages[0]?.state).toBe('failed'), {
+      timeout: 10_000,
+    });
     const view = (await getJson(`${stack.url}/api/runs/${runId}/webhooks`)).body;
     expect(view.attempts.length).toBeGreaterThanOrEqual(2);
     expect(view.attempts[0].error).toMatch(/localhost resolves to no public address \(127\.0\.0\.1 is a loopback address\)/);
@@ -156,7 +177,11 @@ describe('completion webhooks', () => {
       const r = await postJson(`${stack.url}/api/runs`, { plugin: 'talk', webhook });
       expect(r.status, JSON.stringify(r.body)).toBe(400);
       expect(r.body.error.details.issues[0]).toMatchObject({ path, message: expect.stringMatching(message) });
-      const c = await postJson(`${stack.url}/api/chat?plugin=talk`, { id: 'chat-1', messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }], webhook });
+      const c = await postJson(`${stack.url}/api/chat?plugin=talk`, {
+        id: 'chat-1',
+        messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
+        webhook,
+      });
       expect(c.status, JSON.stringify(c.body)).toBe(400);
       expect(c.body.error.details.issues[0].path).toBe(path);
     }
@@ -165,20 +190,34 @@ describe('completion webhooks', () => {
 
   it('config.json webhooks.every_run hears of every run, /api/chat runs included', async () => {
     receiver = await new Receiver().start();
-    stack = await startStack({ config: { webhooks: { allow: [`http://127.0.0.1:${receiver.port}/*`], every_run: [{ url: receiver.url('/all'), secret: SECRET }], retry: quickRetry } } });
-    const res = await fetch(`${stack.url}/api/chat?plugin=talk`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'chat-2', messages: [{ role: 'user', parts: [{ type: 'text', text: 'hello' }] }] }) });
+    stack = await startStack({
+      config: { webhooks: { allow: [`http://127.0.0.1:${receiver.port}/*`], every_run: [{ url: receiver.url('/all'), secret: SECRET }], retry: quickRetry } },
+    });
+    const res = await fetch(`${stack.url}/api/chat?plugin=talk`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'chat-2', messages: [{ role: 'user', parts: [{ type: 'text', text: 'hello' }] }] }),
+    });
     await res.text();
     const runId = res.headers.get('x-runtrail-run-id')!;
     await vi.waitFor(() => expect(receiver!.got).toHaveLength(1));
-    const body = new Webhook(SECRET).verify(receiver.got[0].body, receiver.got[0].headers) as { type: string; data: { run_id: string; conversation_id: string } };
+    const body = new Webhook(SECRET).verify(receiver.got[0].body, receiver.got[0].headers) as {
+      type: string;
+      data: { run_id: string; conversation_id: string };
+    };
     expect(body).toMatchObject({ type: 'run.completed', data: { run_id: runId, conversation_id: 'chat-2' } });
   });
 
   it('a run that waits for approval sends run.awaiting_approval (with the pending call), then its end, each with its own webhook-id', async () => {
     receiver = await new Receiver().start();
     project = makeProject({
-      '.runtrail/agents/careful.md': agentFile('name: careful\ndescription: asks first\nmodel: script:careful.turns.json\npermissions: { write_artifact: ask }'),
-      '.runtrail/agents/careful.turns.json': JSON.stringify([{ toolCalls: [{ name: 'write_artifact', args: { path: 'out.md', content: '# out\n' } }] }, { text: 'written' }]),
+      '.runtrail/agents/careful.md': agentFile(
+        'name: careful\ndescription: asks first\nmodel: script:careful.turns.json\npermissions: { write_artifact: ask }',
+      ),
+      '.runtrail/agents/careful.turns.json': JSON.stringify([
+        { toolCalls: [{ name: 'write_artifact', args: { path: 'out.md', content: '# out\n' } }] },
+        { text: 'written' },
+      ]),
     });
     const registry = await ExtensionRegistry.load({ projectDir: project.dir, builtins: [], builtinSkillsDir: join(project.dir, 'none') });
     const dataDir = join(project.dir, '.runtrail');
@@ -190,7 +229,10 @@ describe('completion webhooks', () => {
       const run = await service.create({ plugin: 'careful', input: {} }, { webhook: { url: receiver.url(), secret: SECRET } });
       await vi.waitFor(() => expect(receiver!.got).toHaveLength(1), { timeout: 10_000 });
       const wh = new Webhook(SECRET);
-      const asked = wh.verify(receiver.got[0].body, receiver.got[0].headers) as { type: string; data: { status: string; pending_approvals: Array<{ id: string; tool: string }> } };
+      const asked = wh.verify(receiver.got[0].body, receiver.got[0].headers) as {
+        type: string;
+        data: { status: string; pending_approvals: Array<{ id: string; tool: string }> };
+      };
       expect(asked.type).toBe('run.awaiting_approval');
       expect(asked.data.status).toBe('awaiting_approval');
       expect(asked.data.pending_approvals[0]).toMatchObject({ tool: 'write_artifact', status: 'pending' });

@@ -11,12 +11,42 @@ import { FakeTelegram } from '../channels/fakes/fake-telegram.js';
 import { project, scriptAgent, startHarness, type Harness } from '../channels/channel-harness.js';
 import { launchBrowser, type TestBrowser } from './browser.js';
 
-const ROW = { name: 'telegram', type: 'telegram', state: 'connected', connected: true, last_error: null, last_error_at: null, messages_in: 1200, messages_out: 3, edits: 40, duplicates: 0, refused: 2, retries: 0, failures: 0, live_replies: 1 };
+const ROW = {
+  name: 'telegram',
+  type: 'telegram',
+  state: 'connected',
+  connected: true,
+  last_error: null,
+  last_error_at: null,
+  messages_in: 1200,
+  messages_out: 3,
+  edits: 40,
+  duplicates: 0,
+  refused: 2,
+  retries: 0,
+  failures: 0,
+  live_replies: 1,
+};
 
 describe('the chat channels rows', () => {
   it('name, state as a pill, counters, and the last error with its time', () => {
-    expect(channelRows([ROW])).toEqual([{ name: 'telegram', state: 'connected', tone: 'ok', counts: '1,200 in · 3 out · 40 edits · 1 replying now · 2 refused', error: null }]);
-    expect(channelRows([{ ...ROW, name: 'away', connected: false, state: 'disconnected', last_error: 'cannot start: ECONNREFUSED', last_error_at: '2026-01-02T03:04:05.000Z', refused: 0, live_replies: 0 }])[0]).toMatchObject({ name: 'away (telegram)', state: 'disconnected', tone: 'fail', error: 'cannot start: ECONNREFUSED (03:04:05)' });
+    expect(channelRows([ROW])).toEqual([
+      { name: 'telegram', state: 'connected', tone: 'ok', counts: '1,200 in · 3 out · 40 edits · 1 replying now · 2 refused', error: null },
+    ]);
+    expect(
+      channelRows([
+        {
+          ...ROW,
+          name: 'away',
+          connected: false,
+          state: 'disconnected',
+          last_error: 'cannot start: ECONNREFUSED',
+          last_error_at: '2026-01-02T03:04:05.000Z',
+          refused: 0,
+          live_replies: 0,
+        },
+      ])[0],
+    ).toMatchObject({ name: 'away (telegram)', state: 'disconnected', tone: 'fail', error: 'cannot start: ECONNREFUSED (03:04:05)' });
     expect(channelRows([{ ...ROW, connected: false, state: 'starting' }])[0]).toMatchObject({ state: 'connecting', tone: 'wait' });
   });
 });

@@ -48,7 +48,11 @@ beforeAll(async () => {
     inputRoots: 'any',
     processRegistry: null,
     // a lookup each turn (a different page each: no repeated-call guard), then the answer
-    providerResolver: () => createScriptProvider([...Array.from({ length: TURNS - 1 }, (_, i) => ({ text: `Page ${i}.`, toolCalls: [{ name: 'lookup', args: { page: i } }] })), { text: 'All pages read.' }]),
+    providerResolver: () =>
+      createScriptProvider([
+        ...Array.from({ length: TURNS - 1 }, (_, i) => ({ text: `Page ${i}.`, toolCalls: [{ name: 'lookup', args: { page: i } }] })),
+        { text: 'All pages read.' },
+      ]),
   });
   server = await startServer({ service, port: 0, env: {} });
   browser = await launchBrowser();

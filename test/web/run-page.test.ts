@@ -107,7 +107,11 @@ describe('web page', () => {
 
   it('reconnects by itself with Last-Event-ID when its stream drops mid-run, without losing or repeating a frame', async () => {
     const page = await ctx.newPage();
-    const res = await fetch(`${server.url}/api/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ plugin: 'talk', input: {} }) });
+    const res = await fetch(`${server.url}/api/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ plugin: 'talk', input: {} }),
+    });
     const { run_id: runId } = (await res.json()) as { run_id: string };
     const eventRequests: Array<string | undefined> = [];
     page.on('request', (r) => {
@@ -182,7 +186,11 @@ describe('web page', () => {
     await page.close();
   }, 60_000);
   it('at phone width a live run keeps its id on one line, cancels from the page, and the runs list lines up', async () => {
-    const res = await fetch(`${server.url}/api/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ plugin: 'slowtalk', input: {} }) });
+    const res = await fetch(`${server.url}/api/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ plugin: 'slowtalk', input: {} }),
+    });
     const { run_id: runId } = (await res.json()) as { run_id: string };
     const page = await ctx.newPage();
     await page.setViewportSize({ width: 390, height: 844 });
@@ -274,7 +282,11 @@ describe('web page', () => {
     }
   }, 60_000);
   it('a running operation keeps counting its duration between events', async () => {
-    const res = await fetch(`${server.url}/api/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ plugin: 'slowtalk', input: {} }) });
+    const res = await fetch(`${server.url}/api/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ plugin: 'slowtalk', input: {} }),
+    });
     const { run_id: runId } = (await res.json()) as { run_id: string };
     const page = await ctx.newPage();
     try {

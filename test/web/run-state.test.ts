@@ -16,7 +16,12 @@ describe('run view state (web)', () => {
       makeDelta('Hel'),
       makeDelta('lo'),
       makeStep('tool', { name: 'read_csv', args: { path: 'a.csv' }, phase: 'ok', result: '{"rows":3}', index: 0 }),
-      makeStep('skill', { name: 'csv_profile', phase: 'fail', index: 1, diagnosis: new Diagnosis({ code: 'timeout', severity: 'error', summary: 'took too long' }) }),
+      makeStep('skill', {
+        name: 'csv_profile',
+        phase: 'fail',
+        index: 1,
+        diagnosis: new Diagnosis({ code: 'timeout', severity: 'error', summary: 'took too long' }),
+      }),
       makeDone({ messageId: 'm', conversationId: 'c', content: 'Hello.' }),
     ]);
     expect(v.steps.map((s) => [s.index, s.name, s.phase])).toEqual([
@@ -43,7 +48,10 @@ describe('run view state (web)', () => {
   });
 
   it('keeps the error and its diagnosis', () => {
-    const v = fold([makeDelta('partial'), makeError('run failed', { diagnosis: new Diagnosis({ code: 'interrupted', severity: 'error', summary: 'run was interrupted', hint: 'start it again' }) })]);
+    const v = fold([
+      makeDelta('partial'),
+      makeError('run failed', { diagnosis: new Diagnosis({ code: 'interrupted', severity: 'error', summary: 'run was interrupted', hint: 'start it again' }) }),
+    ]);
     expect(v.ended).toBe('error');
     expect(v.error?.diagnosis?.hint).toBe('start it again');
     expect(v.text).toBe('partial');
@@ -51,14 +59,26 @@ describe('run view state (web)', () => {
 });
 
 describe('a run resumed after its process died', () => {
-  it('drops the partial text and thinking of the turn it redoes (from the resume step\'s discard_from_seq), keeping the rest', () => {
+  it("drops the partial text and thinking of the turn it redoes (from the resume step's discard_from_seq), keeping the rest", () => {
     const frames = [
       { type: 'delta', content: 'Looking.', seq: 1 },
       { type: 'step', step: { type: 'tool', name: 'lookup', args: {}, result: '', phase: 'start' }, index: 0, seq: 2 },
       { type: 'step', step: { type: 'tool', name: 'lookup', args: {}, result: 'ok', phase: 'ok' }, index: 0, seq: 3 },
       { type: 'reasoning', content: 'half a tho', seq: 4 },
       { type: 'delta', content: 'The answer is', seq: 5 },
-      { type: 'step', step: { type: 'agent', name: 'resume', args: { attempt: 1, from_seq: 3, discard_from_seq: 4 }, result: 'run resumed', phase: 'ok', diagnosis: { code: 'resumed', severity: 'warning', summary: 'run resumed' } }, index: 1, seq: 6 },
+      {
+        type: 'step',
+        step: {
+          type: 'agent',
+          name: 'resume',
+          args: { attempt: 1, from_seq: 3, discard_from_seq: 4 },
+          result: 'run resumed',
+          phase: 'ok',
+          diagnosis: { code: 'resumed', severity: 'warning', summary: 'run resumed' },
+        },
+        index: 1,
+        seq: 6,
+      },
       { type: 'reasoning', content: 'a whole thought', seq: 7 },
       { type: 'delta', content: 'The answer is 42.', seq: 8 },
     ];

@@ -16,7 +16,9 @@ beforeAll(async () => {
   mkdirSync(out, { recursive: true });
   receiver = await new Receiver().start();
   receiver.answers = [500, 200];
-  stack = await startStack({ config: { webhooks: { allow: [`http://127.0.0.1:${receiver.port}/*`], retry: { base: '100ms', max_interval: '1s', for: '1m' } } } });
+  stack = await startStack({
+    config: { webhooks: { allow: [`http://127.0.0.1:${receiver.port}/*`], retry: { base: '100ms', max_interval: '1s', for: '1m' } } },
+  });
   browser = await launchBrowser();
 }, 120_000);
 
@@ -29,7 +31,8 @@ afterAll(async () => {
 
 describe('schedules on the page', () => {
   it('lists a schedule with the run it started; the run shows its trigger and its webhook attempts', async () => {
-    const id = (await postJson(`${stack.url}/api/schedules`, { agent: 'talk', every: '1h', goal: 'report', webhook: { url: receiver.url() } })).body.schedule_id as string;
+    const id = (await postJson(`${stack.url}/api/schedules`, { agent: 'talk', every: '1h', goal: 'report', webhook: { url: receiver.url() } })).body
+      .schedule_id as string;
     const fired = (await postJson(`${stack.url}/api/schedules/${id}/run`, {})).body;
     await stack.service.wait(fired.run_id);
     const page = await browser!.ctx.newPage();

@@ -44,8 +44,12 @@ afterAll(async () => {
 });
 
 describe('the run page trace view', () => {
-  it('draws model calls, tool and MCP calls as bars live, opens a bar\'s step on click, and shows metrics as figures', async () => {
-    const res = await fetch(`${server.url}/api/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ plugin: 'tracer', input: {} }) });
+  it("draws model calls, tool and MCP calls as bars live, opens a bar's step on click, and shows metrics as figures", async () => {
+    const res = await fetch(`${server.url}/api/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ plugin: 'tracer', input: {} }),
+    });
     const { run_id: runId } = (await res.json()) as { run_id: string };
     const page = await ctx.newPage();
     await page.goto(`${server.url}/#/runs/${runId}`);
@@ -102,7 +106,9 @@ describe('the run page trace view', () => {
     expect(headline.Duration).toMatch(/^\d+(\.\d+)? s$/);
     const stages = await metrics.locator('.stage-list .stage-name').allTextContents();
     expect(stages).toEqual(expect.arrayContaining(['Model', 'Tools']));
-    const tools = await metrics.locator('.tool-table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    const tools = await metrics
+      .locator('.tool-table tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
     expect(tools.map((t) => t[0]).sort()).toEqual(['flaky', 'lookup', 'mcp__files__read_file']);
     await metrics.screenshot({ path: join(out, 'metrics-panel.png') });
 

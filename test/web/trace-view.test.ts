@@ -20,14 +20,18 @@ const bar = (over: Partial<TraceBar>): TraceBar => ({
 });
 
 describe('the waterfall geometry', () => {
-  it('places finished bars on the run\'s length and open bars up to now', () => {
+  it("places finished bars on the run's length and open bars up to now", () => {
     const view: RunTraceView = {
       run_id: 'r',
       trace_id: 't',
       t0: 0,
       last_ms: 500,
       ended: false,
-      bars: [bar({ id: 'run', kind: 'run', parent_id: null, end_ms: null, duration_ms: null }), bar({ id: 'a', start_ms: 100, end_ms: 300 }), bar({ id: 'b', start_ms: 400, end_ms: null })],
+      bars: [
+        bar({ id: 'run', kind: 'run', parent_id: null, end_ms: null, duration_ms: null }),
+        bar({ id: 'a', start_ms: 100, end_ms: 300 }),
+        bar({ id: 'b', start_ms: 400, end_ms: null }),
+      ],
     };
     const live = placeBars(view, 1000);
     expect(live.totalMs).toBe(1000);
@@ -51,7 +55,17 @@ describe('the waterfall geometry', () => {
     expect(axisTicks(0)).toEqual([0]);
     expect(tokensText({ input: 1234, output: 56, cached_input: 1000, cache_write: 0, reasoning: 7 })).toBe('1,234 in · 56 out · 1,000 cached · 7 reasoning');
     expect(tokensText(null)).toBe('');
-    const p = placeBars({ run_id: 'r', trace_id: 't', t0: 0, last_ms: 100, ended: true, bars: [bar({ kind: 'mcp', label: 'files · read_file', status: 'error', error: 'denied', end_ms: 40 })] }, 0).bars[0];
+    const p = placeBars(
+      {
+        run_id: 'r',
+        trace_id: 't',
+        t0: 0,
+        last_ms: 100,
+        ended: true,
+        bars: [bar({ kind: 'mcp', label: 'files · read_file', status: 'error', error: 'denied', end_ms: 40 })],
+      },
+      0,
+    ).bars[0];
     expect(barSummary(p)).toBe('MCP, files · read_file, 40 ms, failed: denied');
   });
 });
@@ -74,7 +88,13 @@ describe('the metrics panel figures', () => {
 
   it('reads the headline, time by stage in run order with shares, tool calls by count and time, and latency', () => {
     const f = metricsFigures(metrics)!;
-    expect(Object.fromEntries(f.headline.map((h) => [h.label, h.value]))).toEqual({ Duration: '4.41 s', 'Model calls': '4', 'Tool calls': '3 (1 failed)', Retries: '1 model retry', Cost: 'unknown' });
+    expect(Object.fromEntries(f.headline.map((h) => [h.label, h.value]))).toEqual({
+      Duration: '4.41 s',
+      'Model calls': '4',
+      'Tool calls': '3 (1 failed)',
+      Retries: '1 model retry',
+      Cost: 'unknown',
+    });
     expect(f.stages.map((s) => [s.label, Math.round(s.pct)])).toEqual([
       ['Queued', 0],
       ['Setting up', 1],
@@ -92,7 +112,13 @@ describe('the metrics panel figures', () => {
   });
 
   it('a run without retries or model calls says so, a stage it does not know keeps its name, and a non-metrics value shows nothing', () => {
-    const f = metricsFigures({ ...metrics, provider_retries: 0, tool_calls: { total: 0, failed: 0, by_name: {} }, model_latency_ms: { turns: 0 }, stage_durations_ms: { paused_by_user: 5 } })!;
+    const f = metricsFigures({
+      ...metrics,
+      provider_retries: 0,
+      tool_calls: { total: 0, failed: 0, by_name: {} },
+      model_latency_ms: { turns: 0 },
+      stage_durations_ms: { paused_by_user: 5 },
+    })!;
     expect(f.headline.find((h) => h.label === 'Retries')!.value).toBe('none');
     expect(f.headline.find((h) => h.label === 'Tool calls')!.value).toBe('0');
     expect(f.latency).toEqual([]);

@@ -3,7 +3,11 @@ import { usageRows } from '../../web/src/usage-summary.js';
 
 describe('the metrics panel usage rows', () => {
   it('shows the tokens, the share read from the cache and the cost', () => {
-    const rows = usageRows({ tokens: { input: 36401, output: 900, cached_input: 30447, cache_write: 5954, reasoning: 0 }, cost_usd: 0.036366, model_latency_ms: { turns: 10 } });
+    const rows = usageRows({
+      tokens: { input: 36401, output: 900, cached_input: 30447, cache_write: 5954, reasoning: 0 },
+      cost_usd: 0.036366,
+      model_latency_ms: { turns: 10 },
+    });
     expect(Object.fromEntries(rows!.map((r) => [r.label, r.value]))).toEqual({
       'Model calls': '10',
       'Input tokens': '36,401',

@@ -32,8 +32,34 @@ describe('requestDiff: what a turn added', () => {
   });
 });
 
-const bar = (over: Partial<TraceBar>): TraceBar => ({ id: 'x', parent_id: 'run', kind: 'tool', name: 'n', label: 'l', start_ms: 0, end_ms: 10, duration_ms: 10, status: 'ok', error: null, tokens: null, cost_usd: null, step_index: null, ...over });
-const step = (index: number, name: string): StepView => ({ index, type: 'tool', name, text: '', args: {}, result: '', phase: 'ok', diagnosis: null, node: null, approval: null });
+const bar = (over: Partial<TraceBar>): TraceBar => ({
+  id: 'x',
+  parent_id: 'run',
+  kind: 'tool',
+  name: 'n',
+  label: 'l',
+  start_ms: 0,
+  end_ms: 10,
+  duration_ms: 10,
+  status: 'ok',
+  error: null,
+  tokens: null,
+  cost_usd: null,
+  step_index: null,
+  ...over,
+});
+const step = (index: number, name: string): StepView => ({
+  index,
+  type: 'tool',
+  name,
+  text: '',
+  args: {},
+  result: '',
+  phase: 'ok',
+  diagnosis: null,
+  node: null,
+  approval: null,
+});
 
 describe('the steps timeline', () => {
   it('puts model turns, steps and messages in the order they happened, each step with its time', () => {
@@ -43,11 +69,22 @@ describe('the steps timeline', () => {
       t0: 0,
       last_ms: 100,
       ended: false,
-      bars: [bar({ id: 'run', kind: 'run' }), bar({ id: 'model:1.0', kind: 'model', start_ms: 0, end_ms: 5, duration_ms: 5, turn: 1 }), bar({ id: 'tool:a', start_ms: 6, end_ms: 20, duration_ms: 14, step_index: 0 }), bar({ id: 'model:2.0', kind: 'model', start_ms: 30, end_ms: null, duration_ms: null, status: 'running', turn: 2 })],
+      bars: [
+        bar({ id: 'run', kind: 'run' }),
+        bar({ id: 'model:1.0', kind: 'model', start_ms: 0, end_ms: 5, duration_ms: 5, turn: 1 }),
+        bar({ id: 'tool:a', start_ms: 6, end_ms: 20, duration_ms: 14, step_index: 0 }),
+        bar({ id: 'model:2.0', kind: 'model', start_ms: 30, end_ms: null, duration_ms: null, status: 'running', turn: 2 }),
+      ],
       messages: [{ id: 'm1', mode: 'steer', text: 'shorter please', from: 'web', at_ms: 25, delivered_ms: 30 }],
     };
     const t = timeline([step(0, 'read'), step(1, 'stop_validation')], trace);
-    expect(t.map((e) => (e.kind === 'step' ? `step:${e.step.name}` : e.kind === 'model' ? e.bar.id : `msg:${e.message.text}`))).toEqual(['model:1.0', 'step:read', 'step:stop_validation', 'msg:shorter please', 'model:2.0']);
+    expect(t.map((e) => (e.kind === 'step' ? `step:${e.step.name}` : e.kind === 'model' ? e.bar.id : `msg:${e.message.text}`))).toEqual([
+      'model:1.0',
+      'step:read',
+      'step:stop_validation',
+      'msg:shorter please',
+      'model:2.0',
+    ]);
     expect(durationOf(trace.bars[2], 100)).toEqual({ ms: 14, running: false });
     expect(durationOf(trace.bars[3], 100)).toEqual({ ms: 70, running: true });
     expect(durationOf(null, 100)).toBeNull();
@@ -59,7 +96,7 @@ function fold(events: EngineEvent[]): RunView {
 }
 
 describe('turns kept apart on the page', () => {
-  it('each turn\'s thinking is its own entry and each turn\'s text its own paragraph, never glued', () => {
+  it("each turn's thinking is its own entry and each turn's text its own paragraph, never glued", () => {
     const v = fold([
       makeReasoning('Step 1: read'),
       makeReasoning(' the file.'),
@@ -72,26 +109,50 @@ describe('turns kept apart on the page', () => {
     ]);
     expect(v.reasoning).toEqual(['Step 1: read the file.', 'Step 2: count.']);
     expect(v.text).toBe('Reading.\n\nCounted 3.');
-    expect(fold([makeDelta('a'), makeStep('tool', { name: 'x', phase: 'ok', index: 0 }), makeDelta('b'), makeDone({ messageId: 'm', conversationId: 'c', content: 'final' })]).text).toBe('final');
+    expect(
+      fold([
+        makeDelta('a'),
+        makeStep('tool', { name: 'x', phase: 'ok', index: 0 }),
+        makeDelta('b'),
+        makeDone({ messageId: 'm', conversationId: 'c', content: 'final' }),
+      ]).text,
+    ).toBe('final');
   });
 });
 
-const status = (over: Partial<RunStatus>): RunStatus => ({ status: 'completed', plugin: 'p', goal: 'g', provider: 'openai', model: 'gpt-4o-mini', diagnosis: null, ...over });
+const status = (over: Partial<RunStatus>): RunStatus => ({
+  status: 'completed',
+  plugin: 'p',
+  goal: 'g',
+  provider: 'openai',
+  model: 'gpt-4o-mini',
+  diagnosis: null,
+  ...over,
+});
 
 describe('two runs compared', () => {
   it('marks the settings and figures that differ', () => {
-    const s = settingsRows({ status: status({}), config: { reasoning: 'off', limits: { max_iterations: 20 }, capabilities: { skill: { name: 'k', version: '1.0.0' } } } }, { status: status({ model: 'gpt-4o' }), config: { reasoning: 'high', limits: { max_iterations: 20 } } });
+    const s = settingsRows(
+      { status: status({}), config: { reasoning: 'off', limits: { max_iterations: 20 }, capabilities: { skill: { name: 'k', version: '1.0.0' } } } },
+      { status: status({ model: 'gpt-4o' }), config: { reasoning: 'high', limits: { max_iterations: 20 } } },
+    );
     expect(s.find((r) => r.label === 'Model')).toEqual({ label: 'Model', a: 'openai:gpt-4o-mini', b: 'openai:gpt-4o', differs: true });
     expect(s.find((r) => r.label === 'Reasoning')?.differs).toBe(true);
     expect(s.find((r) => r.label === 'Skill')).toMatchObject({ a: 'k 1.0.0', b: '–' });
     expect(s.find((r) => r.label === 'limits.max_iterations')?.differs).toBe(false);
-    const m = metricsRows({ status: status({}), metrics: { tokens: { input: 1000 }, cost_usd: 0.5 } }, { status: status({ status: 'failed', diagnosis: { code: 'timeout', severity: 'error', summary: 'too slow' } }), metrics: { tokens: { input: 1000 }, cost_usd: null } });
+    const m = metricsRows(
+      { status: status({}), metrics: { tokens: { input: 1000 }, cost_usd: 0.5 } },
+      {
+        status: status({ status: 'failed', diagnosis: { code: 'timeout', severity: 'error', summary: 'too slow' } }),
+        metrics: { tokens: { input: 1000 }, cost_usd: null },
+      },
+    );
     expect(m.find((r) => r.label === 'Input tokens')).toMatchObject({ a: '1,000', differs: false });
     expect(m.find((r) => r.label === 'Cost')).toMatchObject({ a: '$0.5000', b: 'unknown', differs: true });
     expect(m.find((r) => r.label === 'Diagnosis')?.b).toBe('timeout: too slow');
   });
 
-  it('gives each artifact\'s line difference, folding long unchanged stretches', () => {
+  it("gives each artifact's line difference, folding long unchanged stretches", () => {
     const d = artifactDiffs({ 'a.md': 'x\ny\nz\n', 'old.md': 'o\n', 'same.json': '{}' }, { 'a.md': 'x\nY\nz\n', 'new.md': 'n\n', 'same.json': '{}' });
     expect(d.map((x) => [x.path, x.state, x.added, x.removed])).toEqual([
       ['a.md', 'differs', 1, 1],

@@ -43,17 +43,30 @@ const waitTool: AnyToolDefinition = {
     return { ok: true, content: 'waited' };
   },
 };
-const steerable: Agent = { ...createTextOnlyPlugin({ name: 'steerable', description: 'waits, then answers', offlineAnswer: 'x' }), createTools: () => [waitTool] };
+const steerable: Agent = {
+  ...createTextOnlyPlugin({ name: 'steerable', description: 'waits, then answers', offlineAnswer: 'x' }),
+  createTools: () => [waitTool],
+};
 // `followable` waits too, then answers the last thing the user said: a follow-up gets an answer of its own
 const followable: Agent = {
   ...createTextOnlyPlugin({ name: 'followable', description: 'waits, then answers the last user message', offlineAnswer: 'x' }),
   createTools: () => [waitTool],
   offlineProcedure: (s: ProcedureState) =>
-    s.messages.some((m) => m.role === 'tool') ? { text: `answer to: ${s.messages.filter((m) => m.role === 'user').at(-1)?.content}` } : { toolCalls: [{ name: 'wait_here', args: {} }] },
+    s.messages.some((m) => m.role === 'tool')
+      ? { text: `answer to: ${s.messages.filter((m) => m.role === 'user').at(-1)?.content}` }
+      : { toolCalls: [{ name: 'wait_here', args: {} }] },
 };
 const reader = createTextOnlyPlugin({ name: 'reader', description: 'reads a big file', offlineAnswer: 'x' });
-const readerPlugin: Agent = { ...reader, fileInputs: ['file'], inputSchema: { type: 'object', properties: { file: { type: 'string' } } }, createTools: (c) => [createReadFileTool({ files: c.workspace })] };
-const chatOff: Agent = { ...createTextOnlyPlugin({ name: 'private-chat', description: 'a chat that keeps no record of its model calls', offlineAnswer: 'noted' }), capture: { model_io: false } };
+const readerPlugin: Agent = {
+  ...reader,
+  fileInputs: ['file'],
+  inputSchema: { type: 'object', properties: { file: { type: 'string' } } },
+  createTools: (c) => [createReadFileTool({ files: c.workspace })],
+};
+const chatOff: Agent = {
+  ...createTextOnlyPlugin({ name: 'private-chat', description: 'a chat that keeps no record of its model calls', offlineAnswer: 'noted' }),
+  capture: { model_io: false },
+};
 
 beforeAll(async () => {
   mkdirSync(out, { recursive: true });
@@ -265,7 +278,7 @@ describe('a chat', () => {
 });
 
 describe('the runs list and two runs compared', () => {
-  it('shows duration, agent, model, tokens, cost and a failed run\'s diagnosis; filters by status, agent and model; searches goals; compares two runs', async () => {
+  it("shows duration, agent, model, tokens, cost and a failed run's diagnosis; filters by status, agent and model; searches goals; compares two runs", async () => {
     const a = await finished({ plugin: 'feedbacklens', input: { csv_path: csv, product_name: 'Alpha' }, goal: 'Rank the alpha problems' });
     const b = await finished({ plugin: 'feedbacklens', input: { csv_path: csv, product_name: 'Beta', max_rows: 100 }, goal: 'Rank the beta problems' });
     const failed = await finished({ plugin: 'feedbacklens', input: { csv_path: csv }, goal: 'Too few turns', limits: { max_iterations: 1 } });

@@ -31,7 +31,12 @@ const n = (v: number): string => v.toLocaleString('en-US');
 export function channelRows(channels: readonly ChannelStatus[]): ChannelRow[] {
   return channels.map((c) => {
     const state = c.connected ? 'connected' : c.state === 'starting' ? 'connecting' : c.state === 'unusable' ? 'not started' : c.state;
-    const extra = [c.live_replies ? `${n(c.live_replies)} replying now` : '', c.refused ? `${n(c.refused)} refused` : '', c.retries ? `${n(c.retries)} retried` : '', c.failures ? `${n(c.failures)} failed` : ''].filter(Boolean);
+    const extra = [
+      c.live_replies ? `${n(c.live_replies)} replying now` : '',
+      c.refused ? `${n(c.refused)} refused` : '',
+      c.retries ? `${n(c.retries)} retried` : '',
+      c.failures ? `${n(c.failures)} failed` : '',
+    ].filter(Boolean);
     return {
       name: `${c.name}${c.type !== c.name ? ` (${c.type})` : ''}`,
       state,

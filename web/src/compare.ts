@@ -78,7 +78,11 @@ export function metricsRows(a: { status: RunStatus; metrics: unknown }, b: { sta
   const pair = (label: string, f: (m: MetricsLike) => string) => row(label, f(ma), f(mb));
   return [
     row('Status', a.status.status, b.status.status),
-    row('Diagnosis', a.status.diagnosis ? `${a.status.diagnosis.code}: ${a.status.diagnosis.summary}` : '–', b.status.diagnosis ? `${b.status.diagnosis.code}: ${b.status.diagnosis.summary}` : '–'),
+    row(
+      'Diagnosis',
+      a.status.diagnosis ? `${a.status.diagnosis.code}: ${a.status.diagnosis.summary}` : '–',
+      b.status.diagnosis ? `${b.status.diagnosis.code}: ${b.status.diagnosis.summary}` : '–',
+    ),
     pair('Duration', (m) => ms(m.duration_ms)),
     pair('Model turns', (m) => n(m.iterations)),
     pair('Tool calls', (m) => `${n(m.tool_calls?.total)}${m.tool_calls?.failed ? ` (${m.tool_calls.failed} failed)` : ''}`),
@@ -111,7 +115,13 @@ export function artifactDiffs(a: Record<string, string>, b: Record<string, strin
     const y = b[path];
     if (x === undefined || y === undefined) {
       const only = (x ?? y ?? '').split('\n').map((t) => ({ kind: x === undefined ? ('added' as const) : ('removed' as const), text: t }));
-      return { path, state: x === undefined ? 'only-b' : 'only-a', lines: only, added: x === undefined ? only.length : 0, removed: y === undefined ? only.length : 0 };
+      return {
+        path,
+        state: x === undefined ? 'only-b' : 'only-a',
+        lines: only,
+        added: x === undefined ? only.length : 0,
+        removed: y === undefined ? only.length : 0,
+      };
     }
     if (x === y) return { path, state: 'same', lines: [], added: 0, removed: 0 };
     const lines: ArtifactDiff['lines'] = [];

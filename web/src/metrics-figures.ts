@@ -64,7 +64,12 @@ export function metricsFigures(metrics: unknown): MetricsFigures | null {
   const duration = num(m.duration_ms);
   const stageMs = m.stage_durations_ms ?? {};
   const known = new Set(STAGES.map(([k]) => k));
-  const order = [...STAGES, ...Object.keys(stageMs).filter((k) => !known.has(k)).map((k): [string, string] => [k, k.replace(/_/g, ' ')])];
+  const order = [
+    ...STAGES,
+    ...Object.keys(stageMs)
+      .filter((k) => !known.has(k))
+      .map((k): [string, string] => [k, k.replace(/_/g, ' ')]),
+  ];
   const stageTotal = Object.values(stageMs).reduce((a, b) => a + num(b), 0) || 1;
   const stages = order
     .filter(([k]) => num(stageMs[k]) > 0)

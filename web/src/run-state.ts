@@ -71,7 +71,18 @@ export interface RunView {
   turnStarts: Array<{ seq: number; text: number; reasoning: number; reasoningLast: number }>;
 }
 
-export const emptyRunView = (): RunView => ({ text: '', reasoning: [], lastContent: null, steps: [], operations: {}, operationOrder: [], ended: null, error: null, frames: 0, turnStarts: [] });
+export const emptyRunView = (): RunView => ({
+  text: '',
+  reasoning: [],
+  lastContent: null,
+  steps: [],
+  operations: {},
+  operationOrder: [],
+  ended: null,
+  error: null,
+  frames: 0,
+  turnStarts: [],
+});
 
 function str(v: unknown): string {
   return typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v);
@@ -88,7 +99,14 @@ export function applyFrame(s: RunView, f: WireFrame): RunView {
  * not to frames × steps.
  */
 export function applyFrames(s: RunView, frames: readonly WireFrame[]): RunView {
-  const draft: RunView = { ...s, reasoning: [...s.reasoning], steps: [...s.steps], operations: { ...s.operations }, operationOrder: [...s.operationOrder], turnStarts: [...s.turnStarts] };
+  const draft: RunView = {
+    ...s,
+    reasoning: [...s.reasoning],
+    steps: [...s.steps],
+    operations: { ...s.operations },
+    operationOrder: [...s.operationOrder],
+    turnStarts: [...s.turnStarts],
+  };
   for (const f of frames) applyTo(draft, f);
   return draft;
 }
@@ -108,7 +126,8 @@ function discardRedone(next: RunView, step: Record<string, unknown>): void {
   if (!first) return;
   next.text = next.text.slice(0, first.text);
   next.reasoning.length = first.reasoning;
-  if (first.reasoning > 0 && next.reasoning[first.reasoning - 1].length > first.reasoningLast) next.reasoning[first.reasoning - 1] = next.reasoning[first.reasoning - 1].slice(0, first.reasoningLast);
+  if (first.reasoning > 0 && next.reasoning[first.reasoning - 1].length > first.reasoningLast)
+    next.reasoning[first.reasoning - 1] = next.reasoning[first.reasoning - 1].slice(0, first.reasoningLast);
 }
 
 function applyTo(next: RunView, f: WireFrame): void {

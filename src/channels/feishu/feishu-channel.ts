@@ -23,8 +23,17 @@ export const feishuChannel = defineChannel({
     properties: {
       app_id: { type: 'string', pattern: '^cli_[0-9a-fA-F]{16}$', description: "the app's App ID (cli_ and 16 hex digits)" },
       app_secret: { type: 'string', minLength: 8, description: "the app's App Secret" },
-      domain: { type: 'string', pattern: '^https?://[^\\s]+[^/\\s]$', description: 'the open platform, without a trailing slash (https://open.feishu.cn; Lark: https://open.larksuite.com)' },
-      edit_interval_ms: { type: 'integer', minimum: 200, maximum: 60_000, description: 'least time between two updates of a reply card (1000: a card takes at most 5 updates a second)' },
+      domain: {
+        type: 'string',
+        pattern: '^https?://[^\\s]+[^/\\s]$',
+        description: 'the open platform, without a trailing slash (https://open.feishu.cn; Lark: https://open.larksuite.com)',
+      },
+      edit_interval_ms: {
+        type: 'integer',
+        minimum: 200,
+        maximum: 60_000,
+        description: 'least time between two updates of a reply card (1000: a card takes at most 5 updates a second)',
+      },
     },
   },
   async start(ctx) {

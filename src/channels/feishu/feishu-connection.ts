@@ -7,7 +7,16 @@
  */
 import { createReadStream } from 'node:fs';
 import * as lark from '@larksuiteoapi/node-sdk';
-import type { ChannelCheck, ChannelConnection, ChannelContext, ChatAddress, DeliveryFailure, InboundFile, OutboundMessage, SendResult } from '../channel-types.js';
+import type {
+  ChannelCheck,
+  ChannelConnection,
+  ChannelContext,
+  ChatAddress,
+  DeliveryFailure,
+  InboundFile,
+  OutboundMessage,
+  SendResult,
+} from '../channel-types.js';
 import { httpFailure, networkFailure } from '../network-failure.js';
 
 /** The longest text one message of the service may carry. */
@@ -38,7 +47,15 @@ const quiet = { error() {}, warn() {}, info() {}, debug() {}, trace() {} };
 
 /** `fresh`: no token from the SDK's process-wide cache (a check must prove the secret, not reuse a token). */
 function client(s: FeishuSettings, fresh = false): lark.Client {
-  return new lark.Client({ appId: s.appId, appSecret: s.appSecret, domain: s.domain, appType: lark.AppType.SelfBuild, loggerLevel: lark.LoggerLevel.error, logger: quiet, ...(fresh ? { disableTokenCache: true } : {}) });
+  return new lark.Client({
+    appId: s.appId,
+    appSecret: s.appSecret,
+    domain: s.domain,
+    appType: lark.AppType.SelfBuild,
+    loggerLevel: lark.LoggerLevel.error,
+    logger: quiet,
+    ...(fresh ? { disableTokenCache: true } : {}),
+  });
 }
 
 interface Answer {
@@ -81,13 +98,25 @@ async function result(p: Promise<Answer>, fallbackId?: string): Promise<SendResu
 export function cardOf(msg: OutboundMessage): string {
   const elements: unknown[] = [{ tag: 'markdown', content: msg.text }];
   for (const row of msg.buttons ?? []) {
-    elements.push({ tag: 'action', actions: row.map((b) => ({ tag: 'button', text: { tag: 'plain_text', content: b.label }, type: b.style === 'danger' ? 'danger' : b.style === 'primary' ? 'primary' : 'default', value: { runtrail: b.value } })) });
+    elements.push({
+      tag: 'action',
+      actions: row.map((b) => ({
+        tag: 'button',
+        text: { tag: 'plain_text', content: b.label },
+        type: b.style === 'danger' ? 'danger' : b.style === 'primary' ? 'primary' : 'default',
+        value: { runtrail: b.value },
+      })),
+    });
   }
   return JSON.stringify({ config: { wide_screen_mode: true, update_multi: true }, elements });
 }
 
 /** A text message's words, the bot's @mention removed. */
-export function feishuText(content: string, mentions: Array<{ key: string; id?: { open_id?: string } }>, botOpenId: string): { text: string; mentioned: boolean } {
+export function feishuText(
+  content: string,
+  mentions: Array<{ key: string; id?: { open_id?: string } }>,
+  botOpenId: string,
+): { text: string; mentioned: boolean } {
   let text = '';
   try {
     const c = JSON.parse(content) as { text?: unknown };
@@ -114,7 +143,11 @@ export async function checkFeishu(config: Record<string, unknown>, signal: Abort
   const s = settingsOf(config);
   try {
     const c = client(s, true);
-    const t = (await c.auth.tenantAccessToken.internal({ data: { app_id: s.appId, app_secret: s.appSecret } })) as { code?: number; msg?: string; tenant_access_token?: string };
+    const t = (await c.auth.tenantAccessToken.internal({ data: { app_id: s.appId, app_secret: s.appSecret } })) as {
+      code?: number;
+      msg?: string;
+      tenant_access_token?: string;
+    };
     if (t.code !== 0 || !t.tenant_access_token) return { ok: false, error: `${s.domain}: tenant_access_token: code ${t.code}: ${t.msg ?? ''}` };
     const bot = await botInfo(c, lark.withTenantToken(t.tenant_access_token));
     if (signal.aborted) return { ok: false, error: 'timed out' };
@@ -127,7 +160,17 @@ export async function checkFeishu(config: Record<string, unknown>, signal: Abort
 interface ReceiveEvent {
   event_id?: string;
   sender?: { sender_id?: { open_id?: string }; sender_type?: string };
-  message?: { message_id?: string; root_id?: string; parent_id?: string; thread_id?: string; chat_id?: string; chat_type?: string; message_type?: string; content?: string; mentions?: Array<{ key: string; id?: { open_id?: string }; name?: string }> };
+  message?: {
+    message_id?: string;
+    root_id?: string;
+    parent_id?: string;
+    thread_id?: string;
+    chat_id?: string;
+    chat_type?: string;
+    message_type?: string;
+    content?: string;
+    mentions?: Array<{ key: string; id?: { open_id?: string }; name?: string }>;
+  };
 }
 
 interface CardActionEvent {
@@ -170,7 +213,10 @@ export async function startFeishu(ctx: ChannelContext): Promise<ChannelConnectio
     if (!m?.message_id || !m.chat_id || !sender || ev.sender?.sender_type !== 'user') return;
     const chatType = m.chat_type === 'p2p' ? 'direct' : 'group';
     chatTypes.set(m.chat_id, chatType);
-    const { text, mentioned } = m.message_type === 'text' ? feishuText(m.content ?? '', m.mentions ?? [], bot.openId) : { text: '', mentioned: (m.mentions ?? []).some((x) => x.id?.open_id === bot.openId) };
+    const { text, mentioned } =
+      m.message_type === 'text'
+        ? feishuText(m.content ?? '', m.mentions ?? [], bot.openId)
+        : { text: '', mentioned: (m.mentions ?? []).some((x) => x.id?.open_id === bot.openId) };
     // a topic (thread) is its own conversation, answered under its first message
     const thread = m.thread_id && m.root_id ? { thread: m.root_id } : {};
     await ctx.receive({
@@ -192,7 +238,14 @@ export async function startFeishu(ctx: ChannelContext): Promise<ChannelConnectio
     const messageId = ev.context?.open_message_id;
     const user = ev.operator?.open_id;
     if (typeof value !== 'string' || !chat || !messageId || !user) return { toast: { type: 'info', content: 'This button does nothing.' } };
-    const answer = await ctx.press({ deliveryId: ev.event_id ?? `${messageId}:${user}:${value}`, messageId, to: { chat }, chatType: chatTypes.get(chat) ?? 'group', sender: { id: user }, value });
+    const answer = await ctx.press({
+      deliveryId: ev.event_id ?? `${messageId}:${user}:${value}`,
+      messageId,
+      to: { chat },
+      chatType: chatTypes.get(chat) ?? 'group',
+      sender: { id: user },
+      value,
+    });
     return { toast: { type: /^not allowed/i.test(answer.text) ? 'error' : 'info', content: answer.text } };
   }
 
@@ -239,8 +292,19 @@ export async function startFeishu(ctx: ChannelContext): Promise<ChannelConnectio
   /** A new card: a reply to a message (in its thread when the chat is a topic), or a message to the chat. */
   function post(to: ChatAddress, msgType: 'interactive' | 'file', content: string, key: string, replyTo?: string): Promise<SendResult> {
     const under = to.thread ?? replyTo;
-    if (under) return result(api.im.v1.message.reply({ path: { message_id: under }, data: { msg_type: msgType, content, uuid: key, reply_in_thread: Boolean(to.thread) } }) as Promise<Answer>);
-    return result(api.im.v1.message.create({ params: { receive_id_type: 'chat_id' }, data: { receive_id: to.chat, msg_type: msgType, content, uuid: key } }) as Promise<Answer>);
+    if (under)
+      return result(
+        api.im.v1.message.reply({
+          path: { message_id: under },
+          data: { msg_type: msgType, content, uuid: key, reply_in_thread: Boolean(to.thread) },
+        }) as Promise<Answer>,
+      );
+    return result(
+      api.im.v1.message.create({
+        params: { receive_id_type: 'chat_id' },
+        data: { receive_id: to.chat, msg_type: msgType, content, uuid: key },
+      }) as Promise<Answer>,
+    );
   }
 
   return {
@@ -248,9 +312,14 @@ export async function startFeishu(ctx: ChannelContext): Promise<ChannelConnectio
     sendsAreKeyed: true,
     editIntervalMs: () => s.editIntervalMs,
     send: (to, msg, opts) => post(to, 'interactive', cardOf(msg), opts.key, opts.replyTo),
-    edit: (_to, messageId, msg) => result(api.im.v1.message.patch({ path: { message_id: messageId }, data: { content: cardOf(msg) } }) as Promise<Answer>, messageId),
+    edit: (_to, messageId, msg) =>
+      result(api.im.v1.message.patch({ path: { message_id: messageId }, data: { content: cardOf(msg) } }) as Promise<Answer>, messageId),
     async sendFile(to, file, opts) {
-      if (file.bytes > UPLOAD_LIMIT) return { ok: false, failure: { kind: 'rejected', message: `${file.name} is ${Math.ceil(file.bytes / 1024 / 1024)} MB; Feishu takes files up to 30 MB` } };
+      if (file.bytes > UPLOAD_LIMIT)
+        return {
+          ok: false,
+          failure: { kind: 'rejected', message: `${file.name} is ${Math.ceil(file.bytes / 1024 / 1024)} MB; Feishu takes files up to 30 MB` },
+        };
       let key: string | undefined;
       try {
         const up = (await api.im.v1.file.create({ data: { file_type: 'stream', file_name: file.name, file: createReadStream(file.path) } })) as Answer | null;

@@ -20,7 +20,12 @@ export const slackChannel = defineChannel({
       bot_token: { type: 'string', pattern: '^xoxb-[A-Za-z0-9-]+$', description: 'the Bot User OAuth Token (xoxb-…)' },
       app_token: { type: 'string', pattern: '^xapp-[A-Za-z0-9-]+$', description: 'an app-level token with connections:write (xapp-…), for Socket Mode' },
       api_url: { type: 'string', pattern: '^https?://[^\\s]+[^/\\s]$', description: 'the Web API root, without a trailing slash (https://slack.com/api)' },
-      edit_interval_ms: { type: 'integer', minimum: 200, maximum: 60_000, description: 'least time between two edits of a reply in one chat (1500: chat.update allows about 50 a minute)' },
+      edit_interval_ms: {
+        type: 'integer',
+        minimum: 200,
+        maximum: 60_000,
+        description: 'least time between two edits of a reply in one chat (1500: chat.update allows about 50 a minute)',
+      },
     },
   },
   async start(ctx) {

@@ -7,7 +7,17 @@
  */
 import { SocketModeClient } from '@slack/socket-mode';
 import { ErrorCode, WebClient, type WebAPICallError } from '@slack/web-api';
-import type { ChannelCheck, ChannelConnection, ChannelContext, ChatAddress, ChatType, DeliveryFailure, InboundFile, OutboundMessage, SendResult } from '../channel-types.js';
+import type {
+  ChannelCheck,
+  ChannelConnection,
+  ChannelContext,
+  ChatAddress,
+  ChatType,
+  DeliveryFailure,
+  InboundFile,
+  OutboundMessage,
+  SendResult,
+} from '../channel-types.js';
 import { httpFailure, networkFailure } from '../network-failure.js';
 
 /** The longest text one message of the service may carry. */
@@ -23,7 +33,12 @@ interface SlackSettings {
 
 function settingsOf(c: Record<string, unknown>): SlackSettings {
   const root = typeof c.api_url === 'string' ? c.api_url : 'https://slack.com/api';
-  return { botToken: String(c.bot_token), appToken: String(c.app_token), apiUrl: `${root}/`, editIntervalMs: typeof c.edit_interval_ms === 'number' ? c.edit_interval_ms : 1500 };
+  return {
+    botToken: String(c.bot_token),
+    appToken: String(c.app_token),
+    apiUrl: `${root}/`,
+    editIntervalMs: typeof c.edit_interval_ms === 'number' ? c.edit_interval_ms : 1500,
+  };
 }
 
 /** The SDK's logger, quiet: what matters reaches the host as state and failures (masked there). */
@@ -48,7 +63,8 @@ export function slackFailure(err: unknown): DeliveryFailure {
       const error = String((e as { data?: { error?: string } }).data?.error ?? 'error');
       // Slack's own "try later" answers, though the HTTP status was 200
       if (error === 'ratelimited') return { kind: 'rate_limited', retryAfterMs: 1000, message: error };
-      if (['internal_error', 'fatal_error', 'service_unavailable', 'request_timeout'].includes(error)) return { kind: 'unavailable', landed: 'maybe', message: error };
+      if (['internal_error', 'fatal_error', 'service_unavailable', 'request_timeout'].includes(error))
+        return { kind: 'unavailable', landed: 'maybe', message: error };
       return { kind: 'rejected', message: error };
     }
     case ErrorCode.RequestError:
@@ -75,7 +91,13 @@ function blocksOf(msg: OutboundMessage): unknown[] | undefined {
     { type: 'section', text: { type: 'mrkdwn', text: msg.text.slice(0, 3000) } },
     ...msg.buttons.map((row, r) => ({
       type: 'actions',
-      elements: row.map((b, i) => ({ type: 'button', action_id: `runtrail_${r}_${i}`, text: { type: 'plain_text', text: b.label }, value: b.value, ...(b.style ? { style: b.style } : {}) })),
+      elements: row.map((b, i) => ({
+        type: 'button',
+        action_id: `runtrail_${r}_${i}`,
+        text: { type: 'plain_text', text: b.label },
+        value: b.value,
+        ...(b.style ? { style: b.style } : {}),
+      })),
     })),
   ];
 }
@@ -94,8 +116,16 @@ export async function checkSlack(config: Record<string, unknown>, signal: AbortS
     const auth = await webClient(s.botToken, s).auth.test();
     if (signal.aborted) return { ok: false, error: 'timed out' };
     // the app token opens Socket Mode connections: asked for one URL, not connected
-    await new WebClient(undefined, { slackApiUrl: s.apiUrl, retryConfig: { retries: 0 }, logger: quiet, headers: { Authorization: `Bearer ${s.appToken}` } }).apps.connections.open({});
-    return { ok: true, detail: `bot ${String(auth.user)} (${String(auth.user_id)}) in ${String(auth.team)}, Socket Mode open, at ${s.apiUrl.replace(/\/$/, '')}` };
+    await new WebClient(undefined, {
+      slackApiUrl: s.apiUrl,
+      retryConfig: { retries: 0 },
+      logger: quiet,
+      headers: { Authorization: `Bearer ${s.appToken}` },
+    }).apps.connections.open({});
+    return {
+      ok: true,
+      detail: `bot ${String(auth.user)} (${String(auth.user_id)}) in ${String(auth.team)}, Socket Mode open, at ${s.apiUrl.replace(/\/$/, '')}`,
+    };
   } catch (e) {
     return { ok: false, error: `${s.apiUrl.replace(/\/$/, '')}: ${slackFailure(e).message}` };
   }
@@ -192,7 +222,9 @@ export async function startSlack(ctx: ChannelContext): Promise<ChannelConnection
       value: action.value,
     });
     // the presser alone sees the answer
-    await web.chat.postEphemeral({ channel, user: body.user.id, text: answer.text, ...(thread ? { thread_ts: thread } : {}) }).catch((e: unknown) => ctx.log('warn', `chat.postEphemeral failed: ${slackFailure(e).message}`));
+    await web.chat
+      .postEphemeral({ channel, user: body.user.id, text: answer.text, ...(thread ? { thread_ts: thread } : {}) })
+      .catch((e: unknown) => ctx.log('warn', `chat.postEphemeral failed: ${slackFailure(e).message}`));
   }
 
   type Envelope = { ack: () => Promise<void>; event?: SlackEvent; body?: unknown };
@@ -200,9 +232,18 @@ export async function startSlack(ctx: ChannelContext): Promise<ChannelConnection
     await env.ack().catch(() => undefined);
     await handle(env).catch((e: unknown) => ctx.log('error', `an event could not be handled: ${(e as Error)?.message ?? String(e)}`));
   };
-  socket.on('message', take((env) => (env.event ? onMessage(env.event) : Promise.resolve())));
-  socket.on('app_mention', take((env) => (env.event ? onMessage(env.event) : Promise.resolve())));
-  socket.on('interactive', take((env) => onActions(env.body as BlockActions)));
+  socket.on(
+    'message',
+    take((env) => (env.event ? onMessage(env.event) : Promise.resolve())),
+  );
+  socket.on(
+    'app_mention',
+    take((env) => (env.event ? onMessage(env.event) : Promise.resolve())),
+  );
+  socket.on(
+    'interactive',
+    take((env) => onActions(env.body as BlockActions)),
+  );
   socket.on('connected', () => ctx.status({ connected: true }));
   socket.on('reconnecting', () => ctx.status({ connected: false, error: 'Socket Mode connection lost; reconnecting' }));
   socket.on('error', (e: unknown) => ctx.status({ connected: false, error: `Socket Mode: ${(e as Error)?.message ?? String(e)}` }));
@@ -219,7 +260,16 @@ export async function startSlack(ctx: ChannelContext): Promise<ChannelConnection
     editIntervalMs: () => s.editIntervalMs,
     send: (to, msg) => {
       const blocks = blocksOf(msg);
-      return result(web.chat.postMessage({ channel: to.chat, text: msg.text, ...thread(to), ...(blocks ? { blocks: blocks as never } : {}), unfurl_links: false, unfurl_media: false }));
+      return result(
+        web.chat.postMessage({
+          channel: to.chat,
+          text: msg.text,
+          ...thread(to),
+          ...(blocks ? { blocks: blocks as never } : {}),
+          unfurl_links: false,
+          unfurl_media: false,
+        }),
+      );
     },
     edit: (to, messageId, msg) => {
       const blocks = blocksOf(msg);
@@ -228,7 +278,9 @@ export async function startSlack(ctx: ChannelContext): Promise<ChannelConnection
     async sendFile(to, file) {
       try {
         const where = to.thread ? { channel_id: to.chat, thread_ts: to.thread } : { channel_id: to.chat };
-        const r = (await web.files.uploadV2({ ...where, file: file.path, filename: file.name, title: file.name })) as { files?: Array<{ files?: Array<{ id?: string }> }> };
+        const r = (await web.files.uploadV2({ ...where, file: file.path, filename: file.name, title: file.name })) as {
+          files?: Array<{ files?: Array<{ id?: string }> }>;
+        };
         return { ok: true, messageId: r.files?.[0]?.files?.[0]?.id ?? '' };
       } catch (e) {
         // the upload is three calls (get a URL, post the bytes, complete): a failure may leave it half done, never posted twice

@@ -15,10 +15,19 @@ export const telegramChannel = defineChannel({
     required: ['token'],
     properties: {
       token: { type: 'string', pattern: '^[0-9]+:[A-Za-z0-9_-]+$', description: "the bot's token from @BotFather (123456:ABC-…)" },
-      api_root: { type: 'string', pattern: '^https?://[^\\s]+[^/\\s]$', description: 'the Bot API server, without a trailing slash (https://api.telegram.org)' },
+      api_root: {
+        type: 'string',
+        pattern: '^https?://[^\\s]+[^/\\s]$',
+        description: 'the Bot API server, without a trailing slash (https://api.telegram.org)',
+      },
       poll_timeout_s: { type: 'integer', minimum: 0, maximum: 50 },
       edit_interval_ms: { type: 'integer', minimum: 200, maximum: 60_000, description: 'least time between two edits of a reply in a private chat (1000)' },
-      group_edit_interval_ms: { type: 'integer', minimum: 200, maximum: 60_000, description: 'the same in a group (3000: Telegram allows about 20 messages a minute there)' },
+      group_edit_interval_ms: {
+        type: 'integer',
+        minimum: 200,
+        maximum: 60_000,
+        description: 'the same in a group (3000: Telegram allows about 20 messages a minute there)',
+      },
     },
   },
   async start(ctx) {

@@ -6,7 +6,17 @@
 import { Api, GrammyError, HttpError, InputFile } from 'grammy';
 import type { CallbackQuery, Message, MessageEntity, Update, UserFromGetMe } from 'grammy/types';
 import { backoffDelay, sleep } from '../backoff.js';
-import type { ChannelCheck, ChannelConnection, ChannelContext, ChatAddress, ChatType, DeliveryFailure, InboundFile, OutboundMessage, SendResult } from '../channel-types.js';
+import type {
+  ChannelCheck,
+  ChannelConnection,
+  ChannelContext,
+  ChatAddress,
+  ChatType,
+  DeliveryFailure,
+  InboundFile,
+  OutboundMessage,
+  SendResult,
+} from '../channel-types.js';
 import { networkFailure } from '../network-failure.js';
 
 /** The longest text one message of the service may carry. */
@@ -38,7 +48,8 @@ export function telegramFailure(err: unknown): DeliveryFailure {
   if (err instanceof GrammyError) {
     const retryAfterMs = typeof err.parameters.retry_after === 'number' ? err.parameters.retry_after * 1000 : undefined;
     if (err.error_code === 429) return { kind: 'rate_limited', retryAfterMs: retryAfterMs ?? 1000, message: err.description };
-    if (err.error_code >= 500) return { kind: 'unavailable', landed: 'maybe', message: err.description, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+    if (err.error_code >= 500)
+      return { kind: 'unavailable', landed: 'maybe', message: err.description, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
     return { kind: 'rejected', message: err.description };
   }
   if (err instanceof HttpError) return networkFailure(err.error);
@@ -155,7 +166,9 @@ export async function startTelegram(ctx: ChannelContext): Promise<ChannelConnect
       value: q.data,
     });
     // a callback answer shows at most 200 characters
-    await api.answerCallbackQuery(q.id, { text: answer.text.slice(0, 200) }).catch((e: unknown) => ctx.log('warn', `answerCallbackQuery failed: ${telegramFailure(e).message}`));
+    await api
+      .answerCallbackQuery(q.id, { text: answer.text.slice(0, 200) })
+      .catch((e: unknown) => ctx.log('warn', `answerCallbackQuery failed: ${telegramFailure(e).message}`));
   }
 
   async function handle(u: Update): Promise<void> {
@@ -175,7 +188,10 @@ export async function startTelegram(ctx: ChannelContext): Promise<ChannelConnect
     while (!stopping.signal.aborted) {
       let updates: Update[];
       try {
-        updates = await api.getUpdates({ ...(offset !== undefined ? { offset } : {}), timeout: s.pollTimeoutS, allowed_updates: ['message', 'callback_query'] }, pollSignal);
+        updates = await api.getUpdates(
+          { ...(offset !== undefined ? { offset } : {}), timeout: s.pollTimeoutS, allowed_updates: ['message', 'callback_query'] },
+          pollSignal,
+        );
       } catch (e) {
         if (stopping.signal.aborted) break;
         failures++;
@@ -218,9 +234,14 @@ export async function startTelegram(ctx: ChannelContext): Promise<ChannelConnect
           link_preview_options: { is_disabled: true },
         }),
       ),
-    edit: (to, messageId, msg) => result(api.editMessageText(chatId(to), Number(messageId), msg.text, { ...markupOf(msg), link_preview_options: { is_disabled: true } }), messageId),
+    edit: (to, messageId, msg) =>
+      result(api.editMessageText(chatId(to), Number(messageId), msg.text, { ...markupOf(msg), link_preview_options: { is_disabled: true } }), messageId),
     async sendFile(to, file, opts) {
-      if (file.bytes > UPLOAD_LIMIT) return { ok: false, failure: { kind: 'rejected', message: `${file.name} is ${Math.ceil(file.bytes / 1024 / 1024)} MB; a Telegram bot may send at most 50 MB` } };
+      if (file.bytes > UPLOAD_LIMIT)
+        return {
+          ok: false,
+          failure: { kind: 'rejected', message: `${file.name} is ${Math.ceil(file.bytes / 1024 / 1024)} MB; a Telegram bot may send at most 50 MB` },
+        };
       return result(
         api.sendDocument(chatId(to), new InputFile(file.path, file.name), {
           ...threadOf(to),

@@ -39,13 +39,17 @@ export function agentRow(p: Agent, source: DefinitionSource | undefined): AgentR
 
 export function printAgents(registry: ExtensionRegistry, out: CliOut, json: boolean): void {
   // an agent's MCP servers and the tools: entries that grant their tools (the tools themselves: runtrail mcp probe)
-  const rows = registry.entries().map((e) => ({ ...agentRow(e.agent, e.source), ...(e.definition?.mcpServers.length ? { mcp: agentMcpSummary(e.definition) } : {}) }));
+  const rows = registry
+    .entries()
+    .map((e) => ({ ...agentRow(e.agent, e.source), ...(e.definition?.mcpServers.length ? { mcp: agentMcpSummary(e.definition) } : {}) }));
   if (json) {
     out.write(`${JSON.stringify(rows)}\n`);
     return;
   }
   for (const r of rows) {
-    out.write(`${r.name} ${r.version}  ${r.description}\n  source: ${r.source}  model: ${r.model ?? 'default'}\n  input: ${r.inputs.join(', ') || '-'}  artifacts: ${r.artifacts.join(', ') || '-'}\n`);
+    out.write(
+      `${r.name} ${r.version}  ${r.description}\n  source: ${r.source}  model: ${r.model ?? 'default'}\n  input: ${r.inputs.join(', ') || '-'}  artifacts: ${r.artifacts.join(', ') || '-'}\n`,
+    );
     if ('mcp' in r && r.mcp) out.write(`  mcp: ${r.mcp.join('; ')}\n`);
   }
 }

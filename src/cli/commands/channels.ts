@@ -54,10 +54,23 @@ async function listOrCheck(sub: 'list' | 'check', args: string[], deps: CliDeps)
     if (!channels.length) throw new UsageError(`no channel "${positionals[0]}" (channels: ${[...registry.channels.keys()].join(', ') || 'none'})`);
   }
   if (sub === 'list') {
-    const rows = channels.map((c) => ({ name: c.name, type: c.type, file: c.file, allow_from: c.policy.allowFrom.length, agents: c.policy.agents ?? null, default_agent: c.policy.defaultAgent, usable: !c.unusable, ...(c.unusable ? { why: c.unusable } : {}) }));
+    const rows = channels.map((c) => ({
+      name: c.name,
+      type: c.type,
+      file: c.file,
+      allow_from: c.policy.allowFrom.length,
+      agents: c.policy.agents ?? null,
+      default_agent: c.policy.defaultAgent,
+      usable: !c.unusable,
+      ...(c.unusable ? { why: c.unusable } : {}),
+    }));
     if (values.json) deps.stdout.write(`${JSON.stringify({ channels: rows })}\n`);
     else if (!rows.length) deps.stdout.write('no channels configured (.runtrail/channels.json)\n');
-    else for (const r of rows) deps.stdout.write(`${r.usable ? '✓' : '✗'} ${r.name} (${r.type}, ${r.file}): ${r.usable ? `${r.allow_from} allowed id(s), default agent ${r.default_agent}${r.agents ? `, agents ${r.agents.join(', ')}` : ''}` : r.why}\n`);
+    else
+      for (const r of rows)
+        deps.stdout.write(
+          `${r.usable ? '✓' : '✗'} ${r.name} (${r.type}, ${r.file}): ${r.usable ? `${r.allow_from} allowed id(s), default agent ${r.default_agent}${r.agents ? `, agents ${r.agents.join(', ')}` : ''}` : r.why}\n`,
+        );
     return rows.every((r) => r.usable) ? EXIT.ok : EXIT.failed;
   }
   const checks = await checkChannels(channels);

@@ -75,11 +75,16 @@ async function clusterChecks(s: ClusterSettings, dataDir: string, hint: (rest: s
     await redis.connect();
     const workers = await workersSeen(dataDir, redis, s.prefix);
     if (workers.length === 0) {
-      out.push({ name: 'workers', status: 'warn', detail: `no worker is running (start one with \`${hint('worker')}\`); the shared data dir is checked against running workers` });
+      out.push({
+        name: 'workers',
+        status: 'warn',
+        detail: `no worker is running (start one with \`${hint('worker')}\`); the shared data dir is checked against running workers`,
+      });
     }
     for (const w of workers) {
       const file = join(clusterDir(dataDir), `${w.name}.json`);
-      if (w.file === 'same') out.push({ name: `worker ${w.name}`, status: 'ok', detail: `alive (beat ${w.beatAt}); its presence file is on this data dir: shared` });
+      if (w.file === 'same')
+        out.push({ name: `worker ${w.name}`, status: 'ok', detail: `alive (beat ${w.beatAt}); its presence file is on this data dir: shared` });
       else {
         out.push({
           name: `worker ${w.name}`,
@@ -118,7 +123,11 @@ async function doctor(values: { json?: unknown }, dataDir: string, deps: CliDeps
   let settings: ClusterSettings | null = null;
   try {
     settings = clusterSettings(deps.env);
-    checks.push({ name: 'mode', status: 'ok', detail: settings ? 'several nodes (RUNTRAIL_REDIS_URL and RUNTRAIL_DATABASE_URL set)' : 'one process: run folders on the data dir, no services' });
+    checks.push({
+      name: 'mode',
+      status: 'ok',
+      detail: settings ? 'several nodes (RUNTRAIL_REDIS_URL and RUNTRAIL_DATABASE_URL set)' : 'one process: run folders on the data dir, no services',
+    });
   } catch (e) {
     if (!(e instanceof ClusterConfigError)) throw e;
     checks.push({ name: 'mode', status: 'fail', detail: e.message });

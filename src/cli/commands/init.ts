@@ -22,7 +22,9 @@ export const initCommand: CliCommand = {
       deps.stderr.write(`runtrail: ${(e as Error).message}\n`);
       return EXIT.usage;
     }
-    deps.stdout.write(`Created a Runtrail project in ${dir}:\n${r.files.map((f) => `  ${f}`).join('\n')}\n\nRun it to completion offline (its agent uses the scripted model next to it):\n  ${r.command}\n`);
+    deps.stdout.write(
+      `Created a Runtrail project in ${dir}:\n${r.files.map((f) => `  ${f}`).join('\n')}\n\nRun it to completion offline (its agent uses the scripted model next to it):\n  ${r.command}\n`,
+    );
     return EXIT.ok;
   },
 };

@@ -110,7 +110,9 @@ function printProbe(r: ProbeResult, out: CliDeps['stdout'], full: boolean): void
   }
   const t = r.timings_ms!;
   out.write(`  ok over ${r.transport}${r.server_info ? ` · ${r.server_info.name} ${r.server_info.version}` : ''} · ${r.tools!.length} tools`);
-  out.write(full ? `\n  timings: start ${t.start} ms · initialize ${t.initialize} ms · tools/list ${t.list_tools} ms · total ${t.total} ms\n` : ` (${t.total} ms)\n`);
+  out.write(
+    full ? `\n  timings: start ${t.start} ms · initialize ${t.initialize} ms · tools/list ${t.list_tools} ms · total ${t.total} ms\n` : ` (${t.total} ms)\n`,
+  );
   if (r.diagnosis) out.write(`  problem: ${r.diagnosis.summary}\n`);
   if (full) for (const x of r.tools!) out.write(`    ${x.runtrail_name}${x.description ? `  ${x.description}` : ''}\n`);
   else if (r.tools!.length) out.write(`  tools: ${r.tools!.map((x) => x.name).join(', ')}\n`);
@@ -146,7 +148,10 @@ async function mcp(args: string[], deps: CliDeps): Promise<number> {
       }
       if (positionals.length !== 1) throw new UsageError(`mcp probe needs one server (${[...known.keys()].sort().join(', ') || 'none is configured'})`);
       const k = known.get(positionals[0]);
-      if (!k) throw new UsageError(`unknown MCP server "${positionals[0]}"${didYouMean(positionals[0], known.keys())} (configured: ${[...known.keys()].sort().join(', ') || 'none'})`);
+      if (!k)
+        throw new UsageError(
+          `unknown MCP server "${positionals[0]}"${didYouMean(positionals[0], known.keys())} (configured: ${[...known.keys()].sort().join(', ') || 'none'})`,
+        );
       const r = await probe(ctx.registry, k);
       if (values.json) deps.stdout.write(`${JSON.stringify(r)}\n`);
       else printProbe(r, deps.stdout, true);

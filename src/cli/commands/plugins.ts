@@ -18,7 +18,9 @@ export const pluginsCommand: CliCommand = {
       return EXIT.ok;
     }
     for (const r of rows) {
-      deps.stdout.write(`${r.name} ${r.version}  ${r.description}\n  input: ${r.inputs.join(', ') || '-'}\n  skill: ${r.defaultSkill ?? '-'}  artifacts: ${r.artifacts.join(', ') || '-'}\n`);
+      deps.stdout.write(
+        `${r.name} ${r.version}  ${r.description}\n  input: ${r.inputs.join(', ') || '-'}\n  skill: ${r.defaultSkill ?? '-'}  artifacts: ${r.artifacts.join(', ') || '-'}\n`,
+      );
     }
     return EXIT.ok;
   },

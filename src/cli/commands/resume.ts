@@ -12,7 +12,12 @@ export const resumeCommand: CliCommand = {
                       --json (NDJSON wire frames), --approve-all | --deny-all; \`runtrail runs\` shows which can be
 `,
   async run(args, deps, usage) {
-    const { values, positionals } = parse(args, { json: { type: 'boolean' }, 'approve-all': { type: 'boolean' }, 'deny-all': { type: 'boolean' }, 'show-reasoning': { type: 'boolean' } });
+    const { values, positionals } = parse(args, {
+      json: { type: 'boolean' },
+      'approve-all': { type: 'boolean' },
+      'deny-all': { type: 'boolean' },
+      'show-reasoning': { type: 'boolean' },
+    });
     if (values.help) {
       deps.stdout.write(usage);
       return EXIT.ok;

@@ -66,10 +66,11 @@ export const runCommand: CliCommand = {
     let input: Record<string, unknown> = typeof values['input-json'] === 'string' ? parseInputJson(values['input-json'], deps.cwd) : {};
     const pairs = parseInputPairs((values.input as string[] | undefined) ?? []);
     input = { ...input, ...pairs };
-    if (plugin) input = coerceInput(input, new Set(Object.keys(pairs)), (v) => {
-      const r = checkPluginInput(plugin, v);
-      return r.ok ? [] : r.issues;
-    });
+    if (plugin)
+      input = coerceInput(input, new Set(Object.keys(pairs)), (v) => {
+        const r = checkPluginInput(plugin, v);
+        return r.ok ? [] : r.issues;
+      });
     const limits: Partial<RunLimits> = {};
     const mi = intOpt(values, 'max-iterations', 1);
     if (mi !== undefined) limits.max_iterations = mi;

@@ -16,7 +16,11 @@ export const runsCommand: CliCommand = {
     const limit = intOpt(values, 'limit', 1) ?? 20;
     const service = serviceFor(await projectContext(values, deps), deps);
     try {
-      const { runs, total } = await service.list({ ...(status ? { status } : {}), ...(typeof values.plugin === 'string' ? { plugin: values.plugin } : {}), limit });
+      const { runs, total } = await service.list({
+        ...(status ? { status } : {}),
+        ...(typeof values.plugin === 'string' ? { plugin: values.plugin } : {}),
+        limit,
+      });
       if (values.json) {
         deps.stdout.write(`${JSON.stringify({ runs, total, resumable: service.resumableRuns() })}\n`);
         return EXIT.ok;

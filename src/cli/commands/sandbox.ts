@@ -32,7 +32,9 @@ export const sandboxCommand: CliCommand = {
     const probes = policy.mode === 'on' && support.ok ? await runSandboxProbes(policy) : [];
     const failed = (policy.mode === 'on' && !support.ok) || probes.some((p) => p.outcome === 'escaped' || p.outcome === 'blocked');
     if (values.json) {
-      deps.stdout.write(`${JSON.stringify({ ok: !failed, agent: agentName ?? null, policy: description, ...(support.ok ? {} : { unavailable: describeUnsupported(support) }), probes })}\n`);
+      deps.stdout.write(
+        `${JSON.stringify({ ok: !failed, agent: agentName ?? null, policy: description, ...(support.ok ? {} : { unavailable: describeUnsupported(support) }), probes })}\n`,
+      );
     } else {
       deps.stdout.write(`sandbox of ${agentName ? `agent ${agentName}` : "config.json's settings"}:\n${JSON.stringify(description, null, 2)}\n`);
       if (policy.mode === 'on' && !support.ok) deps.stdout.write(`✗ ${describeUnsupported(support)}\n`);

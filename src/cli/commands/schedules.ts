@@ -45,7 +45,8 @@ export const schedulesCommand: CliCommand = {
 `,
   async run(args, deps) {
     const [sub, ...rest] = args;
-    if (!SUBCOMMANDS.includes(sub as (typeof SUBCOMMANDS)[number])) throw new UsageError(`schedules needs one of ${SUBCOMMANDS.join(', ')}${sub ? `, got "${sub}"` : ''}`);
+    if (!SUBCOMMANDS.includes(sub as (typeof SUBCOMMANDS)[number]))
+      throw new UsageError(`schedules needs one of ${SUBCOMMANDS.join(', ')}${sub ? `, got "${sub}"` : ''}`);
     const { values, positionals } = parse(rest, OPTIONS);
     const ctx = await projectContext(values, deps);
     const host = await triggersOf(ctx, deps);
@@ -66,7 +67,9 @@ export const schedulesCommand: CliCommand = {
 async function triggersOf(ctx: ProjectContext, deps: CliDeps): Promise<TriggerHost> {
   const { projectTriggers } = await import('../../triggers/project-triggers.js');
   const settings = clusterSettings(deps.env);
-  const stores = settings ? await (await import('../../triggers/pg-trigger-store.js')).connectPgTriggerStores({ url: settings.databaseUrl, schema: settings.schema }) : undefined;
+  const stores = settings
+    ? await (await import('../../triggers/pg-trigger-store.js')).connectPgTriggerStores({ url: settings.databaseUrl, schema: settings.schema })
+    : undefined;
   const host = projectTriggers(() => ctx.registry, { dataDir: ctx.dataDir, log: (l) => deps.stderr.write(`runtrail: ${l}\n`), ...(stores ? { stores } : {}) });
   // what the project declares is listed (and fired by a server) like the rest
   await host.syncDeclared();
@@ -89,7 +92,14 @@ function line(s: ScheduleView): string {
   return `${s.schedule_id}  ${s.agent}  ${timing(s)}  ${state}  ${last}${s.source === 'api' ? '' : `  (${s.source})`}\n`;
 }
 
-async function subcommand(sub: (typeof SUBCOMMANDS)[number], host: TriggerHost, ctx: ProjectContext, values: Values, positionals: string[], deps: CliDeps): Promise<number> {
+async function subcommand(
+  sub: (typeof SUBCOMMANDS)[number],
+  host: TriggerHost,
+  ctx: ProjectContext,
+  values: Values,
+  positionals: string[],
+  deps: CliDeps,
+): Promise<number> {
   const out = (s: ScheduleView) => deps.stdout.write(values.json ? `${JSON.stringify(s)}\n` : line(s));
   switch (sub) {
     case 'list': {

@@ -23,7 +23,10 @@ async function printCalls(runId: string, runsDir: string, opts: { json: boolean;
       deps.stdout.write(`${noCallsText(page.capture)}\n`);
       return;
     }
-    for (const call of page.calls) deps.stdout.write(opts.json ? `${JSON.stringify({ ...call, tools: call.request.tools ? page.tool_sets[call.request.tools.set] : [] })}\n` : `${modelCallText(call)}\n\n`);
+    for (const call of page.calls)
+      deps.stdout.write(
+        opts.json ? `${JSON.stringify({ ...call, tools: call.request.tools ? page.tool_sets[call.request.tools.set] : [] })}\n` : `${modelCallText(call)}\n\n`,
+      );
     if (offset + PAGE >= page.total) return;
   }
 }
@@ -48,7 +51,9 @@ export const showCommand: CliCommand = {
         return EXIT.ok;
       }
       if (values.json) {
-        deps.stdout.write(`${JSON.stringify({ status: s, manifest: await service.manifest(s.run_id), metrics: await readRunMetrics(service.runsDir, s.run_id) }, null, 2)}\n`);
+        deps.stdout.write(
+          `${JSON.stringify({ status: s, manifest: await service.manifest(s.run_id), metrics: await readRunMetrics(service.runsDir, s.run_id) }, null, 2)}\n`,
+        );
         return EXIT.ok;
       }
       const lines = [

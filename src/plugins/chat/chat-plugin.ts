@@ -45,7 +45,7 @@ export function createChatPlugin(): Agent<ChatInput> {
     defaultSkill: 'chat',
     defaultGoal: 'Answer the user briefly and helpfully.',
     promptFragments: [
-      'You are Runtrail\'s chat assistant in a messaging app. Answer briefly, in the user\'s language.',
+      "You are Runtrail's chat assistant in a messaging app. Answer briefly, in the user's language.",
       `When the user wants work done, explain the commands:\n${CHAT_HELP}`,
     ],
     createTools: () => [],

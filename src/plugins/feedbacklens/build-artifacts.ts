@@ -75,7 +75,7 @@ function overall(i: ArtifactInputs): string {
   const topText = top.length
     ? ` The most pressing themes are ${top.map((t) => `"${t.title}" (${rows(t.mention_count)}, ${t.severity} severity)`).join(', ')}.`
     : ' No theme is predominantly negative.';
-  return `${n === 1 ? "1 feedback row" : `${n} feedback rows`} about ${i.productName} analysed: ${pct(neg)} negative, ${pct(pos)} positive.${rating}${topText}`;
+  return `${n === 1 ? '1 feedback row' : `${n} feedback rows`} about ${i.productName} analysed: ${pct(neg)} negative, ${pct(pos)} positive.${rating}${topText}`;
 }
 
 export function buildFeedbackAnalysis(i: ArtifactInputs): FeedbackAnalysisDoc {
@@ -199,7 +199,7 @@ export function buildInsightReport(i: ArtifactInputs, analysis: FeedbackAnalysis
     lang.sentiment_lexicon
       ? `- Sentiment: ${lang.sentiment_lexicon}${lang.code === 'en' ? '' : ', with negation'}, blended with the rating when present.`
       : `- Sentiment: no lexicon is packaged for ${languageName(lang.code)}; from the ratings alone (rows without a rating are neutral).`,
-    '- Themes: TF-IDF over word and two-word terms, seeded by salient co-occurring terms, refined by spherical k-means, near-duplicate themes merged; labels are each cluster\'s most distinctive terms.',
+    "- Themes: TF-IDF over word and two-word terms, seeded by salient co-occurring terms, refined by spherical k-means, near-duplicate themes merged; labels are each cluster's most distinctive terms.",
     ...(i.stats.theme_sample
       ? [
           `- Sample: the themes were fitted on a uniform random sample of ${i.stats.theme_sample.rows} of the ${rows(i.stats.analysed_rows)} (seed ${i.stats.theme_sample.seed}); every row was then placed in its nearest theme, so sentiment, mention counts, ratings and top terms count all ${rows(i.stats.analysed_rows)}.`,
@@ -208,7 +208,10 @@ export function buildInsightReport(i: ArtifactInputs, analysis: FeedbackAnalysis
     '- Priority: frequency (rows in the theme ÷ largest theme) × severity (negative share, low-rating share, sentiment intensity).',
     `- Every quote is a verbatim part of the cited row, checked against \`runtime/evidence_index.json\`.`,
   );
-  if (i.stats.unclustered_rows > 0) lines.push(`- ${rows(i.stats.unclustered_rows)} shared no salient terms with any theme and ${i.stats.unclustered_rows === 1 ? 'is' : 'are'} counted only in the totals.`);
+  if (i.stats.unclustered_rows > 0)
+    lines.push(
+      `- ${rows(i.stats.unclustered_rows)} shared no salient terms with any theme and ${i.stats.unclustered_rows === 1 ? 'is' : 'are'} counted only in the totals.`,
+    );
   if (i.profileNote) lines.push(`- ${oneLine(i.profileNote)}`);
   lines.push('');
   return lines.join('\n');
@@ -218,7 +221,7 @@ export function buildFinalAnswer(i: ArtifactInputs, backlog: ProductBacklogDoc, 
   const top = backlog.items.filter((b) => b.priority !== 'P3').slice(0, 3);
   const list = (top.length ? top : backlog.items.slice(0, 3)).map((b, k) => `${k + 1}. ${b.priority} ${b.title}: ${b.description}`);
   return [
-    `Analysed ${i.stats.analysed_rows === 1 ? "1 feedback row" : `${i.stats.analysed_rows} feedback rows`} for ${i.productName}${i.stats.segment ? ` (${i.stats.segment.column} ${i.stats.segment.values.join(' or ')} only, of ${rows(i.stats.segment.of_rows)}, as the goal asks)` : ''}. Top issues:`,
+    `Analysed ${i.stats.analysed_rows === 1 ? '1 feedback row' : `${i.stats.analysed_rows} feedback rows`} for ${i.productName}${i.stats.segment ? ` (${i.stats.segment.column} ${i.stats.segment.values.join(' or ')} only, of ${rows(i.stats.segment.of_rows)}, as the goal asks)` : ''}. Top issues:`,
     ...list,
     // a paragraph of its own: right after the list, Markdown would read it as part of the last item
     '',

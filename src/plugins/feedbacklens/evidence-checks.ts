@@ -50,7 +50,8 @@ export function checkEvidence(file: string, doc: unknown, index: Map<string, str
     }
     if (Array.isArray(obj.feedback_ids)) {
       obj.feedback_ids.forEach((id, i) => {
-        if (typeof id !== 'string' || !index.has(id)) push(CHECK_ID_EXISTS, `${file}: ${at('feedback_ids')}[${i}]: ${preview(id)} is not in the evidence index`);
+        if (typeof id !== 'string' || !index.has(id))
+          push(CHECK_ID_EXISTS, `${file}: ${at('feedback_ids')}[${i}]: ${preview(id)} is not in the evidence index`);
       });
     }
   });

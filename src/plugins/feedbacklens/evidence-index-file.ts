@@ -66,8 +66,24 @@ export function entryJson(r: FeedbackRow): string {
 }
 
 /** An entry line back to the row it was written from. */
-function rowOf(e: { feedback_id: string; row: number; text: string; rating?: number; channel?: string; date?: string; extra?: Record<string, string> }): FeedbackRow {
-  return { feedback_id: e.feedback_id, row: e.row, text: e.text, rating: e.rating ?? null, channel: e.channel ?? null, date: e.date ?? null, extra: e.extra ?? {} };
+function rowOf(e: {
+  feedback_id: string;
+  row: number;
+  text: string;
+  rating?: number;
+  channel?: string;
+  date?: string;
+  extra?: Record<string, string>;
+}): FeedbackRow {
+  return {
+    feedback_id: e.feedback_id,
+    row: e.row,
+    text: e.text,
+    rating: e.rating ?? null,
+    channel: e.channel ?? null,
+    date: e.date ?? null,
+    extra: e.extra ?? {},
+  };
 }
 
 let tmpCounter = 0;
@@ -289,14 +305,19 @@ export async function findEntries(path: string, ids: Iterable<string>, ino?: num
   const wanted = new Set([...ids].map((id) => JSON.stringify(id)));
   const out = new Map<string, FeedbackRow>();
   if (wanted.size === 0) return out;
-  await scanLines(path, 0, (buf, s, e) => {
-    if (!isEntry(buf, s, e)) return true;
-    const id = idJsonOf(buf, s, e);
-    if (id !== null && wanted.has(id)) {
-      const row = parseEntry(buf, s, e);
-      if (!out.has(row.feedback_id)) out.set(row.feedback_id, row);
-    }
-    return out.size < wanted.size;
-  }, ino);
+  await scanLines(
+    path,
+    0,
+    (buf, s, e) => {
+      if (!isEntry(buf, s, e)) return true;
+      const id = idJsonOf(buf, s, e);
+      if (id !== null && wanted.has(id)) {
+        const row = parseEntry(buf, s, e);
+        if (!out.has(row.feedback_id)) out.set(row.feedback_id, row);
+      }
+      return out.size < wanted.size;
+    },
+    ino,
+  );
   return out;
 }

@@ -79,12 +79,7 @@ export class EvidenceLookupMemo {
    * id → text for `ids`, scanning the file (through `find`, given the ids not known yet) only for
    * what earlier lookups of the same file did not settle.
    */
-  async lookup(
-    path: string,
-    st: IndexIdentity,
-    ids: Iterable<string>,
-    find: (ids: string[]) => Promise<Map<string, string>>,
-  ): Promise<Map<string, string>> {
+  async lookup(path: string, st: IndexIdentity, ids: Iterable<string>, find: (ids: string[]) => Promise<Map<string, string>>): Promise<Map<string, string>> {
     const m = this.memoOf(path, st);
     const want = [...new Set(ids)];
     const unknown = m.complete ? [] : want.filter((id) => !m.texts.has(id) && !m.absent.has(id));

@@ -124,7 +124,11 @@ export class FeedbackDataset {
     try {
       file = await resolveInputFile(this.ws, path);
     } catch (e) {
-      return { ok: false, error: `cannot read ${JSON.stringify(path)}: ${(e as Error).message}`, hint: 'the CSV must be the run input csv_path (copied into input/)' };
+      return {
+        ok: false,
+        error: `cannot read ${JSON.stringify(path)}: ${(e as Error).message}`,
+        hint: 'the CSV must be the run input csv_path (copied into input/)',
+      };
     }
     let streamed;
     try {
@@ -144,7 +148,11 @@ export class FeedbackDataset {
           ),
       });
     } catch (e) {
-      return { ok: false, error: `cannot read ${JSON.stringify(path)}: ${(e as Error).message}`, hint: 'the CSV must be the run input csv_path (copied into input/)' };
+      return {
+        ok: false,
+        error: `cannot read ${JSON.stringify(path)}: ${(e as Error).message}`,
+        hint: 'the CSV must be the run input csv_path (copied into input/)',
+      };
     }
     // parse errors name the file's problem and its fix themselves
     if (!streamed.ok) return { ok: false, error: `${path}: ${streamed.error}`, hint: '' };
@@ -153,7 +161,12 @@ export class FeedbackDataset {
     this.cited.clear();
     const memory = streamed.sink.memory;
     // a file kept in memory too: its every row, so the evidence checks read none of the index back
-    if (memory) rememberIndexRows(index, memory.map((r) => [r.feedback_id, r.text]), true);
+    if (memory)
+      rememberIndexRows(
+        index,
+        memory.map((r) => [r.feedback_id, r.text]),
+        true,
+      );
     const sample = await rowsAt({ index, memory }, corpusSampleIndices(index.entries));
     const language = detectCorpusLanguage([...sample.values()].map((r) => r.text));
     return { ok: true, value: { csvPath: path, encoding: facts.encoding, facts, index, memory, tally: streamed.sink.tally, language } };
@@ -239,7 +252,12 @@ export class FeedbackDataset {
     const stats = analyseFeedback(rows, { language: loaded.language, ...(this.productName ? { productName: this.productName } : {}) });
     for (const r of rows) this.cited.set(r.feedback_id, r);
     if (this.cited.size > CITED_CACHE_MAX) this.cited.clear();
-    if (!loaded.memory) rememberIndexRows(loaded.index, rows.map((r) => [r.feedback_id, r.text]), false);
+    if (!loaded.memory)
+      rememberIndexRows(
+        loaded.index,
+        rows.map((r) => [r.feedback_id, r.text]),
+        false,
+      );
     return { ...stats, segment: { ...segment, rows: rows.length, of_rows: loaded.facts.rows } };
   }
 
@@ -274,7 +292,12 @@ export class FeedbackDataset {
     if (this.cited.size + cited.size > CITED_CACHE_MAX) this.cited.clear();
     for (const r of cited.values()) this.cited.set(r.feedback_id, r);
     // the rows the artifacts will cite: their checks need not look for them in the index
-    if (!loaded.memory) rememberIndexRows(loaded.index, [...cited.values()].map((r) => [r.feedback_id, r.text]), false);
+    if (!loaded.memory)
+      rememberIndexRows(
+        loaded.index,
+        [...cited.values()].map((r) => [r.feedback_id, r.text]),
+        false,
+      );
     return a.finish((i) => (cited.get(i) as FeedbackRow).feedback_id);
   }
 }

@@ -26,8 +26,14 @@ export interface SegmentScope extends GoalSegment {
 
 /** Words of a goal that stand for several platform values. */
 const GROUPS: Array<{ words: RegExp; values: RegExp }> = [
-  { words: /\b(mobile|phones?|smartphones?|móvil(es)?|movil(es)?|celular(es)?)\b|移动端|手机|移动/iu, values: /^(ios|android|iphone|ipad|mobile|app|móvil|movil|手机|移动端|安卓|苹果)$/iu },
-  { words: /\b(desktop|computers?|escritorio|ordenador(es)?)\b|桌面|电脑|网页/iu, values: /^(web|desktop|windows|mac|macos|browser|escritorio|桌面端?|电脑|网页版?)$/iu },
+  {
+    words: /\b(mobile|phones?|smartphones?|móvil(es)?|movil(es)?|celular(es)?)\b|移动端|手机|移动/iu,
+    values: /^(ios|android|iphone|ipad|mobile|app|móvil|movil|手机|移动端|安卓|苹果)$/iu,
+  },
+  {
+    words: /\b(desktop|computers?|escritorio|ordenador(es)?)\b|桌面|电脑|网页/iu,
+    values: /^(web|desktop|windows|mac|macos|browser|escritorio|桌面端?|电脑|网页版?)$/iu,
+  },
 ];
 
 const NUMERIC = /^[\d\s.,:/%$€-]+$/;
@@ -83,7 +89,8 @@ export function scopeSentence(scope: SegmentScope | null, columns: readonly Segm
     const which = scope.values.join(' or ');
     return `The goal names ${which}, so this analysis covers only the ${scope.rows} of ${scope.of_rows} rows whose ${scope.column} is ${which}.`;
   }
-  if (columns.length === 0) return 'Every row is analysed: the file has no column (platform, channel, plan…) to narrow by, so a segment in the goal could not be used.';
+  if (columns.length === 0)
+    return 'Every row is analysed: the file has no column (platform, channel, plan…) to narrow by, so a segment in the goal could not be used.';
   const listed = columns.map((c) => `${c.column}: ${Object.keys(c.values).slice(0, 6).join(', ')}`).join('; ');
   return `Every row is analysed: the goal names no value of the file's segment columns (${listed}), so it could not narrow the analysis.`;
 }

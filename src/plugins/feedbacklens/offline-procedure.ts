@@ -7,20 +7,13 @@ import { argPath, currentGoal, failures, lastOk, summarizeToolResults, toolResul
 import type { FeedbackStats, ThemeSummary } from './analysis/analyse-feedback.js';
 import { goalSegment, scopeSentence, type SegmentColumn } from './goal-segment.js';
 import { FEEDBACK_ANALYSIS_FILE, INSIGHT_REPORT_FILE, PRODUCT_BACKLOG_FILE } from './artifact-schemas.js';
-import {
-  buildFeedbackAnalysis,
-  buildFinalAnswer,
-  buildInsightReport,
-  buildProductBacklog,
-  type ArtifactInputs,
-} from './build-artifacts.js';
+import { buildFeedbackAnalysis, buildFinalAnswer, buildInsightReport, buildProductBacklog, type ArtifactInputs } from './build-artifacts.js';
 
 /** Above this many rows the procedure asks the compute skill for a profile, when the tool is offered. */
 export const COMPUTE_SKILL_THRESHOLD = 5_000;
 export const EXECUTE_SKILL_TOOL = 'execute_skill';
 export const CSV_PROFILE_SKILL = 'csv_profile';
 const MAX_FAILURES = 2;
-
 
 /**
  * Ends the run as failed, with the tool's own diagnosis as the run's: no final answer is given,
@@ -32,7 +25,8 @@ function giveUp(what: string, r: SeenToolResult[], code = 'analysis_failed'): Mo
   const hint = typeof last?.data?.hint === 'string' ? ` (${last.data.hint})` : '';
   // said once, in the user's terms: the file is unusable, or which step stopped the analysis and why
   const tries = r.length > 1 ? ` (${r.length} tries)` : '';
-  const message = code === 'input_unusable' ? `The feedback file cannot be analysed: ${why}${hint}` : `The analysis stopped while ${what}${tries}: ${why}${hint}`;
+  const message =
+    code === 'input_unusable' ? `The feedback file cannot be analysed: ${why}${hint}` : `The analysis stopped while ${what}${tries}: ${why}${hint}`;
   return { error: { code, message, retryable: false } };
 }
 
@@ -101,7 +95,12 @@ export const feedbackLensOfflineProcedure: OfflineProcedure = (state): ModelTurn
     const f = failures(results, 'feedback_stats');
     if (f.length >= MAX_FAILURES) return giveUp('computing statistics', f);
     return {
-      reasoning: step('stats', segment ? `sentiment, themes and priorities over the rows whose ${segment.column} is ${segment.values.join(' or ')}, the segment the goal names.` : 'sentiment, themes and priorities over all rows.'),
+      reasoning: step(
+        'stats',
+        segment
+          ? `sentiment, themes and priorities over the rows whose ${segment.column} is ${segment.values.join(' or ')}, the segment the goal names.`
+          : 'sentiment, themes and priorities over all rows.',
+      ),
       toolCalls: [call('feedback_stats', segment ? { segment } : {})],
     };
   }
@@ -140,8 +139,18 @@ export const feedbackLensOfflineProcedure: OfflineProcedure = (state): ModelTurn
 
   // 2–4. Write the three artifacts, one per turn, in plan order.
   const steps: Array<{ path: string; tool: string; args: () => unknown; why: string }> = [
-    { path: FEEDBACK_ANALYSIS_FILE, tool: 'write_json_artifact', args: () => ({ path: FEEDBACK_ANALYSIS_FILE, content: analysis }), why: step('analysis', 'write the structured analysis.') },
-    { path: PRODUCT_BACKLOG_FILE, tool: 'write_json_artifact', args: () => ({ path: PRODUCT_BACKLOG_FILE, content: backlog }), why: step('backlog', 'write the prioritised backlog.') },
+    {
+      path: FEEDBACK_ANALYSIS_FILE,
+      tool: 'write_json_artifact',
+      args: () => ({ path: FEEDBACK_ANALYSIS_FILE, content: analysis }),
+      why: step('analysis', 'write the structured analysis.'),
+    },
+    {
+      path: PRODUCT_BACKLOG_FILE,
+      tool: 'write_json_artifact',
+      args: () => ({ path: PRODUCT_BACKLOG_FILE, content: backlog }),
+      why: step('backlog', 'write the prioritised backlog.'),
+    },
     {
       path: INSIGHT_REPORT_FILE,
       tool: 'write_markdown_artifact',
@@ -174,7 +183,13 @@ export const feedbackLensOfflineProcedure: OfflineProcedure = (state): ModelTurn
 feedbackLensOfflineProcedure.summarize = (turns) => summarizeToolResults(turns, keepForLater);
 
 function keepForLater(r: SeenToolResult): SeenToolResult | null {
-  const slim = (data: Record<string, unknown> | null, args: unknown = r.args): SeenToolResult => ({ name: r.name, ok: r.ok, data, content: r.ok ? '' : r.content.slice(0, 500), args });
+  const slim = (data: Record<string, unknown> | null, args: unknown = r.args): SeenToolResult => ({
+    name: r.name,
+    ok: r.ok,
+    data,
+    content: r.ok ? '' : r.content.slice(0, 500),
+    args,
+  });
   switch (r.name) {
     case 'read_feedback_csv': {
       if (!r.data) return slim(null);

@@ -24,7 +24,10 @@ async function evidenceIssues(ctx: ValidationContext<unknown>, check: string): P
     if (parsed.ok) docs.push({ file, value: parsed.value });
   }
   if (docs.length === 0) return [];
-  const index = await lookupEvidence(ctx.workspace, docs.flatMap((d) => [...citedIds(d.value)]));
+  const index = await lookupEvidence(
+    ctx.workspace,
+    docs.flatMap((d) => [...citedIds(d.value)]),
+  );
   if (typeof index === 'string') return [{ check, path: `runtime/${EVIDENCE_INDEX_FILE}`, message: index }];
   return docs.flatMap((d) => checkEvidence(d.file, d.value, index)).filter((i) => i.check === check);
 }

@@ -28,7 +28,10 @@ export const fileSummaryOfflineProcedure: OfflineProcedure = (state): ModelTurn 
     if (f.length >= 2) return { text: `I could not write summary.md: ${String(f[f.length - 1].data?.detail ?? f[f.length - 1].content).slice(0, 500)}` };
     // a retry after a length rejection asks for fewer sentences
     const s = f.length === 0 ? summary : summarise(text, { maxSentences: 3, maxKeyPoints: 3 });
-    return { reasoning: 'Write the summary with its required sections.', toolCalls: [{ name: 'write_summary', args: { content: buildSummaryMarkdown(path, s) } }] };
+    return {
+      reasoning: 'Write the summary with its required sections.',
+      toolCalls: [{ name: 'write_summary', args: { content: buildSummaryMarkdown(path, s) } }],
+    };
   }
   const truncated = typeof last.next_offset === 'number' ? ` (first ${MAX_SLICES} slices of a longer file)` : '';
   return { text: `Summary of ${path}${truncated}, written to summary.md:\n\n${summary.summary.join(' ')}` };

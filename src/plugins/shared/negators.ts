@@ -19,7 +19,10 @@ export interface Negation {
 }
 
 const BUILDERS: Record<string, () => Negation> = {
-  en: () => ({ words: new Set(['not', 'no', 'never', 'nothing', 'nobody', 'none', 'cannot', "don't", "doesn't", "didn't", "isn't", "won't", "can't"]), after: false }),
+  en: () => ({
+    words: new Set(['not', 'no', 'never', 'nothing', 'nobody', 'none', 'cannot', "don't", "doesn't", "didn't", "isn't", "won't", "can't"]),
+    after: false,
+  }),
   es: () => ({ words: new Set(nlpNegations('@nlpjs/lang-es', 'SentimentEs')), after: false }),
   pt: () => ({ words: new Set(nlpNegations('@nlpjs/lang-pt', 'SentimentPt')), after: false }),
   de: () => ({ words: new Set(nlpNegations('@nlpjs/lang-de', 'SentimentDe')), after: false }),
@@ -28,7 +31,32 @@ const BUILDERS: Record<string, () => Negation> = {
   // HowNet's negation words (知网 否定词; 休 left out, it mostly means "rest"), their common
   // compounds, and the traditional forms
   zh: () => ({
-    words: new Set(['不', '没', '没有', '无', '非', '未', '别', '莫', '勿', '甭', '不是', '不要', '不可', '不能', '不会', '没法', '无法', '毫无', '从不', '並非', '沒', '沒有', '無', '無法']),
+    words: new Set([
+      '不',
+      '没',
+      '没有',
+      '无',
+      '非',
+      '未',
+      '别',
+      '莫',
+      '勿',
+      '甭',
+      '不是',
+      '不要',
+      '不可',
+      '不能',
+      '不会',
+      '没法',
+      '无法',
+      '毫无',
+      '从不',
+      '並非',
+      '沒',
+      '沒有',
+      '無',
+      '無法',
+    ]),
     after: false,
   }),
   // the auxiliary negation of Japanese grammar: plain, adverbial, past and polite forms, classical ず/ぬ

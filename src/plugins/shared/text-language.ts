@@ -17,8 +17,25 @@ export interface CorpusLanguage {
 
 // franc's ISO 639-3 codes for the languages Runtrail has stop words for, mapped to ISO 639-1
 const FRANC_TO_ISO1: Record<string, string> = {
-  eng: 'en', spa: 'es', fra: 'fr', deu: 'de', por: 'pt', ita: 'it', nld: 'nl', vie: 'vi', ind: 'id',
-  tur: 'tr', pol: 'pl', swe: 'sv', dan: 'da', nob: 'no', fin: 'fi', ces: 'cs', ron: 'ro', hun: 'hu', cat: 'ca',
+  eng: 'en',
+  spa: 'es',
+  fra: 'fr',
+  deu: 'de',
+  por: 'pt',
+  ita: 'it',
+  nld: 'nl',
+  vie: 'vi',
+  ind: 'id',
+  tur: 'tr',
+  pol: 'pl',
+  swe: 'sv',
+  dan: 'da',
+  nob: 'no',
+  fin: 'fi',
+  ces: 'cs',
+  ron: 'ro',
+  hun: 'hu',
+  cat: 'ca',
 };
 const FRANC_ONLY = Object.keys(FRANC_TO_ISO1);
 

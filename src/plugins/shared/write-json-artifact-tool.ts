@@ -7,9 +7,7 @@ import { errorResult, okResult } from './tool-result.js';
 
 export const writeJsonArtifactArgs = z.object({
   path: z.string().min(1).max(200).describe('file name under artifacts/, ending in .json, e.g. feedback_analysis.json'),
-  content: z
-    .union([z.string().max(5_000_000), z.record(z.string(), z.unknown())])
-    .describe('the JSON document, as an object or as a JSON string'),
+  content: z.union([z.string().max(5_000_000), z.record(z.string(), z.unknown())]).describe('the JSON document, as an object or as a JSON string'),
 });
 export type WriteJsonArtifactArgs = z.infer<typeof writeJsonArtifactArgs>;
 
@@ -35,7 +33,12 @@ export function createWriteJsonArtifactTool(o: WriteJsonArtifactOptions): ToolDe
         try {
           value = JSON.parse(args.content);
         } catch (e) {
-          return errorResult('invalid_json', `${args.path}: content is not valid JSON: ${(e as Error).message}`, '', 'pass the document as an object, or a valid JSON string');
+          return errorResult(
+            'invalid_json',
+            `${args.path}: content is not valid JSON: ${(e as Error).message}`,
+            '',
+            'pass the document as an object, or a valid JSON string',
+          );
         }
       }
       const contract = findContract(o.contracts, args.path);

@@ -54,7 +54,8 @@ export const shellTaskOfflineProcedure: OfflineProcedure = (state): ModelTurn =>
     const ended = mine.some((r) => parseExitLine(r.content));
     const logged = mine.some((r) => (r.args as { action?: string }).action === 'log' && r.ok);
     if (!ended) {
-      if (mine.length >= MAX_POLLS) return { reasoning: 'The command is still silent after an hour; stopping it.', toolCalls: [{ name: 'process', args: { action: 'kill', sessionId } }] };
+      if (mine.length >= MAX_POLLS)
+        return { reasoning: 'The command is still silent after an hour; stopping it.', toolCalls: [{ name: 'process', args: { action: 'kill', sessionId } }] };
       return {
         reasoning: `Step 1: the command runs in the background (${sessionId}); waiting for it.`,
         // polls are `repeatable`: the loop's repeated-call guard does not count them
@@ -62,7 +63,10 @@ export const shellTaskOfflineProcedure: OfflineProcedure = (state): ModelTurn =>
       };
     }
     if (!logged) {
-      return { reasoning: 'Step 1: it has exited; reading the end of its output.', toolCalls: [{ name: 'process', args: { action: 'log', sessionId, limit: 40 } }] };
+      return {
+        reasoning: 'Step 1: it has exited; reading the end of its output.',
+        toolCalls: [{ name: 'process', args: { action: 'log', sessionId, limit: 40 } }],
+      };
     }
   }
   const outcome = outcomeSoFar(input, results);

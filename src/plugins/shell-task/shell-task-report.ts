@@ -72,9 +72,7 @@ export function buildShellTaskReport(o: ShellTaskOutcome): string {
     '',
     '## Output',
     '',
-    tail.text === ''
-      ? '(no output)'
-      : [`${tail.cut ? `Last ${tail.lines} lines` : 'Complete output'}:`, '', `${outFence}text`, tail.text, outFence].join('\n'),
+    tail.text === '' ? '(no output)' : [`${tail.cut ? `Last ${tail.lines} lines` : 'Complete output'}:`, '', `${outFence}text`, tail.text, outFence].join('\n'),
     '',
   ].join('\n');
 }

@@ -13,7 +13,16 @@ import { setMaxListeners } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { backoffDelay, sleep } from '../../channels/backoff.js';
-import type { ChannelConnection, ChannelContext, ChatAddress, ChatType, InboundFile, InboundMessage, InboundPress, PressAnswer } from '../../channels/channel-types.js';
+import type {
+  ChannelConnection,
+  ChannelContext,
+  ChatAddress,
+  ChatType,
+  InboundFile,
+  InboundMessage,
+  InboundPress,
+  PressAnswer,
+} from '../../channels/channel-types.js';
 import { sendWithRetry, type RetryPolicy } from '../../channels/send-retry.js';
 import type { ConfiguredChannel } from '../../extensions/channel-config.js';
 import type { Agent } from '../../runtime/agent.js';
@@ -205,7 +214,9 @@ export class ChannelHost {
     await saved;
     const conversationId = conversationOf(lc.cfg.name, msg.to);
     const prev = lc.chains.get(conversationId) ?? Promise.resolve();
-    const next = prev.then(() => this.handle(lc, msg, conversationId)).catch((e: unknown) => this.fail(lc, `a message could not be handled: ${(e as Error)?.message ?? String(e)}`));
+    const next = prev
+      .then(() => this.handle(lc, msg, conversationId))
+      .catch((e: unknown) => this.fail(lc, `a message could not be handled: ${(e as Error)?.message ?? String(e)}`));
     lc.chains.set(conversationId, next);
     void next.finally(() => {
       if (lc.chains.get(conversationId) === next) lc.chains.delete(conversationId);
@@ -264,7 +275,13 @@ export class ChannelHost {
     const senderOk = lc.cfg.policy.allowFrom.includes(msg.sender.id);
     const why = senderOk ? `this group (${msg.to.chat}) is not in allow_from` : `your id (${msg.sender.id}) is not in allow_from`;
     this.log(lc.cfg.name, `refused a message from ${msg.sender.id} in ${msg.to.chat}: ${why}`);
-    await this.say(lc, msg.to, `Sorry, this bot does not take requests from you: ${why}. Ask whoever runs it to add the id to ${lc.cfg.file}.`, msg.messageId, msg.deliveryId);
+    await this.say(
+      lc,
+      msg.to,
+      `Sorry, this bot does not take requests from you: ${why}. Ask whoever runs it to add the id to ${lc.cfg.file}.`,
+      msg.messageId,
+      msg.deliveryId,
+    );
   }
 
   /** The files sent with a message, in the upload folder; a string says why they could not be taken. */
@@ -284,7 +301,8 @@ export class ChannelHost {
   }
 
   private async takeFile(f: InboundFile, dir: string, limit: number): Promise<{ path: string; name: string } | string> {
-    if (f.bytes !== undefined && f.bytes > limit) return `${f.name} is larger than the ${Math.round(limit / 1024 / 1024)} MB a file may be; nothing was started.`;
+    if (f.bytes !== undefined && f.bytes > limit)
+      return `${f.name} is larger than the ${Math.round(limit / 1024 / 1024)} MB a file may be; nothing was started.`;
     let bytes: Uint8Array;
     try {
       bytes = await f.download();
@@ -304,11 +322,14 @@ export class ChannelHost {
     if (!conn) return;
     const parts = splitReply(text, conn.textLimit);
     for (let i = 0; i < parts.length; i++) {
-      const out = await sendWithRetry(() => conn.send(to, { text: parts[i] }, { key: `${deliveryId}:${i}`.slice(-50), ...(i === 0 && replyTo ? { replyTo } : {}) }), {
-        repeatable: conn.sendsAreKeyed,
-        signal: lc.abort.signal,
-        ...(this.o.policy ? { policy: this.o.policy } : {}),
-      });
+      const out = await sendWithRetry(
+        () => conn.send(to, { text: parts[i] }, { key: `${deliveryId}:${i}`.slice(-50), ...(i === 0 && replyTo ? { replyTo } : {}) }),
+        {
+          repeatable: conn.sendsAreKeyed,
+          signal: lc.abort.signal,
+          ...(this.o.policy ? { policy: this.o.policy } : {}),
+        },
+      );
       lc.counters.retries += out.retried.length;
       if (out.result.ok) {
         lc.counters.messagesOut++;
@@ -347,7 +368,14 @@ export class ChannelHost {
   }
 
   /** Streams a run's reply into a chat (once per run and chat, also across restarts). */
-  private async follow(lc: LiveChannel, runId: string, to: ChatAddress, chatType: ChatType, replyTo: string | undefined, mode: 'live' | 'final' = 'live'): Promise<DeliveryLog> {
+  private async follow(
+    lc: LiveChannel,
+    runId: string,
+    to: ChatAddress,
+    chatType: ChatType,
+    replyTo: string | undefined,
+    mode: 'live' | 'final' = 'live',
+  ): Promise<DeliveryLog> {
     const log = await DeliveryLog.open(lc.deliveriesDir, { run_id: runId, to, chat_type: chatType, mode, ...(replyTo ? { reply_to: replyTo } : {}) });
     this.drive(lc, log);
     return log;

@@ -18,7 +18,9 @@ export async function checkChannels(channels: readonly ConfiguredChannel[], time
       if (!c.definition.check) return { name, status: 'ok', detail: `${c.type}: configured (this channel type has no check)` };
       try {
         const r = await c.definition.check(c.config, AbortSignal.timeout(timeoutMs));
-        return r.ok ? { name, status: 'ok', detail: mask.mask(`${c.type}: ${r.detail}`) } : { name, status: 'fail', detail: mask.mask(`${c.type}: ${r.error}`) };
+        return r.ok
+          ? { name, status: 'ok', detail: mask.mask(`${c.type}: ${r.detail}`) }
+          : { name, status: 'fail', detail: mask.mask(`${c.type}: ${r.error}`) };
       } catch (e) {
         return { name, status: 'fail', detail: mask.mask(`${c.type}: ${(e as Error)?.message ?? String(e)}`) };
       }

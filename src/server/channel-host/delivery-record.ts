@@ -46,7 +46,10 @@ export class DeliveryLog {
   ) {}
 
   static fileFor(dir: string, runId: string, to: ChatAddress): string {
-    const where = createHash('sha256').update(`${to.chat}\n${to.thread ?? ''}`).digest('hex').slice(0, 12);
+    const where = createHash('sha256')
+      .update(`${to.chat}\n${to.thread ?? ''}`)
+      .digest('hex')
+      .slice(0, 12);
     return join(dir, `${runId}.${where}.json`);
   }
 

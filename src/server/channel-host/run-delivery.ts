@@ -52,7 +52,9 @@ export function approvalText(runId: string, a: StepApproval): string {
 
 export function decidedText(runId: string, a: StepApproval): string {
   const who = a.who ?? a.by ?? 'someone';
-  return a.status === 'approved' ? `✅ ${a.tool} approved by ${who} (run ${runId}).` : `⛔ ${a.tool} denied by ${who}${a.reason ? `: ${a.reason}` : ''} (run ${runId}).`;
+  return a.status === 'approved'
+    ? `✅ ${a.tool} approved by ${who} (run ${runId}).`
+    : `⛔ ${a.tool} denied by ${who}${a.reason ? `: ${a.reason}` : ''} (run ${runId}).`;
 }
 
 /** The documents a chat gets as files: those the manifest says are for the user and not confidential. */
@@ -80,7 +82,10 @@ export class RunDelivery {
 
   /** A key the service can de-duplicate by (Feishu's uuid takes at most 50 characters). */
   private serviceKey(key: string): string {
-    return createHash('sha256').update(`${this.rec.run_id}|${this.rec.to.chat}|${this.rec.to.thread ?? ''}|${key}`).digest('hex').slice(0, 32);
+    return createHash('sha256')
+      .update(`${this.rec.run_id}|${this.rec.to.chat}|${this.rec.to.thread ?? ''}|${key}`)
+      .digest('hex')
+      .slice(0, 32);
   }
 
   private async retried(call: () => Promise<SendResult>, repeatable: boolean, what: string, kind: 'send' | 'edit'): Promise<RetryOutcome> {
@@ -92,7 +97,9 @@ export class RunDelivery {
     } else if (!this.d.signal.aborted) {
       this.d.counters.failures++;
       this.d.counters.lastError = `${what}: ${out.result.failure.message}`;
-      this.d.report(`${what} for run ${this.rec.run_id} failed${out.mayHaveLanded ? ' (it may have reached the chat; not sent again)' : ''}: ${out.result.failure.message}`);
+      this.d.report(
+        `${what} for run ${this.rec.run_id} failed${out.mayHaveLanded ? ' (it may have reached the chat; not sent again)' : ''}: ${out.result.failure.message}`,
+      );
     }
     return out;
   }
@@ -137,7 +144,9 @@ export class RunDelivery {
   private async startPreview(): Promise<void> {
     const { conn } = this.d;
     const to = this.rec.to;
-    const id = await this.sendOnce('preview', 'posting the preview', (key) => conn.send(to, { text: this.preview.statusLine() }, { key, ...(this.rec.reply_to ? { replyTo: this.rec.reply_to } : {}) }));
+    const id = await this.sendOnce('preview', 'posting the preview', (key) =>
+      conn.send(to, { text: this.preview.statusLine() }, { key, ...(this.rec.reply_to ? { replyTo: this.rec.reply_to } : {}) }),
+    );
     if (!id) return;
     this.throttle = new EditThrottle(
       {
@@ -160,12 +169,19 @@ export class RunDelivery {
     if (a.status === 'pending') {
       // history holds approvals decided since: only one still waiting gets buttons
       if (!(service.pendingApprovals?.(this.rec.run_id) ?? []).some((p) => p.id === a.id)) return;
-      await this.sendOnce(key, 'asking for an approval', (k) => conn.send(this.rec.to, { text: approvalText(this.rec.run_id, a), buttons: approvalButtons(a) }, { key: k }));
+      await this.sendOnce(key, 'asking for an approval', (k) =>
+        conn.send(this.rec.to, { text: approvalText(this.rec.run_id, a), buttons: approvalButtons(a) }, { key: k }),
+      );
       return;
     }
     const messageId = this.d.log.sentUnder(key);
     if (!messageId || this.d.log.sentUnder(`${key}:decided`) !== undefined) return;
-    const out = await this.retried(() => conn.edit(this.rec.to, messageId, { text: decidedText(this.rec.run_id, a), buttons: [] }), true, 'closing an approval', 'edit');
+    const out = await this.retried(
+      () => conn.edit(this.rec.to, messageId, { text: decidedText(this.rec.run_id, a), buttons: [] }),
+      true,
+      'closing an approval',
+      'edit',
+    );
     if (out.result.ok) await this.d.log.mark(`${key}:decided`, messageId);
   }
 
@@ -196,7 +212,9 @@ export class RunDelivery {
         }
         // the preview cannot be edited (deleted, too old): the first part goes as a message of its own
       }
-      const sent = await this.sendOnce(key, `sending part ${i + 1} of ${parts.length}`, (k) => conn.send(this.rec.to, { text: parts[i] }, { key: k, ...(i === 0 && this.rec.reply_to ? { replyTo: this.rec.reply_to } : {}) }));
+      const sent = await this.sendOnce(key, `sending part ${i + 1} of ${parts.length}`, (k) =>
+        conn.send(this.rec.to, { text: parts[i] }, { key: k, ...(i === 0 && this.rec.reply_to ? { replyTo: this.rec.reply_to } : {}) }),
+      );
       if (sent === false) return; // later parts wait, so the answer never arrives out of order
     }
   }

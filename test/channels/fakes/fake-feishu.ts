@@ -25,7 +25,10 @@ export interface FsMessage {
   msg_type: string;
   /** the card's markdown, or a file's name */
   text: string;
-  card?: { config?: { update_multi?: boolean }; elements: Array<{ tag: string; content?: string; actions?: Array<{ text: { content: string }; type: string; value: Record<string, unknown> }> }> };
+  card?: {
+    config?: { update_multi?: boolean };
+    elements: Array<{ tag: string; content?: string; actions?: Array<{ text: { content: string }; type: string; value: Record<string, unknown> }> }>;
+  };
   reply_to?: string;
   in_thread?: boolean;
   uuid?: string;
@@ -157,7 +160,16 @@ export class FakeFeishu {
       const type = f.headers.find((h) => h.key === 'type')?.value;
       if (f.method === 0 && type === 'ping') {
         this.pinged.add(ws);
-        ws.send(encodeFrame({ SeqID: 0, LogID: 0, service: f.service, method: 0, headers: [{ key: 'type', value: 'pong' }], payload: Buffer.from(JSON.stringify({ PingInterval: 120, ReconnectCount: -1, ReconnectInterval: 1, ReconnectNonce: 0 })) }));
+        ws.send(
+          encodeFrame({
+            SeqID: 0,
+            LogID: 0,
+            service: f.service,
+            method: 0,
+            headers: [{ key: 'type', value: 'pong' }],
+            payload: Buffer.from(JSON.stringify({ PingInterval: 120, ReconnectCount: -1, ReconnectInterval: 1, ReconnectNonce: 0 })),
+          }),
+        );
         return;
       }
       const id = f.headers.find((h) => h.key === 'message_id')?.value;
@@ -168,16 +180,46 @@ export class FakeFeishu {
   /** Pushes one event (schema 2.0) down the long connection; returns the frame's message_id. */
   push(eventType: string, event: unknown, eventId = `ev_${++this.seq}`): string {
     const frameId = `frame_${++this.seq}`;
-    const payload = Buffer.from(JSON.stringify({ schema: '2.0', header: { event_id: eventId, event_type: eventType, create_time: String(Date.now()), token: '', app_id: this.appId, tenant_key: 'tk' }, event }));
-    const frame = encodeFrame({ SeqID: 0, LogID: 0, service: 33, method: 1, headers: [{ key: 'type', value: 'event' }, { key: 'message_id', value: frameId }, { key: 'sum', value: '1' }, { key: 'seq', value: '0' }, { key: 'trace_id', value: `tr_${this.seq}` }], payload });
+    const payload = Buffer.from(
+      JSON.stringify({
+        schema: '2.0',
+        header: { event_id: eventId, event_type: eventType, create_time: String(Date.now()), token: '', app_id: this.appId, tenant_key: 'tk' },
+        event,
+      }),
+    );
+    const frame = encodeFrame({
+      SeqID: 0,
+      LogID: 0,
+      service: 33,
+      method: 1,
+      headers: [
+        { key: 'type', value: 'event' },
+        { key: 'message_id', value: frameId },
+        { key: 'sum', value: '1' },
+        { key: 'seq', value: '0' },
+        { key: 'trace_id', value: `tr_${this.seq}` },
+      ],
+      payload,
+    });
     for (const ws of this.http.open) ws.send(frame);
     return frameId;
   }
 
   /** A person writes (text, or a file); in a group `mention` @-mentions the bot. */
-  userMessage(o: { chat: string; user: string; text?: string; group?: boolean; mention?: boolean; parentId?: string; file?: { name: string; content: string }; eventId?: string }): { event_id: string; message_id: string; event: unknown } {
+  userMessage(o: {
+    chat: string;
+    user: string;
+    text?: string;
+    group?: boolean;
+    mention?: boolean;
+    parentId?: string;
+    file?: { name: string; content: string };
+    eventId?: string;
+  }): { event_id: string; message_id: string; event: unknown } {
     const message_id = `om_user_${++this.seq}`;
-    const mentions = o.mention ? [{ key: '@_user_1', id: { open_id: this.botOpenId, user_id: 'bot', union_id: 'on_bot' }, name: 'Runtrail', tenant_key: 'tk' }] : [];
+    const mentions = o.mention
+      ? [{ key: '@_user_1', id: { open_id: this.botOpenId, user_id: 'bot', union_id: 'on_bot' }, name: 'Runtrail', tenant_key: 'tk' }]
+      : [];
     let message_type = 'text';
     let content = JSON.stringify({ text: `${o.mention ? '@_user_1 ' : ''}${o.text ?? ''}` });
     if (o.file) {
@@ -188,7 +230,16 @@ export class FakeFeishu {
     }
     const event = {
       sender: { sender_id: { open_id: o.user, user_id: o.user.replace('ou_', ''), union_id: `on_${o.user}` }, sender_type: 'user', tenant_key: 'tk' },
-      message: { message_id, ...(o.parentId ? { parent_id: o.parentId, root_id: o.parentId } : {}), create_time: String(Date.now()), chat_id: o.chat, chat_type: o.group ? 'group' : 'p2p', message_type, content, mentions },
+      message: {
+        message_id,
+        ...(o.parentId ? { parent_id: o.parentId, root_id: o.parentId } : {}),
+        create_time: String(Date.now()),
+        chat_id: o.chat,
+        chat_type: o.group ? 'group' : 'p2p',
+        message_type,
+        content,
+        mentions,
+      },
     };
     const event_id = o.eventId ?? `ev_${++this.seq}`;
     this.userChats.set(message_id, o.chat);
@@ -198,7 +249,13 @@ export class FakeFeishu {
 
   /** A person presses a card button; returns the frame id (its answer, a toast, lands in `answers`). */
   press(o: { user: string; message: FsMessage; value: unknown }): string {
-    return this.push('card.action.trigger', { operator: { tenant_key: 'tk', open_id: o.user, user_id: o.user }, token: 'c-token', action: { tag: 'button', value: o.value }, host: 'im_message', context: { open_message_id: o.message.message_id, open_chat_id: o.message.chat_id } });
+    return this.push('card.action.trigger', {
+      operator: { tenant_key: 'tk', open_id: o.user, user_id: o.user },
+      token: 'c-token',
+      action: { tag: 'button', value: o.value },
+      host: 'im_message',
+      context: { open_message_id: o.message.message_id, open_chat_id: o.message.chat_id },
+    });
   }
 
   inChat(chat: string): FsMessage[] {
@@ -221,7 +278,15 @@ export class FakeFeishu {
     if (had) return had;
     const msgType = String(body.msg_type);
     const content = String(body.content ?? '');
-    const msg: FsMessage = { message_id: `om_bot_${++this.seq}`, chat_id: chat, msg_type: msgType, text: '', updates: 0, ...(uuid ? { uuid } : {}), ...(replyTo ? { reply_to: replyTo, in_thread: body.reply_in_thread === true } : {}) };
+    const msg: FsMessage = {
+      message_id: `om_bot_${++this.seq}`,
+      chat_id: chat,
+      msg_type: msgType,
+      text: '',
+      updates: 0,
+      ...(uuid ? { uuid } : {}),
+      ...(replyTo ? { reply_to: replyTo, in_thread: body.reply_in_thread === true } : {}),
+    };
     if (msgType === 'interactive') {
       if (Buffer.byteLength(JSON.stringify(body)) > 30 * 1024) return { code: 230025, msg: 'The message content exceeds the length limit' };
       msg.card = JSON.parse(content) as FsMessage['card'];
@@ -256,17 +321,31 @@ export class FakeFeishu {
       const [m, prefix] = route.split(' ');
       return m === method && url.pathname.startsWith(prefix);
     });
-    if (f) return this.send(res, f.status, { code: f.code ?? (f.status === 429 ? 99991400 : 1000), msg: f.status === 429 ? 'request trigger frequency limit' : 'internal error' }, f.reset !== undefined ? { 'x-ogw-ratelimit-limit': '5', 'x-ogw-ratelimit-reset': String(f.reset) } : {});
+    if (f)
+      return this.send(
+        res,
+        f.status,
+        { code: f.code ?? (f.status === 429 ? 99991400 : 1000), msg: f.status === 429 ? 'request trigger frequency limit' : 'internal error' },
+        f.reset !== undefined ? { 'x-ogw-ratelimit-limit': '5', 'x-ogw-ratelimit-reset': String(f.reset) } : {},
+      );
     if (url.pathname === '/callback/ws/endpoint') {
       if (body.AppID !== this.appId || body.AppSecret !== this.appSecret) return this.send(res, 200, { code: 514, msg: 'auth failed' });
-      return this.send(res, 200, { code: 0, msg: 'ok', data: { URL: `${this.url.replace('http', 'ws')}/ws?device_id=d1&service_id=33`, ClientConfig: { PingInterval: 120, ReconnectCount: -1, ReconnectInterval: 1, ReconnectNonce: 0 } } });
+      return this.send(res, 200, {
+        code: 0,
+        msg: 'ok',
+        data: {
+          URL: `${this.url.replace('http', 'ws')}/ws?device_id=d1&service_id=33`,
+          ClientConfig: { PingInterval: 120, ReconnectCount: -1, ReconnectInterval: 1, ReconnectNonce: 0 },
+        },
+      });
     }
     if (url.pathname === '/open-apis/auth/v3/tenant_access_token/internal') {
       if (body.app_id !== this.appId || body.app_secret !== this.appSecret) return this.send(res, 200, { code: 10014, msg: 'app secret invalid' });
       return this.send(res, 200, { code: 0, msg: 'ok', tenant_access_token: this.token, expire: 7200 });
     }
     if (req.headers.authorization !== `Bearer ${this.token}`) return this.send(res, 400, { code: 99991663, msg: 'Invalid access token for authorization' });
-    if (url.pathname === '/open-apis/bot/v3/info') return this.send(res, 200, { code: 0, msg: 'ok', bot: { activate_status: 2, app_name: 'Runtrail', open_id: this.botOpenId } });
+    if (url.pathname === '/open-apis/bot/v3/info')
+      return this.send(res, 200, { code: 0, msg: 'ok', bot: { activate_status: 2, app_name: 'Runtrail', open_id: this.botOpenId } });
     if (url.pathname === '/open-apis/im/v1/files' && method === 'POST') {
       if (!upload) return this.send(res, 200, { code: 234001, msg: 'no file' });
       const file_key = `file_v3_${++this.seq}`;
@@ -274,9 +353,12 @@ export class FakeFeishu {
       return this.send(res, 200, { code: 0, msg: 'success', data: { file_key } });
     }
     if (url.pathname === '/open-apis/im/v1/messages' && method === 'POST') {
-      if (url.searchParams.get('receive_id_type') !== 'chat_id') return this.send(res, 400, { code: 99992402, msg: 'field validation failed: receive_id_type' });
+      if (url.searchParams.get('receive_id_type') !== 'chat_id')
+        return this.send(res, 400, { code: 99992402, msg: 'field validation failed: receive_id_type' });
       const r = this.post(body, String(body.receive_id));
-      return 'code' in r ? this.send(res, 200, r) : this.send(res, 200, { code: 0, msg: 'success', data: { message_id: r.message_id, chat_id: r.chat_id, msg_type: r.msg_type } });
+      return 'code' in r
+        ? this.send(res, 200, r)
+        : this.send(res, 200, { code: 0, msg: 'success', data: { message_id: r.message_id, chat_id: r.chat_id, msg_type: r.msg_type } });
     }
     const reply = /^\/open-apis\/im\/v1\/messages\/([^/]+)\/reply$/.exec(url.pathname);
     if (reply && method === 'POST') {

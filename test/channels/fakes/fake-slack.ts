@@ -83,16 +83,40 @@ export class FakeSlack {
 
   private envelope(type: string, payload: unknown, envelopeId?: string): string {
     const id = envelopeId ?? `env-${++this.seq}`;
-    const body = JSON.stringify({ envelope_id: id, type, payload, accepts_response_payload: false, ...(type === 'events_api' ? { retry_attempt: 0, retry_reason: '' } : {}) });
+    const body = JSON.stringify({
+      envelope_id: id,
+      type,
+      payload,
+      accepts_response_payload: false,
+      ...(type === 'events_api' ? { retry_attempt: 0, retry_reason: '' } : {}),
+    });
     for (const ws of this.http.open) ws.send(body);
     return id;
   }
 
   /** A person writes; `mention` makes it an app_mention in a channel. Returns the event (to deliver it again). */
-  userMessage(o: { channel: string; user: string; text: string; thread_ts?: string; mention?: boolean; im?: boolean; file?: { name: string; content: string }; eventId?: string; ts?: string }): { event_id: string; ts: string; event: Record<string, unknown> } {
+  userMessage(o: {
+    channel: string;
+    user: string;
+    text: string;
+    thread_ts?: string;
+    mention?: boolean;
+    im?: boolean;
+    file?: { name: string; content: string };
+    eventId?: string;
+    ts?: string;
+  }): { event_id: string; ts: string; event: Record<string, unknown> } {
     const ts = o.ts ?? this.nextTs();
     const text = o.mention ? `<@${this.botUserId}> ${o.text}` : o.text;
-    const event: Record<string, unknown> = { type: o.mention ? 'app_mention' : 'message', channel: o.channel, channel_type: o.im ? 'im' : 'channel', user: o.user, text, ts, ...(o.thread_ts ? { thread_ts: o.thread_ts } : {}) };
+    const event: Record<string, unknown> = {
+      type: o.mention ? 'app_mention' : 'message',
+      channel: o.channel,
+      channel_type: o.im ? 'im' : 'channel',
+      user: o.user,
+      text,
+      ts,
+      ...(o.thread_ts ? { thread_ts: o.thread_ts } : {}),
+    };
     if (o.file) {
       const id = `F${++this.seq}`;
       this.files.set(id, Buffer.from(o.file.content));
@@ -115,7 +139,12 @@ export class FakeSlack {
       type: 'block_actions',
       user: { id: o.user, username: `user_${o.user}` },
       channel: { id: o.message.channel },
-      container: { type: 'message', channel_id: o.message.channel, message_ts: o.message.ts, ...(o.message.thread_ts ? { thread_ts: o.message.thread_ts } : {}) },
+      container: {
+        type: 'message',
+        channel_id: o.message.channel,
+        message_ts: o.message.ts,
+        ...(o.message.thread_ts ? { thread_ts: o.message.thread_ts } : {}),
+      },
       message: { ts: o.message.ts, ...(o.message.thread_ts ? { thread_ts: o.message.thread_ts } : {}), text: o.message.text },
       actions: [{ type: 'button', action_id: 'runtrail_0_0', value: o.value, action_ts: `${Date.now() / 1000}` }],
     });
@@ -175,19 +204,40 @@ export class FakeSlack {
     const args = this.args(raw, req.headers['content-type'] ?? '');
     this.calls.push({ method, args, token, at: Date.now() });
     const fault = this.faults.take((k) => k === method);
-    if (fault) return this.send(res, fault.status, { ok: false, error: fault.error ?? (fault.status === 429 ? 'ratelimited' : 'internal_error') }, fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : {});
+    if (fault)
+      return this.send(
+        res,
+        fault.status,
+        { ok: false, error: fault.error ?? (fault.status === 429 ? 'ratelimited' : 'internal_error') },
+        fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : {},
+      );
     const wanted = method === 'apps.connections.open' ? this.appToken : this.botToken;
     if (token !== wanted) return this.send(res, 200, { ok: false, error: 'invalid_auth' });
     switch (method) {
       case 'auth.test':
-        return this.send(res, 200, { ok: true, url: 'https://fake.slack.com/', team: 'Fake Team', user: 'runtrail', team_id: 'T1', user_id: this.botUserId, bot_id: 'B1' });
+        return this.send(res, 200, {
+          ok: true,
+          url: 'https://fake.slack.com/',
+          team: 'Fake Team',
+          user: 'runtrail',
+          team_id: 'T1',
+          user_id: this.botUserId,
+          bot_id: 'B1',
+        });
       case 'apps.connections.open':
         return this.send(res, 200, { ok: true, url: `${this.url.replace('http', 'ws')}/link/?ticket=t${++this.seq}` });
       case 'chat.postMessage': {
         const text = String(args.text ?? '');
         if (!text && !args.blocks) return this.send(res, 200, { ok: false, error: 'no_text' });
         if (text.length > 40_000) return this.send(res, 200, { ok: false, error: 'msg_too_long' });
-        const msg: SlackMessage = { channel: String(args.channel), ts: this.nextTs(), text, edits: 0, ...(args.thread_ts ? { thread_ts: String(args.thread_ts) } : {}), ...(Array.isArray(args.blocks) && args.blocks.length ? { blocks: args.blocks } : {}) };
+        const msg: SlackMessage = {
+          channel: String(args.channel),
+          ts: this.nextTs(),
+          text,
+          edits: 0,
+          ...(args.thread_ts ? { thread_ts: String(args.thread_ts) } : {}),
+          ...(Array.isArray(args.blocks) && args.blocks.length ? { blocks: args.blocks } : {}),
+        };
         this.messages.push(msg);
         return this.send(res, 200, { ok: true, channel: msg.channel, ts: msg.ts, message: { text, ts: msg.ts, user: this.botUserId } });
       }
@@ -216,7 +266,14 @@ export class FakeSlack {
         for (const f of list) {
           const u = this.uploads.get(f.id);
           if (!u?.bytes) return this.send(res, 200, { ok: false, error: 'file_not_found' });
-          this.messages.push({ channel: String(args.channel_id), ts: this.nextTs(), text: '', edits: 0, file: { name: u.name, text: u.bytes.toString('utf8') }, ...(args.thread_ts ? { thread_ts: String(args.thread_ts) } : {}) });
+          this.messages.push({
+            channel: String(args.channel_id),
+            ts: this.nextTs(),
+            text: '',
+            edits: 0,
+            file: { name: u.name, text: u.bytes.toString('utf8') },
+            ...(args.thread_ts ? { thread_ts: String(args.thread_ts) } : {}),
+          });
           done.push({ id: f.id, name: u.name, title: f.title ?? u.name });
         }
         return this.send(res, 200, { ok: true, files: done });

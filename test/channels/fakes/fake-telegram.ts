@@ -95,7 +95,15 @@ export class FakeTelegram {
   }
 
   /** A person writes to the bot. Returns the update (its update_id can be delivered again with `redeliver`). */
-  userMessage(o: { chatId: number; from: number; text?: string; group?: boolean; mention?: boolean; replyTo?: number; document?: { name: string; content: string } }): { update_id: number; message_id: number } {
+  userMessage(o: {
+    chatId: number;
+    from: number;
+    text?: string;
+    group?: boolean;
+    mention?: boolean;
+    replyTo?: number;
+    document?: { name: string; content: string };
+  }): { update_id: number; message_id: number } {
     const message_id = this.nextMessageId++;
     let text = o.text ?? '';
     const entities: unknown[] = [];
@@ -124,7 +132,13 @@ export class FakeTelegram {
     }
     if (o.replyTo !== undefined) {
       const mine = this.chats.get(o.chatId)?.find((m) => m.message_id === o.replyTo);
-      message.reply_to_message = { message_id: o.replyTo, chat: message.chat, date: 0, from: mine ? { id: this.botId, is_bot: true, first_name: 'Bot', username: this.botUsername } : { id: o.from, is_bot: false, first_name: 'x' }, text: mine?.text ?? '' };
+      message.reply_to_message = {
+        message_id: o.replyTo,
+        chat: message.chat,
+        date: 0,
+        from: mine ? { id: this.botId, is_bot: true, first_name: 'Bot', username: this.botUsername } : { id: o.from, is_bot: false, first_name: 'x' },
+        text: mine?.text ?? '',
+      };
     }
     const update_id = this.push({ message });
     return { update_id, message_id };
@@ -139,7 +153,12 @@ export class FakeTelegram {
         from: { id: o.from, is_bot: false, first_name: `User${o.from}`, username: `user${o.from}` },
         chat_instance: 'ci',
         data: o.data,
-        message: { message_id: o.messageId, date: 0, chat: o.group ? { id: o.chatId, type: 'supergroup', title: 'Team' } : { id: o.chatId, type: 'private', first_name: 'User' }, text: mine?.text ?? '' },
+        message: {
+          message_id: o.messageId,
+          date: 0,
+          chat: o.group ? { id: o.chatId, type: 'supergroup', title: 'Team' } : { id: o.chatId, type: 'private', first_name: 'User' },
+          text: mine?.text ?? '',
+        },
       },
     });
   }
@@ -231,7 +250,10 @@ export class FakeTelegram {
       case 'getFile': {
         const f = this.files.get(String(params.file_id));
         if (!f) return this.error(res, { error_code: 400, description: 'Bad Request: invalid file_id' });
-        return this.reply(res, 200, { ok: true, result: { file_id: params.file_id, file_unique_id: `u${String(params.file_id)}`, file_size: f.bytes.length, file_path: f.path } });
+        return this.reply(res, 200, {
+          ok: true,
+          result: { file_id: params.file_id, file_unique_id: `u${String(params.file_id)}`, file_size: f.bytes.length, file_path: f.path },
+        });
       }
       default:
         return this.error(res, { error_code: 404, description: 'Not Found: method not found' });
@@ -277,7 +299,16 @@ export class FakeTelegram {
     const list = this.chats.get(chat_id) ?? [];
     list.push(msg);
     this.chats.set(chat_id, list);
-    this.reply(res, 200, { ok: true, result: { message_id: msg.message_id, date: 0, chat: { id: chat_id, type: chat_id < 0 ? 'supergroup' : 'private' }, ...(msg.text !== undefined ? { text: msg.text } : {}), ...(doc ? { document: { file_id: `f${msg.message_id}`, file_unique_id: `uf${msg.message_id}`, file_name: doc.name } } : {}) } });
+    this.reply(res, 200, {
+      ok: true,
+      result: {
+        message_id: msg.message_id,
+        date: 0,
+        chat: { id: chat_id, type: chat_id < 0 ? 'supergroup' : 'private' },
+        ...(msg.text !== undefined ? { text: msg.text } : {}),
+        ...(doc ? { document: { file_id: `f${msg.message_id}`, file_unique_id: `uf${msg.message_id}`, file_name: doc.name } } : {}),
+      },
+    });
   }
 
   private edit(params: Record<string, unknown>, res: ServerResponse): void {
@@ -289,7 +320,11 @@ export class FakeTelegram {
     if (text.length > 4096) return this.error(res, { error_code: 400, description: 'Bad Request: MESSAGE_TOO_LONG' });
     const markup = params.reply_markup;
     if (text === msg.text && JSON.stringify(markup ?? null) === JSON.stringify(msg.reply_markup ?? null)) {
-      return this.error(res, { error_code: 400, description: 'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message' });
+      return this.error(res, {
+        error_code: 400,
+        description:
+          'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message',
+      });
     }
     msg.text = text;
     // no markup, or an empty keyboard, leaves the message without buttons

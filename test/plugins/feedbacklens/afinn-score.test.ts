@@ -18,7 +18,35 @@ describe('afinnScore', () => {
 
   it('the ASCII scan gives exactly the package score, whitespace and punctuation edge cases included', () => {
     const words = ['love', 'bad', 'not', "don't", 'good', 'hate', 'great', 'constructor', 'export', 'x', 'no', 'fail', 'LOVE', 'Bad'];
-    const seps = [' ', '  ', '\t', '\t\t', ' \t', '\r', '\r\n', '\n', '\v', '\f', '.', ',', '!', '?', '-', "'", '_', '/', '"', '(', ')', '', ' . ', '~', '#', '^', '='];
+    const seps = [
+      ' ',
+      '  ',
+      '\t',
+      '\t\t',
+      ' \t',
+      '\r',
+      '\r\n',
+      '\n',
+      '\v',
+      '\f',
+      '.',
+      ',',
+      '!',
+      '?',
+      '-',
+      "'",
+      '_',
+      '/',
+      '"',
+      '(',
+      ')',
+      '',
+      ' . ',
+      '~',
+      '#',
+      '^',
+      '=',
+    ];
     let seed = 11;
     const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
     const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)];

@@ -22,9 +22,24 @@ describe('EvidenceLookupMemo', () => {
   it('scans only for ids no earlier lookup of the same file settled', async () => {
     const memo = new EvidenceLookupMemo();
     const s = scanner();
-    expect(await memo.lookup('/run/index.json', file, ['FB-1', 'FB-2'], s.find)).toEqual(new Map([['FB-1', 'sync fails'], ['FB-2', 'export cuts pages']]));
-    expect(await memo.lookup('/run/index.json', file, ['FB-2', 'FB-1', 'FB-1'], s.find)).toEqual(new Map([['FB-2', 'export cuts pages'], ['FB-1', 'sync fails']]));
-    expect(await memo.lookup('/run/index.json', file, ['FB-3', 'FB-1'], s.find)).toEqual(new Map([['FB-3', 'love the calendar'], ['FB-1', 'sync fails']]));
+    expect(await memo.lookup('/run/index.json', file, ['FB-1', 'FB-2'], s.find)).toEqual(
+      new Map([
+        ['FB-1', 'sync fails'],
+        ['FB-2', 'export cuts pages'],
+      ]),
+    );
+    expect(await memo.lookup('/run/index.json', file, ['FB-2', 'FB-1', 'FB-1'], s.find)).toEqual(
+      new Map([
+        ['FB-2', 'export cuts pages'],
+        ['FB-1', 'sync fails'],
+      ]),
+    );
+    expect(await memo.lookup('/run/index.json', file, ['FB-3', 'FB-1'], s.find)).toEqual(
+      new Map([
+        ['FB-3', 'love the calendar'],
+        ['FB-1', 'sync fails'],
+      ]),
+    );
     expect(s.asked).toEqual([['FB-1', 'FB-2'], ['FB-3']]);
   });
 
@@ -40,7 +55,11 @@ describe('EvidenceLookupMemo', () => {
     const memo = new EvidenceLookupMemo();
     await memo.lookup('/run/index.json', file, ['FB-1'], scanner().find);
     const rewritten = new Map([['FB-1', 'sync works now']]);
-    for (const changed of [{ ...file, ino: 8 }, { ...file, size: 999 }, { ...file, mtimeMs: file.mtimeMs + 1 }]) {
+    for (const changed of [
+      { ...file, ino: 8 },
+      { ...file, size: 999 },
+      { ...file, mtimeMs: file.mtimeMs + 1 },
+    ]) {
       const s = scanner(rewritten);
       expect(await memo.lookup('/run/index.json', changed, ['FB-1'], s.find)).toEqual(new Map([['FB-1', 'sync works now']]));
       expect(s.asked).toEqual([['FB-1']]);
@@ -55,7 +74,9 @@ describe('EvidenceLookupMemo', () => {
     expect(s.asked).toEqual([]);
     // the same path rewritten since: what the writer remembered says nothing about it
     const rewritten = scanner(new Map([['FB-9', 'new row']]));
-    expect(await memo.lookup('/run/index.json', { ...file, mtimeMs: file.mtimeMs + 5 }, ['FB-3', 'FB-9'], rewritten.find)).toEqual(new Map([['FB-9', 'new row']]));
+    expect(await memo.lookup('/run/index.json', { ...file, mtimeMs: file.mtimeMs + 5 }, ['FB-3', 'FB-9'], rewritten.find)).toEqual(
+      new Map([['FB-9', 'new row']]),
+    );
     expect(rewritten.asked).toEqual([['FB-3', 'FB-9']]);
   });
 
@@ -81,7 +102,12 @@ describe('EvidenceLookupMemo', () => {
     const memo = new EvidenceLookupMemo();
     memo.remember('/run/index.json', file, [['FB-2', 'export cuts pages']], false);
     const s = scanner();
-    expect(await memo.lookup('/run/index.json', file, ['FB-2', 'FB-1', 'FB-9'], s.find)).toEqual(new Map([['FB-2', 'export cuts pages'], ['FB-1', 'sync fails']]));
+    expect(await memo.lookup('/run/index.json', file, ['FB-2', 'FB-1', 'FB-9'], s.find)).toEqual(
+      new Map([
+        ['FB-2', 'export cuts pages'],
+        ['FB-1', 'sync fails'],
+      ]),
+    );
     expect(s.asked).toEqual([['FB-1', 'FB-9']]);
   });
 

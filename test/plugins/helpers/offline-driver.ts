@@ -22,10 +22,7 @@ export async function driveOffline<I>(
 ): Promise<DriveResult> {
   const parsed = parseSchema(plugin.inputSchema, input);
   const goal = opts.goal ?? plugin.defaultGoal;
-  const tools = [
-    ...plugin.createTools({ runId: workspace.runId, input: parsed, goal, workspace, notice: () => {} }),
-    ...(opts.extraTools ?? []),
-  ];
+  const tools = [...plugin.createTools({ runId: workspace.runId, input: parsed, goal, workspace, notice: () => {} }), ...(opts.extraTools ?? [])];
   const specs: ToolSpec[] = tools.map((t) => ({ name: t.name, description: t.description, inputSchema: jsonSchemaOf(t.parameters) }));
   const messages: ChatMessage[] = [{ role: 'user', content: goal }];
   const toolCalls: DriveResult['toolCalls'] = [];
@@ -38,7 +35,12 @@ export async function driveOffline<I>(
       break;
     }
     const calls = (turn.toolCalls ?? []).map((c, k) => ({ id: `call_${i}_${k}`, name: c.name, args: c.args }));
-    messages.push({ role: 'assistant', content: turn.text ?? '', ...(calls.length ? { toolCalls: calls } : {}), ...(turn.reasoning ? { reasoning: [{ text: turn.reasoning }] } : {}) });
+    messages.push({
+      role: 'assistant',
+      content: turn.text ?? '',
+      ...(calls.length ? { toolCalls: calls } : {}),
+      ...(turn.reasoning ? { reasoning: [{ text: turn.reasoning }] } : {}),
+    });
     if (calls.length === 0) {
       finalText = turn.text ?? '';
       break;

@@ -17,7 +17,7 @@ describe('contentTokens', () => {
   });
 
   it('the ASCII path finds exactly the tokens the Unicode path finds', () => {
-    const alphabet = "abcdefghijklmnopqrstuvwxyzABCXYZ0123456789'  .,!?-_/\"()\n\t";
+    const alphabet = 'abcdefghijklmnopqrstuvwxyzABCXYZ0123456789\'  .,!?-_/"()\n\t';
     let seed = 7;
     const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
     for (let n = 0; n < 500; n++) {
@@ -26,6 +26,7 @@ describe('contentTokens', () => {
       for (let i = 0; i < len; i++) text += alphabet[Math.floor(rnd() * alphabet.length)];
       expect(contentTokens(text), JSON.stringify(text)).toEqual(viaUnicode(text));
     }
-    for (const text of ["won't 'tis rock'n'roll", "''a'b''c", 'x1y2z3 999 0a0', 'under_score snake_case']) expect(contentTokens(text), text).toEqual(viaUnicode(text));
+    for (const text of ["won't 'tis rock'n'roll", "''a'b''c", 'x1y2z3 999 0a0', 'under_score snake_case'])
+      expect(contentTokens(text), text).toEqual(viaUnicode(text));
   });
 });

@@ -13,7 +13,12 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 const tmp = () => (dir = mkdtempSync(join(tmpdir(), 'rt-channel-files-')));
 
 const sent = (id: string): RetryOutcome => ({ result: { ok: true, messageId: id }, attempts: 1, retried: [], mayHaveLanded: false });
-const maybe: RetryOutcome = { result: { ok: false, failure: { kind: 'unavailable', landed: 'maybe', message: '502' } }, attempts: 1, retried: [], mayHaveLanded: true };
+const maybe: RetryOutcome = {
+  result: { ok: false, failure: { kind: 'unavailable', landed: 'maybe', message: '502' } },
+  attempts: 1,
+  retried: [],
+  mayHaveLanded: true,
+};
 
 describe('InboundLedger', () => {
   it('takes an id once, also after a restart; keeps the newest ids when it compacts', async () => {
@@ -45,7 +50,7 @@ describe('DeliveryLog', () => {
     // a crash between writing "in flight" and the answer: the record says so after a restart
     log.record.in_flight = 'part:2';
     await log.save();
-    const again = (await DeliveryLog.open(d, init));
+    const again = await DeliveryLog.open(d, init);
     expect(await again.once('part:2', false, async () => (calls++, sent('m3')))).toEqual({ kind: 'already', messageId: null });
     expect(calls).toBe(1);
     again.record.in_flight = 'part:3';

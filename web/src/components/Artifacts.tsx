@@ -40,7 +40,10 @@ export function Artifacts({ runId, docs }: { runId: string; docs: PublicDocument
             <button className="link" onClick={() => void show(d)} data-artifact={d.path}>
               {d.path.replace(/^artifacts\//, '')}
             </button>
-            <span className="muted"> {d.type} · {d.bytes} B · {d.audience}</span>
+            <span className="muted">
+              {' '}
+              {d.type} · {d.bytes} B · {d.audience}
+            </span>
             <a className="download" href={withToken(`${artifactUrl(runId, d.path)}?download=1`)} download>
               download
             </a>

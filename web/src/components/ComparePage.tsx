@@ -29,7 +29,9 @@ async function loadSide(id: string): Promise<Side> {
   await Promise.all(
     status.public_documents.map(async (d) => {
       const rel = d.path.replace(/^artifacts\//, '');
-      artifacts[d.path] = await apiText(`${base}/artifacts/${rel.split('/').map(encodeURIComponent).join('/')}`).catch((e: Error) => `(could not read: ${e.message})`);
+      artifacts[d.path] = await apiText(`${base}/artifacts/${rel.split('/').map(encodeURIComponent).join('/')}`).catch(
+        (e: Error) => `(could not read: ${e.message})`,
+      );
     }),
   );
   return { status, config: config.config, metrics: metrics.metrics, artifacts };
@@ -65,7 +67,9 @@ function StepList({ steps }: { steps: StepView[] }) {
 }
 
 function ArtifactBlock({ d }: { d: ArtifactDiff }) {
-  const label = { same: 'the same in both', differs: `+${d.added} −${d.removed} lines`, 'only-a': 'only in the first run', 'only-b': 'only in the second run' }[d.state];
+  const label = { same: 'the same in both', differs: `+${d.added} −${d.removed} lines`, 'only-a': 'only in the first run', 'only-b': 'only in the second run' }[
+    d.state
+  ];
   return (
     <details className={`artifact-diff state-${d.state}`} open={d.state === 'differs' && d.lines.length <= 400} data-artifact-diff={d.path}>
       <summary>

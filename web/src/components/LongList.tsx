@@ -26,7 +26,23 @@ export interface Reveal {
   n: number;
 }
 
-export function LongList({ count, rowHeight, className, label, testId, reveal, children }: { count: number; rowHeight: number; className: string; label: string; testId?: string; reveal?: Reveal | null; children: RenderRow }) {
+export function LongList({
+  count,
+  rowHeight,
+  className,
+  label,
+  testId,
+  reveal,
+  children,
+}: {
+  count: number;
+  rowHeight: number;
+  className: string;
+  label: string;
+  testId?: string;
+  reveal?: Reveal | null;
+  children: RenderRow;
+}) {
   const long = count > LONG_LIST;
   const box = useRef<HTMLDivElement>(null);
   const list = useRef<HTMLOListElement>(null);

@@ -16,7 +16,11 @@ export function MessageBox({ runId, onSent }: { runId: string; onSent(): void })
     setBusy(true);
     setError('');
     try {
-      await api(`/api/runs/${encodeURIComponent(runId)}/messages`, { method: 'POST', body: JSON.stringify({ text: text.trim(), mode }), headers: { 'x-runtrail-client': 'web' } });
+      await api(`/api/runs/${encodeURIComponent(runId)}/messages`, {
+        method: 'POST',
+        body: JSON.stringify({ text: text.trim(), mode }),
+        headers: { 'x-runtrail-client': 'web' },
+      });
       setText('');
       onSent();
     } catch (e) {
@@ -27,7 +31,13 @@ export function MessageBox({ runId, onSent }: { runId: string; onSent(): void })
   };
   return (
     <form className="message-box" onSubmit={(e) => void send(e)} data-testid="message-box">
-      <textarea aria-label="message to the run" rows={2} value={text} placeholder="Tell the agent something while it works…" onChange={(e) => setText(e.target.value)} />
+      <textarea
+        aria-label="message to the run"
+        rows={2}
+        value={text}
+        placeholder="Tell the agent something while it works…"
+        onChange={(e) => setText(e.target.value)}
+      />
       <div className="row">
         <label className="inline">
           <input type="radio" name="mode" checked={mode === 'steer'} onChange={() => setMode('steer')} /> steer (next turn)

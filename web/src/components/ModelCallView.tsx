@@ -29,7 +29,7 @@ export function ModelCallView({ runId, spanId, onClose }: { runId: string; spanI
     const load = async (): Promise<void> => {
       const page = await api<ModelCallsPage>(`${base}?${query}`);
       const call = page.calls.find((c) => c.span_id === spanId) ?? null;
-      const previous = call?.previous_call ? (await api<ModelCallsPage>(`${base}?call=${call.previous_call}`)).calls[0] ?? null : null;
+      const previous = call?.previous_call ? ((await api<ModelCallsPage>(`${base}?call=${call.previous_call}`)).calls[0] ?? null) : null;
       const tools = call?.request.tools ? (page.tool_sets[call.request.tools.set] ?? []).map((x) => x.name) : [];
       if (!stop) setState({ call, previous, capture: page.capture, tools });
     };
@@ -47,8 +47,20 @@ export function ModelCallView({ runId, spanId, onClose }: { runId: string; spanI
       </button>
     </div>
   );
-  if (error) return <div className="call-view" ref={ref}>{head}<p className="error">{error}</p></div>;
-  if (!state) return <div className="call-view" ref={ref}>{head}<p className="muted">Loading the call…</p></div>;
+  if (error)
+    return (
+      <div className="call-view" ref={ref}>
+        {head}
+        <p className="error">{error}</p>
+      </div>
+    );
+  if (!state)
+    return (
+      <div className="call-view" ref={ref}>
+        {head}
+        <p className="muted">Loading the call…</p>
+      </div>
+    );
   if (!state.call) {
     return (
       <div className="call-view" data-testid="call-view" ref={ref}>
@@ -72,7 +84,17 @@ export function ModelCallView({ runId, spanId, onClose }: { runId: string; spanI
     ['Tokens', c.usage ? tokensText(c.usage) : 'not reported'],
     ['Cost', c.cost_usd === null ? 'unknown' : formatUsd(c.cost_usd)],
     ['Finish', c.response.finish_reason],
-    ['Settings', [s.max_output_tokens !== null ? `max output ${s.max_output_tokens}` : '', s.temperature !== null ? `temperature ${s.temperature}` : '', `reasoning ${s.reasoning}`, s.cache_breakpoints.length ? `cache at ${s.cache_breakpoints.join(', ')}` : ''].filter(Boolean).join(' · ')],
+    [
+      'Settings',
+      [
+        s.max_output_tokens !== null ? `max output ${s.max_output_tokens}` : '',
+        s.temperature !== null ? `temperature ${s.temperature}` : '',
+        `reasoning ${s.reasoning}`,
+        s.cache_breakpoints.length ? `cache at ${s.cache_breakpoints.join(', ')}` : '',
+      ]
+        .filter(Boolean)
+        .join(' · '),
+    ],
   ];
   return (
     <div className="call-view" data-testid="call-view" ref={ref}>
@@ -87,7 +109,8 @@ export function ModelCallView({ runId, spanId, onClose }: { runId: string; spanI
       </dl>
       {c.cut && (
         <p className="diagnosis small" data-testid="call-cut">
-          Shortened to {Math.round(c.cut.limit_bytes / 1024)} KB: {c.cut.fields.map((f) => `${f.path} (kept ${f.kept_chars} of ${f.original_chars} characters)`).join('; ')}
+          Shortened to {Math.round(c.cut.limit_bytes / 1024)} KB:{' '}
+          {c.cut.fields.map((f) => `${f.path} (kept ${f.kept_chars} of ${f.original_chars} characters)`).join('; ')}
         </p>
       )}
       <details className="call-system">
@@ -113,7 +136,9 @@ export function ModelCallView({ runId, spanId, onClose }: { runId: string; spanI
       )}
       {diff && diff.removed.length > 0 && (
         <details className="call-removed" data-testid="call-removed">
-          <summary>Taken out since call {state.previous!.call} ({diff.removed.length})</summary>
+          <summary>
+            Taken out since call {state.previous!.call} ({diff.removed.length})
+          </summary>
           <ol className="call-messages">
             {diff.removed.map((m, i) => (
               <MessageItem key={i} runId={runId} m={m} mark="removed" />
@@ -123,7 +148,16 @@ export function ModelCallView({ runId, spanId, onClose }: { runId: string; spanI
       )}
       <h4>Request: {c.request.messages.length} message(s)</h4>
       <LongList count={c.request.messages.length} rowHeight={48} className="call-messages" label="messages" testId="call-messages">
-        {(i, measure) => <MessageItem key={i} runId={runId} m={c.request.messages[i]} mark={diff && i >= diff.added.from && i < diff.added.to ? 'added' : diff ? 'kept' : 'none'} row={i} measure={measure} />}
+        {(i, measure) => (
+          <MessageItem
+            key={i}
+            runId={runId}
+            m={c.request.messages[i]}
+            mark={diff && i >= diff.added.from && i < diff.added.to ? 'added' : diff ? 'kept' : 'none'}
+            row={i}
+            measure={measure}
+          />
+        )}
       </LongList>
       <h4>Response</h4>
       <div className="call-response" data-testid="call-response">
@@ -193,7 +227,19 @@ function PartView({ runId, p }: { runId: string; p: Part }) {
   }
 }
 
-function MessageItem({ runId, m, mark, row, measure }: { runId: string; m: Message; mark: 'added' | 'kept' | 'removed' | 'none'; row?: number; measure?: (el: HTMLLIElement | null) => void }) {
+function MessageItem({
+  runId,
+  m,
+  mark,
+  row,
+  measure,
+}: {
+  runId: string;
+  m: Message;
+  mark: 'added' | 'kept' | 'removed' | 'none';
+  row?: number;
+  measure?: (el: HTMLLIElement | null) => void;
+}) {
   return (
     <li className={`call-msg role-${m.role} mark-${mark}`} data-index={row} ref={measure}>
       <span className="call-role">

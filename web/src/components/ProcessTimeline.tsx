@@ -38,8 +38,12 @@ function Row({ op, all, order, depth, ended }: { op: OperationView; all: Record<
   return (
     <li className={`op status-${op.status}`} style={{ marginLeft: depth ? 12 : 0 }}>
       <div className="op-line">
-        <span className="icon" role="img" aria-label={op.status}>{STATUS_ICON[op.status] ?? '•'}</span>
-        <span className="op-id" title={op.id}>{op.targetType}</span>
+        <span className="icon" role="img" aria-label={op.status}>
+          {STATUS_ICON[op.status] ?? '•'}
+        </span>
+        <span className="op-id" title={op.id}>
+          {op.targetType}
+        </span>
         {op.stage && <span className="stage">{op.stage}</span>}
         <span className="status">{op.status}</span>
         <span className="dur">{duration(Math.max(0, (live ? Math.max(now, op.lastTs) : op.lastTs) - op.firstTs))}</span>

@@ -26,7 +26,7 @@ function reducer(s: RunView, a: Action): RunView {
 
 /** The stream's state in words, only while there is something to say (a finished run's stream simply ends). */
 const CONN_LABEL: Record<string, { text: string; title: string } | undefined> = {
-  connecting: { text: 'connecting…', title: 'opening the run\'s event stream' },
+  connecting: { text: 'connecting…', title: "opening the run's event stream" },
   live: { text: 'live', title: 'events arrive as the run makes them' },
   reconnecting: { text: 'reconnecting…', title: 'the stream dropped; it resumes from the last event received, without a gap' },
 };
@@ -129,7 +129,16 @@ export function RunPage({ runId }: { runId: string }) {
   }
 
   // the terminal frame is the word: a run whose answer is in is not shown as still working
-  const shown = status && TERMINAL.has(status.status) ? status.status : view.ended === 'done' ? 'completed' : view.ended === 'error' ? (view.error?.diagnosis?.code === 'cancelled' ? 'cancelled' : 'failed') : (status?.status ?? 'queued');
+  const shown =
+    status && TERMINAL.has(status.status)
+      ? status.status
+      : view.ended === 'done'
+        ? 'completed'
+        : view.ended === 'error'
+          ? view.error?.diagnosis?.code === 'cancelled'
+            ? 'cancelled'
+            : 'failed'
+          : (status?.status ?? 'queued');
   const label = finished ? undefined : CONN_LABEL[conn];
   // a finished run's time stands still (its steps need not re-render with the clock)
   const nowMs = trace ? trace.view.last_ms + (finished ? 0 : Math.max(0, now - trace.at)) : 0;
@@ -190,7 +199,9 @@ export function RunPage({ runId }: { runId: string }) {
         {view.text ? <Markdown text={view.text} /> : <p className="muted">{noAnswerText(finished, shown)}</p>}
         {view.reasoning.length > 0 && (
           <details className="reasoning">
-            <summary>reasoning ({view.reasoning.length} turn{view.reasoning.length > 1 ? 's' : ''})</summary>
+            <summary>
+              reasoning ({view.reasoning.length} turn{view.reasoning.length > 1 ? 's' : ''})
+            </summary>
             <ol className="reasoning-turns">
               {view.reasoning.map((r, i) => (
                 <li key={i}>
@@ -204,13 +215,7 @@ export function RunPage({ runId }: { runId: string }) {
       </section>
       <section className="card">
         <h3>Trace</h3>
-        <Waterfall
-          trace={trace?.view ?? null}
-          fetchedAt={trace?.at ?? 0}
-          selected={selected}
-          onSelect={selectBar}
-          onOpenStep={openStep}
-        />
+        <Waterfall trace={trace?.view ?? null} fetchedAt={trace?.at ?? 0} selected={selected} onSelect={selectBar} onOpenStep={openStep} />
         {selectedBar?.kind === 'model' && <ModelCallView runId={runId} spanId={selectedBar.id} onClose={() => setSelected(null)} />}
       </section>
 

@@ -121,7 +121,15 @@ export function RunsList({ onOpen, refreshKey }: { onOpen: (id: string) => void;
       </div>
       {error && <p className="error">{error}</p>}
       {!loaded && !error && <p className="muted">Loading runs…</p>}
-      {loaded && !runs.length && <p className="muted">{!filtered ? 'No runs yet.' : filters.status && !filters.agent && !filters.model && !filters.q ? `No ${filters.status} runs.` : 'No runs match these filters.'}</p>}
+      {loaded && !runs.length && (
+        <p className="muted">
+          {!filtered
+            ? 'No runs yet.'
+            : filters.status && !filters.agent && !filters.model && !filters.q
+              ? `No ${filters.status} runs.`
+              : 'No runs match these filters.'}
+        </p>
+      )}
       <ul className="run-list">
         {runs.map((r) => (
           <li key={r.run_id} className="run-row">
@@ -131,7 +139,9 @@ export function RunsList({ onOpen, refreshKey }: { onOpen: (id: string) => void;
               <span className="plugin">{r.plugin}</span>
               <span className="goal">{r.goal}</span>
               <span className="figs small">
-                <span title="model">{r.provider}:{r.model}</span>
+                <span title="model">
+                  {r.provider}:{r.model}
+                </span>
                 <span title="duration">{r.usage?.duration_ms != null ? formatMs(r.usage.duration_ms) : '–'}</span>
                 <span title="tokens">{r.usage?.tokens != null ? `${r.usage.tokens.toLocaleString('en-US')} tok` : '–'}</span>
                 <span title="cost">{r.usage?.cost_usd != null ? formatUsd(r.usage.cost_usd) : '–'}</span>

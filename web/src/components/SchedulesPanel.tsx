@@ -75,8 +75,16 @@ export function SchedulesPanel({ onOpen }: { onOpen: (runId: string) => void }) 
               <strong>{s.schedule_id}</strong>
               <span>{s.agent}</span>
               <span className="muted small">{timing(s)}</span>
-              <span className={`pill ${s.enabled ? '' : 'st-cancelled'}`}>{s.enabled ? (s.backoff ? `backing off (${s.backoff.failures} failed)` : `next ${when(s.next_run_at)}`) : 'paused'}</span>
-              <button onClick={() => void act(`/api/schedules/${encodeURIComponent(s.schedule_id)}`, { method: 'PATCH', body: JSON.stringify({ enabled: !s.enabled }) })}>{s.enabled ? 'Pause' : 'Resume'}</button>
+              <span className={`pill ${s.enabled ? '' : 'st-cancelled'}`}>
+                {s.enabled ? (s.backoff ? `backing off (${s.backoff.failures} failed)` : `next ${when(s.next_run_at)}`) : 'paused'}
+              </span>
+              <button
+                onClick={() =>
+                  void act(`/api/schedules/${encodeURIComponent(s.schedule_id)}`, { method: 'PATCH', body: JSON.stringify({ enabled: !s.enabled }) })
+                }
+              >
+                {s.enabled ? 'Pause' : 'Resume'}
+              </button>
               <button onClick={() => void act(`/api/schedules/${encodeURIComponent(s.schedule_id)}/run`, { method: 'POST', body: '{}' })}>Run now</button>
             </div>
             {s.runs.length > 0 && (
@@ -91,7 +99,9 @@ export function SchedulesPanel({ onOpen }: { onOpen: (runId: string) => void }) 
                     ) : (
                       <span>{f.outcome}</span>
                     )}{' '}
-                    <span className={`pill st-${f.run_status ?? (f.outcome === 'started' ? 'model_thinking' : 'cancelled')}`}>{f.run_status ?? (f.reason ? `skipped: ${f.reason}` : f.outcome)}</span>
+                    <span className={`pill st-${f.run_status ?? (f.outcome === 'started' ? 'model_thinking' : 'cancelled')}`}>
+                      {f.run_status ?? (f.reason ? `skipped: ${f.reason}` : f.outcome)}
+                    </span>
                     {f.detail && <span className="muted"> {f.detail}</span>}
                   </li>
                 ))}

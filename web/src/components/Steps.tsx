@@ -45,7 +45,14 @@ function Duration({ bar, nowMs }: { bar: TraceBar | null; nowMs: number }) {
 }
 
 /** A model turn in the timeline: a click opens the call (what the model was sent and answered). */
-const ModelTurn = memo(function ModelTurn({ bar, nowMs, selected, onOpen, row, measure }: { bar: TraceBar; nowMs: number; selected: boolean; onOpen(spanId: string): void } & Row) {
+const ModelTurn = memo(function ModelTurn({
+  bar,
+  nowMs,
+  selected,
+  onOpen,
+  row,
+  measure,
+}: { bar: TraceBar; nowMs: number; selected: boolean; onOpen(spanId: string): void } & Row) {
   const tokens = bar.tokens ? `${(bar.tokens.input + bar.tokens.output).toLocaleString('en-US')} tok` : '';
   return (
     <li className={`step turn wf-${bar.status}${selected ? ' focused' : ''}`} data-turn={bar.id} data-index={row} ref={measure}>
@@ -70,17 +77,31 @@ function MessageLine({ m, row, measure }: { m: TraceMessage } & Row) {
   return (
     <li className="step message" data-message={m.id} data-index={row} ref={measure}>
       <div className="step-head">
-        <span className="icon" role="img" aria-label="message">✉</span>
+        <span className="icon" role="img" aria-label="message">
+          ✉
+        </span>
         <span className="kind">{m.mode === 'steer' ? 'steer' : 'follow-up'}</span>
         <span className="name">{m.text}</span>
-        <span className="muted small">{m.delivered_ms === null ? 'waiting for the model' : `read by the model at ${formatMs(m.delivered_ms)}`} · {m.from}</span>
+        <span className="muted small">
+          {m.delivered_ms === null ? 'waiting for the model' : `read by the model at ${formatMs(m.delivered_ms)}`} · {m.from}
+        </span>
       </div>
     </li>
   );
 }
 
 // memo: a long run's old steps do not re-render when a new one arrives
-const Step = memo(function Step({ s, focused, open, setOpen, runId, bar, nowMs, row, measure }: { s: StepView; focused: boolean; open: boolean; setOpen(index: number, open: boolean): void; runId: string; bar?: TraceBar | null; nowMs?: number } & Row) {
+const Step = memo(function Step({
+  s,
+  focused,
+  open,
+  setOpen,
+  runId,
+  bar,
+  nowMs,
+  row,
+  measure,
+}: { s: StepView; focused: boolean; open: boolean; setOpen(index: number, open: boolean): void; runId: string; bar?: TraceBar | null; nowMs?: number } & Row) {
   const waiting = s.approval?.status === 'pending';
   // a call that starts waiting for a person opens itself: the buttons must be seen
   useEffect(() => {
@@ -92,7 +113,9 @@ const Step = memo(function Step({ s, focused, open, setOpen, runId, bar, nowMs, 
   return (
     <li className={`step phase-${s.phase || 'none'}${focused ? ' focused' : ''}`} data-step-index={s.index} data-index={row} ref={measure}>
       <button className="step-head" onClick={() => setOpen(s.index, !open)} disabled={!hasMore} aria-expanded={open}>
-        <span className="icon" role="img" aria-label={s.phase || 'step'}>{ICON[s.phase] ?? '•'}</span>
+        <span className="icon" role="img" aria-label={s.phase || 'step'}>
+          {ICON[s.phase] ?? '•'}
+        </span>
         <span className="kind">{s.type}</span>
         <span className="name">{child ? `${s.node!.label || title}` : title}</span>
         {waiting && <span className="badge sev-warning">awaiting approval</span>}
@@ -128,7 +151,23 @@ const Step = memo(function Step({ s, focused, open, setOpen, runId, bar, nowMs, 
  * messages between them, each step with how long it took.
  */
 // memo: a run's frames re-render its page many times a second; a long run's steps only when they change
-export const Steps = memo(function Steps({ steps, focus, runId, trace, nowMs = 0, selectedCall, onOpenCall }: { steps: StepView[]; focus?: StepFocus | null; runId: string; trace?: RunTraceView | null; nowMs?: number; selectedCall?: string | null; onOpenCall?(spanId: string): void }) {
+export const Steps = memo(function Steps({
+  steps,
+  focus,
+  runId,
+  trace,
+  nowMs = 0,
+  selectedCall,
+  onOpenCall,
+}: {
+  steps: StepView[];
+  focus?: StepFocus | null;
+  runId: string;
+  trace?: RunTraceView | null;
+  nowMs?: number;
+  selectedCall?: string | null;
+  onOpenCall?(spanId: string): void;
+}) {
   // model turns are rows only where they open something
   const entries = useMemo(() => timeline(steps, trace ?? null).filter((e) => e.kind !== 'model' || onOpenCall), [steps, trace, onOpenCall]);
   // which steps are open is kept here, not in each step: a long list draws only the rows in view, and a
@@ -157,9 +196,22 @@ export const Steps = memo(function Steps({ steps, focus, runId, trace, nowMs = 0
       {(i, measure) => {
         const e = entries[i];
         return e.kind === 'step' ? (
-          <Step key={`s${e.step.index}`} s={e.step} focused={focus?.index === e.step.index} open={opened.has(e.step.index)} setOpen={setOpen} runId={runId} bar={e.bar} nowMs={nowMs} row={i} measure={measure} />
+          <Step
+            key={`s${e.step.index}`}
+            s={e.step}
+            focused={focus?.index === e.step.index}
+            open={opened.has(e.step.index)}
+            setOpen={setOpen}
+            runId={runId}
+            bar={e.bar}
+            nowMs={nowMs}
+            row={i}
+            measure={measure}
+          />
         ) : e.kind === 'model' ? (
-          onOpenCall ? <ModelTurn key={e.bar.id} bar={e.bar} nowMs={nowMs} selected={selectedCall === e.bar.id} onOpen={onOpenCall} row={i} measure={measure} /> : null
+          onOpenCall ? (
+            <ModelTurn key={e.bar.id} bar={e.bar} nowMs={nowMs} selected={selectedCall === e.bar.id} onOpen={onOpenCall} row={i} measure={measure} />
+          ) : null
         ) : (
           <MessageLine key={e.message.id} m={e.message} row={i} measure={measure} />
         );

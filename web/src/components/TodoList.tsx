@@ -25,7 +25,10 @@ export function TodoList({ todos }: { todos: Todo[] }) {
     <ul className="todos">
       {todos.map((t) => (
         <li key={t.id} className={`todo todo-${t.status}`}>
-          <span className="icon" role="img" aria-label={t.status}>{MARK[t.status] ?? '☐'}</span> {t.title}
+          <span className="icon" role="img" aria-label={t.status}>
+            {MARK[t.status] ?? '☐'}
+          </span>{' '}
+          {t.title}
         </li>
       ))}
     </ul>

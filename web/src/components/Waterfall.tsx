@@ -9,7 +9,19 @@ import { LongList } from './LongList.js';
  * bar opens its step, a model bar the call (what the model was sent and answered).
  */
 // memo: it changes when the trace is polled, not with each frame of the run's stream
-export const Waterfall = memo(function Waterfall({ trace, fetchedAt, selected, onSelect, onOpenStep }: { trace: RunTraceView | null; fetchedAt: number; selected: string | null; onSelect(bar: TraceBar | null): void; onOpenStep(index: number): void }) {
+export const Waterfall = memo(function Waterfall({
+  trace,
+  fetchedAt,
+  selected,
+  onSelect,
+  onOpenStep,
+}: {
+  trace: RunTraceView | null;
+  fetchedAt: number;
+  selected: string | null;
+  onSelect(bar: TraceBar | null): void;
+  onOpenStep(index: number): void;
+}) {
   const [now, setNow] = useState(() => Date.now());
   const live = trace !== null && !trace.ended;
   // open bars grow between polls

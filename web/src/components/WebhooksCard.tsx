@@ -4,7 +4,16 @@ import { api } from '../api.js';
 interface WebhooksView {
   targets: Array<{ url: string; source: string; signed: boolean }>;
   messages: Array<{ webhook_id: string; type: string; target: number; state: string; attempts: number; next_attempt_at: number | null }>;
-  attempts: Array<{ webhook_id: string; attempt: number; at: string; http_status?: number; error?: string; outcome: string; duration_ms: number; redelivery?: boolean }>;
+  attempts: Array<{
+    webhook_id: string;
+    attempt: number;
+    at: string;
+    http_status?: number;
+    error?: string;
+    outcome: string;
+    duration_ms: number;
+    redelivery?: boolean;
+  }>;
 }
 
 /** A run's completion webhooks: each message, its attempts, and a redelivery. Shown only when the run has any. */
@@ -47,7 +56,8 @@ export function WebhooksCard({ runId, ended }: { runId: string; ended: boolean }
       <ul className="small">
         {view.messages.map((m) => (
           <li key={m.webhook_id}>
-            <span className={`pill st-${m.state === 'delivered' ? 'completed' : m.state === 'failed' ? 'failed' : 'queued'}`}>{m.state}</span> {m.type} → {view.targets[m.target]?.url}{' '}
+            <span className={`pill st-${m.state === 'delivered' ? 'completed' : m.state === 'failed' ? 'failed' : 'queued'}`}>{m.state}</span> {m.type} →{' '}
+            {view.targets[m.target]?.url}{' '}
             <span className="muted">
               ({m.attempts} attempt{m.attempts === 1 ? '' : 's'}
               {m.next_attempt_at ? `, next ${new Date(m.next_attempt_at).toISOString().slice(11, 19)}` : ''})

@@ -178,7 +178,9 @@ export class FeedbackAnalyser {
       const want = sentiment === 'positive' ? 0 : sentiment === 'negative' ? 2 : -1;
       const agreeing = want < 0 ? [] : central.filter((d) => this.label[d] === want);
       const pool = agreeing.length > 0 ? agreeing : central;
-      const reps = (sentiment === 'positive' ? pool.sort((a, b) => this.signal[b] - this.signal[a]) : pool.sort((a, b) => this.signal[a] - this.signal[b])).slice(0, 5);
+      const reps = (
+        sentiment === 'positive' ? pool.sort((a, b) => this.signal[b] - this.signal[a]) : pool.sort((a, b) => this.signal[a] - this.signal[b])
+      ).slice(0, 5);
       drafts.push({
         theme_id: `T${drafts.length + 1}`,
         title: themeTitle(c.keyTermLabels, this.lang, c.keyTerms),

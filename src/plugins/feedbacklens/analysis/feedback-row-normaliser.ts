@@ -96,11 +96,15 @@ export function planColumns(columns: string[], data: string[][]): { ok: true; pl
   if (choice.warning) warnings.push(choice.warning);
   const ratingAlias = columnOf(norm, RATING_ALIASES);
   const ratingCol = ratingAlias >= 0 && ratingAlias !== textCol && mostlyRatings(data, ratingAlias) ? ratingAlias : -1;
-  if (ratingAlias >= 0 && ratingCol < 0 && ratingAlias !== textCol) warnings.push(`column "${columns[ratingAlias]}" does not hold numeric ratings; ratings ignored`);
+  if (ratingAlias >= 0 && ratingCol < 0 && ratingAlias !== textCol)
+    warnings.push(`column "${columns[ratingAlias]}" does not hold numeric ratings; ratings ignored`);
   const notText = (c: number): number => (c === textCol ? -1 : c);
   const channelCol = notText(columnOf(norm, CHANNEL_ALIASES));
   const dateCol = notText(columnOf(norm, DATE_ALIASES));
-  return { ok: true, plan: { columns, idCol, textCol, ratingCol, channelCol, dateCol, known: new Set([idCol, textCol, ratingCol, channelCol, dateCol]), warnings } };
+  return {
+    ok: true,
+    plan: { columns, idCol, textCol, ratingCol, channelCol, dateCol, known: new Set([idCol, textCol, ratingCol, channelCol, dateCol]), warnings },
+  };
 }
 
 const NOT_BLANK = /\S/;
@@ -171,7 +175,10 @@ export class RowNormaliser {
   finish(totalDataRows: number): { ok: true; value: FeedbackFileFacts } | { ok: false; error: string } {
     const { columns, idCol, textCol, ratingCol } = this.plan;
     if (this.rows === 0) {
-      return { ok: false, error: `every row's text column "${columns[textCol]}" is empty (columns found: ${columns.map((c) => JSON.stringify(c)).join(', ')})` };
+      return {
+        ok: false,
+        error: `every row's text column "${columns[textCol]}" is empty (columns found: ${columns.map((c) => JSON.stringify(c)).join(', ')})`,
+      };
     }
     const warnings = [...this.plan.warnings];
     if (this.skippedBlank > 0) warnings.push(`${this.skippedBlank} row(s) with empty text skipped`);

@@ -20,10 +20,42 @@ export const HEADER_ALIASES: Record<HeaderField, Record<AliasLanguage, string[]>
   },
   text: {
     en: [
-      'text', 'feedback', 'feedback_text', 'comment', 'comments', 'content', 'review', 'review_text',
-      'message', 'body', 'response', 'verbatim', 'description',
+      'text',
+      'feedback',
+      'feedback_text',
+      'comment',
+      'comments',
+      'content',
+      'review',
+      'review_text',
+      'message',
+      'body',
+      'response',
+      'verbatim',
+      'description',
     ],
-    zh: ['反馈内容', '反馈', '用户反馈', '内容', '评论', '评论内容', '评价内容', '评价', '意见', '意见反馈', '留言', '问题描述', '描述', '正文', '文本', '回饋內容', '回饋', '內容', '評論', '意見'],
+    zh: [
+      '反馈内容',
+      '反馈',
+      '用户反馈',
+      '内容',
+      '评论',
+      '评论内容',
+      '评价内容',
+      '评价',
+      '意见',
+      '意见反馈',
+      '留言',
+      '问题描述',
+      '描述',
+      '正文',
+      '文本',
+      '回饋內容',
+      '回饋',
+      '內容',
+      '評論',
+      '意見',
+    ],
     ja: ['内容', 'フィードバック', 'コメント', 'レビュー', 'レビュー本文', '本文', '意見', 'ご意見', '感想', '回答', '問い合わせ内容', '自由記述', 'テキスト'],
     es: ['comentario', 'comentarios', 'texto', 'opinion', 'opiniones', 'resena', 'mensaje', 'contenido', 'descripcion', 'respuesta', 'retroalimentacion'],
     fr: ['commentaire', 'commentaires', 'texte', 'avis', 'contenu', 'retour', 'remarque', 'remarques'],
@@ -61,16 +93,18 @@ export const HEADER_ALIASES: Record<HeaderField, Record<AliasLanguage, string[]>
 
 /** A header as the table compares it. */
 export function normaliseHeader(h: string): string {
-  return h
-    .replace(/^\uFEFF/, '')
-    .normalize('NFKD')
-    // Latin/Greek/Cyrillic diacritics only: kana voicing marks (U+3099/U+309A) are part of the word
-    .replace(/[\u0300-\u036f]/g, '')
-    .normalize('NFKC')
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, '_')
-    .replace(/^_|_$/g, '');
+  return (
+    h
+      .replace(/^\uFEFF/, '')
+      .normalize('NFKD')
+      // Latin/Greek/Cyrillic diacritics only: kana voicing marks (U+3099/U+309A) are part of the word
+      .replace(/[\u0300-\u036f]/g, '')
+      .normalize('NFKC')
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]+/gu, '_')
+      .replace(/^_|_$/g, '')
+  );
 }
 
 /** What headers and aliases are compared by: separators do not count ("Created At" = "created_at"). */

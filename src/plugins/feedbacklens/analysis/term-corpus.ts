@@ -138,7 +138,11 @@ export class TermCorpus {
         this.surfaces[id] = surface;
         this.surfaceCount.set(id, 1);
       } else if (s === surface) this.surfaceCount.set(id, this.surfaceCount.get(id) + 1);
-      else this.surfaces[id] = new Map([[s, this.surfaceCount.get(id)], [surface, 1]]);
+      else
+        this.surfaces[id] = new Map([
+          [s, this.surfaceCount.get(id)],
+          [surface, 1],
+        ]);
     } else s.set(surface, (s.get(surface) ?? 0) + 1);
   }
 

@@ -58,9 +58,7 @@ export function scoreColumn(data: string[][], c: number): ColumnScore {
   return { column: c, score: (sum / nonEmpty) * variety, nonEmpty };
 }
 
-export type TextColumnChoice =
-  | { ok: true; column: number; by: 'header' | 'content'; warning?: string }
-  | { ok: false; error: string };
+export type TextColumnChoice = { ok: true; column: number; by: 'header' | 'content'; warning?: string } | { ok: false; error: string };
 
 function hasAnyText(data: string[][], c: number): { any: boolean; onlyNumbers: boolean } {
   let any = false;
@@ -132,10 +130,16 @@ export function chooseTextColumn(columns: string[], keys: string[], data: string
     return { ok: true, column: best.column, by: 'content', warning: why };
   }
   if (emptyAlias !== null) {
-    return { ok: false, error: `no text column found: the text column "${columns[emptyAlias]}" is empty in every row and no other column holds free text (${found}). ${how}` };
+    return {
+      ok: false,
+      error: `no text column found: the text column "${columns[emptyAlias]}" is empty in every row and no other column holds free text (${found}). ${how}`,
+    };
   }
   if (numericAlias !== null) {
-    return { ok: false, error: `no text column found: the text column "${columns[numericAlias]}" holds only numbers and no other column holds free text (${found}). ${how}` };
+    return {
+      ok: false,
+      error: `no text column found: the text column "${columns[numericAlias]}" holds only numbers and no other column holds free text (${found}). ${how}`,
+    };
   }
   return { ok: false, error: `no text column found: no column holds free-text feedback (${found}). ${how}` };
 }

@@ -89,12 +89,14 @@ export function clusterThemes(texts: string[], opts: ClusterOptions = {}): Clust
 const NO_THEME: Placement = { cluster: -1, sim: 0, terms: [] };
 
 function rankTopTerms(vocabTerms: string[], labels: string[], df: ArrayLike<number>): Array<{ term: string; rows: number }> {
-  return vocabTerms
-    .map((_, id) => ({ term: labels[id], rows: df[id] }))
-    // filler terms count no rows
-    .filter((t) => t.rows > 0)
-    .sort((a, b) => b.rows - a.rows || a.term.localeCompare(b.term))
-    .slice(0, 15);
+  return (
+    vocabTerms
+      .map((_, id) => ({ term: labels[id], rows: df[id] }))
+      // filler terms count no rows
+      .filter((t) => t.rows > 0)
+      .sort((a, b) => b.rows - a.rows || a.term.localeCompare(b.term))
+      .slice(0, 15)
+  );
 }
 
 /** Clusters the corpus's rows; the corpus is not needed afterwards. */

@@ -47,7 +47,12 @@ export function createExtractEvidenceTool(data: FeedbackDataset): ToolDefinition
       } else rows = await data.search(loaded.value, stems, args.limit ?? 10);
       if (rows.length === 0) {
         return unknown.length
-          ? errorResult('unknown_feedback_ids', `none of the feedback_ids exist: ${unknown.slice(0, 10).join(', ')}`, '', 'use ids returned by read_feedback_csv or feedback_stats')
+          ? errorResult(
+              'unknown_feedback_ids',
+              `none of the feedback_ids exist: ${unknown.slice(0, 10).join(', ')}`,
+              '',
+              'use ids returned by read_feedback_csv or feedback_stats',
+            )
           : okResult({ evidence: [], unknown_ids: [], note: 'no row contains these terms' });
       }
       const evidence = rows.map((r) => ({

@@ -31,12 +31,24 @@ export function createFeedbackStatsTool(data: FeedbackDataset): ToolDefinition<F
       if (args.segment) {
         const columns = data.segmentColumns(loaded.value);
         const col = columns.find((c) => c.column === args.segment?.column);
-        if (!col) return errorResult('bad_segment', `segment.column: "${args.segment.column}" is not a segment column of this file (${columns.map((c) => c.column).join(', ') || 'it has none'})`);
+        if (!col)
+          return errorResult(
+            'bad_segment',
+            `segment.column: "${args.segment.column}" is not a segment column of this file (${columns.map((c) => c.column).join(', ') || 'it has none'})`,
+          );
         const unknown = args.segment.values.filter((x) => !(x in col.values));
-        if (unknown.length) return errorResult('bad_segment', `segment.values: ${unknown.map((x) => JSON.stringify(x)).join(', ')} not in ${col.column} (${Object.keys(col.values).join(', ')})`);
+        if (unknown.length)
+          return errorResult(
+            'bad_segment',
+            `segment.values: ${unknown.map((x) => JSON.stringify(x)).join(', ')} not in ${col.column} (${Object.keys(col.values).join(', ')})`,
+          );
       }
       ctx?.reporter?.stage('analyse', `analysing ${v.rows === 1 ? '1 row' : `${v.rows} rows`}`);
-      const stats = await data.analyse(loaded.value, (stage, current, total, message) => ctx?.reporter?.progress({ stage, current, total, message }), args.segment);
+      const stats = await data.analyse(
+        loaded.value,
+        (stage, current, total, message) => ctx?.reporter?.progress({ stage, current, total, message }),
+        args.segment,
+      );
       return okResult({
         csv_path: loaded.value.csvPath,
         total_rows: v.totalDataRows,

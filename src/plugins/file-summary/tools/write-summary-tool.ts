@@ -9,7 +9,11 @@ import { readSourceFile } from '../source-file.js';
 import { checkSummaryLength, wordCount } from '../summary-checks.js';
 
 export const writeSummaryArgs = z.object({
-  content: z.string().min(1).max(200_000).describe(`the Markdown summary, with the headings: ${SUMMARY_HEADINGS.join(', ')}`),
+  content: z
+    .string()
+    .min(1)
+    .max(200_000)
+    .describe(`the Markdown summary, with the headings: ${SUMMARY_HEADINGS.join(', ')}`),
 });
 export type WriteSummaryArgs = z.infer<typeof writeSummaryArgs>;
 
@@ -22,9 +26,15 @@ export function createWriteSummaryTool(ws: WorkspaceAccess, sourcePath: string):
       const src = await readSourceFile(ws, sourcePath);
       const issues = [...checkMarkdown(fileSummaryArtifacts[0], args.content), ...checkSummaryLength(args.content, src.ok ? wordCount(src.text) : null)];
       if (issues.length > 0) {
-        return errorResult('artifact_rejected', `${SUMMARY_FILE} rejected: ${issues.length} problem(s); nothing was written`, issues.map((i) => i.message).join('\n'), '', {
-          issues: issues.map((i) => i.message),
-        });
+        return errorResult(
+          'artifact_rejected',
+          `${SUMMARY_FILE} rejected: ${issues.length} problem(s); nothing was written`,
+          issues.map((i) => i.message).join('\n'),
+          '',
+          {
+            issues: issues.map((i) => i.message),
+          },
+        );
       }
       try {
         const w = await ws.writeArtifact(SUMMARY_FILE, args.content.endsWith('\n') ? args.content : `${args.content}\n`);
