@@ -11,7 +11,7 @@
  * the rest. Those terms, with their phrase, are dropped before themes are fitted.
  */
 import type { TermVectors } from './term-corpus.js';
-import { postingsOf } from './term-corpus.js';
+import { postingsOf, sortedOverlap } from './term-corpus.js';
 
 /**
  * Rows of a term whose other words are this alike to the other rows' (cosine) make it filler; a term
@@ -26,22 +26,6 @@ export interface FillerTerm {
   id: number;
   /** cosine of its rows' centroid to the other rows' (over the vocabulary minus its phrase) */
   likeness: number;
-}
-
-/** Ascending rows two postings share. */
-function overlap(a: Int32Array, b: Int32Array): number {
-  let i = 0;
-  let j = 0;
-  let n = 0;
-  while (i < a.length && j < b.length) {
-    if (a[i] === b[j]) {
-      n++;
-      i++;
-      j++;
-    } else if (a[i] < b[j]) i++;
-    else j++;
-  }
-  return n;
 }
 
 /** The vocabulary ids that are filler (with their phrase partners), and each detected term's likeness. */
@@ -66,7 +50,7 @@ export function fillerTerms(v: TermVectors, minCosine = FILLER_MIN_COSINE): { dr
     for (const other of candidates) {
       if (other === id) continue;
       const o = postings.get(other) as Int32Array;
-      const shared = overlap(rows, o);
+      const shared = sortedOverlap(rows, o);
       if (shared >= 0.8 * o.length && shared >= 0.5 * rows.length) phrase.add(other);
     }
     inRows.fill(0);

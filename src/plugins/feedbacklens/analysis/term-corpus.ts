@@ -244,3 +244,19 @@ export function postingsOf(v: TermVectors, wanted: readonly number[]): Map<numbe
   }
   return new Map(wanted.map((id, k) => [id, lists[k]]));
 }
+
+/** Rows two postings share; both ascending (a merge, not a Set lookup per row). */
+export function sortedOverlap(a: Int32Array, b: Int32Array): number {
+  let i = 0;
+  let j = 0;
+  let n = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i] === b[j]) {
+      n++;
+      i++;
+      j++;
+    } else if (a[i] < b[j]) i++;
+    else j++;
+  }
+  return n;
+}

@@ -10,7 +10,7 @@
  */
 import { contentTokens, termsOf } from '../../shared/tokenize.js';
 import { fillerTerms, withoutTerms } from './filler-terms.js';
-import { postingsOf, TermCorpus, type TermVectors } from './term-corpus.js';
+import { postingsOf, sortedOverlap, TermCorpus, type TermVectors } from './term-corpus.js';
 
 export interface ThemeCluster {
   /** document indices, most central first */
@@ -229,22 +229,6 @@ export function fitThemes(corpus: TermCorpus, opts: ClusterOptions = {}): ThemeM
       return t < 0 ? { ...NO_THEME, terms: v.ids } : { cluster: t, sim: sparseDot(v.ids, v.weights, 0, v.ids.length, themeCentroids[t]), terms: v.ids };
     },
   };
-}
-
-/** Rows two postings share; both ascending (a merge, not a Set lookup per row). */
-function sortedOverlap(a: Int32Array, b: Int32Array): number {
-  let i = 0;
-  let j = 0;
-  let n = 0;
-  while (i < a.length && j < b.length) {
-    if (a[i] === b[j]) {
-      n++;
-      i++;
-      j++;
-    } else if (a[i] < b[j]) i++;
-    else j++;
-  }
-  return n;
 }
 
 /** Every `step`-th element, from the first. */
