@@ -151,6 +151,9 @@ export interface RunServiceStats {
 }
 
 export interface RunServiceApi {
+  /** Makes the service ready before the first request (RunService: loads its runs, ends or resumes
+   *  those a crash left live). Idempotent; a service with nothing to load has none. */
+  init?(): Promise<void>;
   /** Validates and queues; throws RunRequestError on bad input. */
   create(req: unknown, opts?: CreateRunOptions): Promise<RunStatusFile>;
   get(runId: string): Promise<RunStatusFile | null>;

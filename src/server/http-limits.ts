@@ -141,6 +141,8 @@ interface Watched {
   socket: Socket;
   startedAt: number;
   startBytes: number;
+  /** Takes the request off the watch and its listeners off the request and the socket. */
+  leave(): void;
 }
 
 /**
@@ -162,11 +164,18 @@ export class SlowBodyGuard {
 
   watch(req: IncomingMessage, res: ServerResponse): void {
     if (req.complete || !hasBody(req) || !req.socket) return;
-    const w: Watched = { req, res, socket: req.socket, startedAt: this.now(), startBytes: req.socket.bytesRead };
+    const socket = req.socket;
+    // a kept-alive socket carries many requests: the close listener goes with the request it watches,
+    // else every request with a body leaves one on the socket
+    const leave = () => {
+      this.watched.delete(w);
+      req.off('end', leave);
+      socket.off('close', leave);
+    };
+    const w: Watched = { req, res, socket, startedAt: this.now(), startBytes: socket.bytesRead, leave };
     this.watched.add(w);
-    const leave = () => this.watched.delete(w);
     req.once('end', leave);
-    req.socket.once('close', leave);
+    socket.once('close', leave);
     this.timer ??= setInterval(() => this.check(), 1_000).unref();
   }
 
@@ -174,14 +183,14 @@ export class SlowBodyGuard {
     const now = this.now();
     for (const w of this.watched) {
       if (w.req.complete || w.socket.destroyed) {
-        this.watched.delete(w);
+        w.leave();
         continue;
       }
       const elapsed = now - w.startedAt;
       if (elapsed < this.limits.bodyGraceMs) continue;
       const rate = (w.socket.bytesRead - w.startBytes) / (elapsed / 1000);
       if (rate >= this.limits.bodyMinBytesPerSecond) continue;
-      this.watched.delete(w);
+      w.leave();
       this.cut++;
       const message = `the request body arrived at ${Math.round(rate)} bytes/s, slower than ${this.limits.bodyMinBytesPerSecond} bytes/s after ${Math.round(this.limits.bodyGraceMs / 1000)} s`;
       w.socket.on('error', () => undefined);
@@ -198,6 +207,6 @@ export class SlowBodyGuard {
   close(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    this.watched.clear();
+    for (const w of this.watched) w.leave();
   }
 }

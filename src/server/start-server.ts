@@ -339,8 +339,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const refusal = listenRefusal(host, token) ?? (token !== undefined ? weakTokenReason(token) : null);
   if (refusal) throw new ServerConfigError(refusal);
   // RunService.init() marks runs a crash left live as failed before anyone can watch them.
-  const init = (opts.service as Partial<{ init(): Promise<void> }>).init;
-  if (typeof init === 'function') await init.call(opts.service);
+  await opts.service.init?.();
   const app = await buildServer({ ...opts, token });
   await app.listen({ host, port });
   const addr = app.server.address();
