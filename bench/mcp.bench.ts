@@ -239,8 +239,8 @@ async function layers(label: string, def: Record<string, unknown>, bare: Client,
   const executor = new ToolExecutor({ tools: [], allowedTools: source.grants, sources: [source], publish: (st, d) => void bus.publish(st, d) });
   await executor.openSources();
   const viaBare = (i: number) => bare.callTool({ name: 'echo', arguments: { message: `m${i}` } });
-  // as the executor hands it: a stop registration of its own per call (for cancellation) and the call id
-  const viaHandler = (i: number) => echo.execute({ message: `m${i}` }, { onAbort: () => undefined, toolCallId: `c${i}` });
+  // as the executor hands it: a signal of its own per call (for cancellation) and the call id
+  const viaHandler = (i: number) => echo.execute({ message: `m${i}` }, { signal: new AbortController().signal, toolCallId: `c${i}` });
   const viaExecutor = (i: number) => executor.execute({ id: `c${i}`, name: 'mcp__everything__echo', args: { message: `m${i}` } });
   const sides = [viaBare, viaHandler, viaExecutor];
   for (let w = 0; w < WARMUP + 2; w++) for (const f of sides) await batches(f);

@@ -20,11 +20,9 @@ export type {
 } from '../channels/channel-types.js';
 
 export interface PluginToolContext {
-  /** Aborted when the run is cancelled or the tool times out. */
+  /** Aborted when the run is cancelled or the tool times out; `signal.reason` says which (the
+   *  run's cancel reason, or an Error whose message is `timeout`). */
   signal: AbortSignal;
-  /** `listener` is told once, with the reason, when the run is cancelled or the tool times out
-   *  (at once if it already was); a shorthand over `signal`. */
-  onAbort(listener: (reason: unknown) => void): void;
   /** Progress of long work, shown live as process events of this call. */
   reporter: OperationReporter;
   /** The run's folder: resolveRead, resolveWrite, readText, writeArtifact, listArtifacts. */

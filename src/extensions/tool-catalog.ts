@@ -58,10 +58,8 @@ function normalise(r: PluginToolResult): ToolResult {
 
 /** What a code plugin's tool is handed: the executor's context plus the run's workspace and id. */
 function codeToolContext(run: ToolRunContext, call: ToolExecutionContext | undefined): PluginToolContext {
-  const signal = call?.signal ?? new AbortController().signal;
   return {
-    signal,
-    onAbort: call?.onAbort ?? ((listener) => signal.addEventListener('abort', () => listener(signal.reason), { once: true })),
+    signal: call?.signal ?? new AbortController().signal,
     reporter: call?.reporter ?? NOOP_REPORTER,
     workspace: run.workspace,
     runId: run.runId,

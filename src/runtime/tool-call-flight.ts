@@ -1,7 +1,7 @@
 /**
  * One tool handler call in flight: it ends with the handler's result, the run's cancel or its
- * timeout, whichever comes first. The handler's context is a plain object: its `signal` aborts on
- * either, `onAbort` is a shorthand over that signal. The calls of an executor share one timer, armed
+ * timeout, whichever comes first. The handler's context is a plain object whose `signal` aborts on
+ * either, with the reason. The calls of an executor share one timer, armed
  * for the earliest deadline, and one listener on the run's signal.
  */
 import type { OperationReporter } from '../events/operation-reporter-types.js';
@@ -63,21 +63,6 @@ export class ToolDeadlines {
   }
 }
 
-/** `listener` is told once, with the reason, when `signal` aborts (at once if it already has). */
-function onAbortOf(signal: AbortSignal): (listener: (reason: unknown) => void) => void {
-  return (listener) => {
-    const tell = (): void => {
-      try {
-        listener(signal.reason);
-      } catch {
-        // a tool's stop listener that throws does not change how its call ended
-      }
-    };
-    if (signal.aborted) tell();
-    else signal.addEventListener('abort', tell, { once: true });
-  };
-}
-
 export class ToolCallFlight {
   readonly deadline: number;
   private resolve!: (r: ToolResult) => void;
@@ -106,7 +91,7 @@ export class ToolCallFlight {
     this.fail = fail;
     this.result = new Promise<ToolResult>((r) => (this.resolve = r));
     deadlines.add(this);
-    const ctx: ToolExecutionContext = { signal: this.ctl.signal, onAbort: onAbortOf(this.ctl.signal), toolCallId, reporter, approvedByPerson: approved };
+    const ctx: ToolExecutionContext = { signal: this.ctl.signal, toolCallId, reporter, approvedByPerson: approved };
     let handled: Promise<ToolResult>;
     try {
       handled = Promise.resolve(tool.execute(args, ctx));

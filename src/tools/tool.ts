@@ -28,12 +28,9 @@ export interface ToolResult {
 }
 
 export interface ToolExecutionContext {
+  /** Present when run by the executor: aborted when the call is cancelled or times out; its
+   *  `reason` says which (the run's cancel reason, or an Error whose message is `timeout`). */
   signal?: AbortSignal;
-  /**
-   * Present when run by the executor: `listener` is called once, with the reason, when the call is
-   * cancelled or times out (at once if it already was); a shorthand over `signal`.
-   */
-  onAbort?: (listener: (reason: unknown) => void) => void;
   toolCallId?: string;
   /** Present when run by the executor: report progress of long work here. */
   reporter?: OperationReporter;

@@ -171,7 +171,7 @@ describe('a Markdown agent run', () => {
   tools: [
     { name: 'whoami', description: 'run id and a file', parameters: { type: 'object' }, async execute(_a, ctx) { ctx.reporter.progress({ stage: 'look', current: 1, total: 1 }); await ctx.workspace.writeArtifact('who.txt', ctx.runId); return { ok: true, content: { runId: ctx.runId } }; } },
     { name: 'explode', description: 'throws', parameters: { type: 'object' }, async execute() { throw new TypeError('wires crossed'); } },
-    { name: 'hang', description: 'never ends', timeoutMs: 300, parameters: { type: 'object' }, execute(_a, ctx) { ctx.onAbort((why) => (globalThis.__hangStopped = why instanceof Error ? why.message : String(why))); return new Promise((r) => ctx.signal.addEventListener('abort', () => r('aborted'))) && new Promise(() => {}); } },
+    { name: 'hang', description: 'never ends', timeoutMs: 300, parameters: { type: 'object' }, execute(_a, ctx) { ctx.signal.addEventListener('abort', () => { const why = ctx.signal.reason; globalThis.__hangStopped = why instanceof Error ? why.message : String(why); }, { once: true }); return new Promise(() => {}); } },
     { name: 'unlisted', description: 'not granted', parameters: { type: 'object' }, execute: () => 'x' },
   ],
 };
@@ -197,7 +197,7 @@ describe('a Markdown agent run', () => {
     expect(r.read('artifacts/who.txt')).toBe(r.status.run_id);
     expect(boom).toMatchObject({ isError: true, diagnosis: { code: 'tool_error', summary: 'explode failed: wires crossed', detail: 'TypeError' } });
     expect(hang).toMatchObject({ isError: true, diagnosis: { code: 'tool_timeout' } });
-    expect((globalThis as { __hangStopped?: string }).__hangStopped).toBe('timeout'); // ctx.onAbort told the plugin why
+    expect((globalThis as { __hangStopped?: string }).__hangStopped).toBe('timeout'); // ctx.signal told the plugin why
     expect(unlisted).toMatchObject({ isError: true, diagnosis: { code: 'tool_not_found' } });
     const progress = r.events.filter((e) => e.stream === 'process' && e.data.event.stage === 'look');
     expect(progress.length).toBeGreaterThan(0);

@@ -163,35 +163,39 @@ describe('ToolExecutor', () => {
     expect(late?.aborted).toBe(true);
   });
 
-  it("onAbort tells a tool why its call stopped: the timeout, the run's cancel, and at once when registered after the stop", async () => {
+  it("the call's signal tells a tool why its call stopped: the timeout, the run's cancel, and to a reader that looks after the stop", async () => {
     const reasons: string[] = [];
+    const told = (signal: AbortSignal | undefined, prefix: string) =>
+      signal?.addEventListener('abort', () => reasons.push(`${prefix}: ${signal.reason instanceof Error ? signal.reason.message : String(signal.reason)}`), {
+        once: true,
+      });
     const waiting: AnyToolDefinition = {
       ...echo,
       name: 'waiting',
       timeoutMs: 20,
-      execute: (_a, ctx) => new Promise(() => ctx?.onAbort?.((r) => reasons.push(`timeout: ${(r as Error).message}`))),
+      execute: (_a, ctx) => new Promise(() => told(ctx?.signal, 'timeout')),
     };
     const { ex } = setup([waiting]);
     expect((await ex.execute({ id: '1', name: 'waiting', args: { text: 'a' } })).result.diagnosis?.code).toBe('tool_timeout');
     expect(reasons).toEqual(['timeout: timeout']);
 
     const run = new AbortController();
-    let late: ((l: (r: unknown) => void) => void) | undefined;
+    let late: AbortSignal | undefined;
     const cancelled: AnyToolDefinition = {
       ...echo,
       name: 'cancelled',
       timeoutMs: 60_000,
       execute: (_a, ctx) =>
         new Promise(() => {
-          late = ctx?.onAbort;
-          ctx?.onAbort?.((r) => reasons.push(`run: ${String(r)}`));
+          late = ctx?.signal;
+          told(ctx?.signal, 'run');
         }),
     };
     const { ex: ex2 } = setup([cancelled], ['cancelled'], emptyHooks(), { signal: run.signal });
     const p = ex2.execute({ id: '2', name: 'cancelled', args: { text: 'a' } });
     run.abort('stopped by the user');
     expect((await p).result.diagnosis?.code).toBe('cancelled');
-    late?.((r) => reasons.push(`late: ${String(r)}`));
+    if (late?.aborted) reasons.push(`late: ${String(late.reason)}`);
     expect(reasons).toEqual(['timeout: timeout', 'run: stopped by the user', 'late: stopped by the user']);
   });
 
