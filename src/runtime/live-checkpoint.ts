@@ -19,16 +19,21 @@ export class LiveCheckpoint {
   private readonly off: () => void;
   readonly journal: ToolCallJournal;
 
-  /** `resume`: the point a resumed attempt starts from (its calls are answered from it). */
+  /** `resume`: the point a resumed attempt starts from (its calls are answered from it); `attempt`:
+   *  this attempt resumes the run (from its checkpoint, or from its start when it had none). */
   constructor(
     root: string,
     bus: AgentEventBus,
     private readonly resume: ResumePoint | null,
+    attempt?: { attempt: number; fromSeq: number; usedMs: number },
   ) {
     const file = join(root, CHECKPOINT_FILE);
     // what this attempt appends must not be glued to the record the crash tore
-    if (resume) repairCheckpointFile(file);
-    this.cp = new RunCheckpoint(file, { lastSeq: () => bus.lastSeq, usedBeforeMs: resume?.usedMs ?? 0, mask: maskSecrets });
+    if (attempt) repairCheckpointFile(file);
+    this.cp = new RunCheckpoint(file, { lastSeq: () => bus.lastSeq, usedBeforeMs: attempt?.usedMs ?? 0, mask: maskSecrets });
+    // counted before anything of the attempt can kill the process again (an MCP server that starts,
+    // a first turn): a run whose process dies every time reaches max_resumes instead of looping
+    if (attempt) this.cp.resumed(attempt.attempt, attempt.fromSeq);
     this.journal = {
       prior: (id) => {
         const c = this.resume?.calls.get(id);
@@ -62,10 +67,9 @@ export class LiveCheckpoint {
   }
 
   /** The loop exists: its whole conversation is written (the first record, or a resumed attempt's). */
-  begin(system: string, state: () => CheckpointState, resumed?: { attempt: number; fromSeq: number }): void {
+  begin(system: string, state: () => CheckpointState): void {
     this.system = system;
     this.state = state;
-    if (resumed) this.cp.resumed(resumed.attempt, resumed.fromSeq);
     this.cp.base(system, state());
   }
 

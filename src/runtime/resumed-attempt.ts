@@ -16,6 +16,12 @@ export type ResumeStart = Extract<ResumeDecision, { kind: 'resume' }> & {
   leftovers: string;
 };
 
+/** A decision to start a run again that died before its loop began (nothing of its work is lost). */
+export type RestartStart = Extract<ResumeDecision, { kind: 'restart' }> & {
+  /** the sentence saying which background processes were ended, or '' */
+  leftovers: string;
+};
+
 export type CallOutcome = 'recorded' | 'run again' | 'interrupted_during_call' | 'not started';
 
 export interface ResumedLoop {
@@ -100,4 +106,18 @@ export function resumedEvent(resume: ResumeStart, resumed: ResumedLoop): Extract
     hint: lost.discardFromSeq !== null ? `the partial answer from event ${lost.discardFromSeq} on is discarded and redone` : '',
   }).toDict();
   return { phase: 'resumed', resumedAt: Date.now(), attempt: resume.attempt, fromSeq: resume.point.seq, discardFromSeq: lost.discardFromSeq, diagnosis };
+}
+
+/** The `resumed` lifecycle event of a run started again from its request: it had taken no model turn. */
+export function restartedEvent(restart: RestartStart): Extract<LifecycleData, { phase: 'resumed' }> {
+  const detail = ['the run stopped before its first model turn: it starts again from its request, nothing is redone'];
+  if (restart.leftovers) detail.push(restart.leftovers);
+  if (restart.start.tornTail) detail.push('the last checkpoint record was cut short by the crash and left out');
+  const diagnosis = new Diagnosis({
+    code: 'resumed',
+    severity: 'warning',
+    summary: `run resumed from its start (attempt ${restart.attempt}) after its process stopped`,
+    detail: detail.join('\n'),
+  }).toDict();
+  return { phase: 'resumed', resumedAt: Date.now(), attempt: restart.attempt, fromSeq: restart.lastSeq, discardFromSeq: null, diagnosis };
 }

@@ -124,9 +124,22 @@ export interface ResumePoint {
   leftovers: string[];
 }
 
+/**
+ * A run that stopped before its loop began (no base record yet: queued, or opening its MCP servers):
+ * nothing of its work is lost, it starts again from its request (input/request.json). What it had
+ * recorded before that is kept: its attempts, and a person's messages that arrived meanwhile.
+ */
+export interface StartPoint {
+  resumes: number;
+  queued: ResumePoint['queued'];
+  leftovers: string[];
+  tornTail: boolean;
+}
+
 export type LoadedCheckpoint =
   | { ok: true; point: ResumePoint }
-  | { ok: false; code: 'checkpoint_missing' | 'checkpoint_corrupt'; summary: string; detail: string };
+  | { ok: true; point: null; start: StartPoint }
+  | { ok: false; code: 'checkpoint_corrupt'; summary: string; detail: string };
 
 /** Reads a run's checkpoint into the point a resumed attempt starts from. */
 export function loadCheckpoint(file: string): LoadedCheckpoint {
@@ -233,14 +246,7 @@ export function loadCheckpoint(file: string): LoadedCheckpoint {
         break;
     }
   }
-  if (!point) {
-    return {
-      ok: false,
-      code: 'checkpoint_missing',
-      summary: 'the run stopped before its first checkpoint (before its first model turn)',
-      detail: `${file} has no base record`,
-    };
-  }
+  if (!point) return { ok: true, point: null, start: { resumes, queued, leftovers, tornTail: read.tornTail } };
   return { ok: true, point };
 }
 

@@ -38,7 +38,7 @@ import { LiveCheckpoint } from './live-checkpoint.js';
 import type { SandboxPolicy } from '../sandbox/sandbox-policy.js';
 import { describeSandbox } from '../sandbox/sandbox-description.js';
 import { describeUnsupported, sandboxSupport } from '../sandbox/sandbox-support.js';
-import { resumedEvent, resumeLoop } from './resumed-attempt.js';
+import { restartedEvent, resumedEvent, resumeLoop } from './resumed-attempt.js';
 
 /** What the exec engineer's ProcessRegistry offers the loop (duck-typed to keep runtime → tools light). */
 export interface NoticeSource {
@@ -104,8 +104,12 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
   rec.metrics = metrics;
   // a resumed run goes on with its counters, and its clock counts the time its dead process ran
   const resume = rec.durability.resume ?? null;
+  // a run that died before its loop began starts again from its request, as the same run
+  const restart = rec.durability.restart ?? null;
   if (resume) metrics.restoreResumed(resume);
-  const startedMs = Date.now() - (resume?.usedMs ?? 0);
+  if (restart) metrics.resumes = restart.attempt;
+  const again = resume ?? restart;
+  const startedMs = Date.now() - (again?.usedMs ?? 0);
   let pipeline: ProcessPipeline | null = null;
   let runReporter: OperationReporter | null = null;
   // how the run ends: set by each way out below, then handed to finalise
@@ -133,7 +137,14 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
   let executor: ToolExecutor | null = null;
   // what the run needs to go on after its process dies, written as it goes (an agent that says
   // `durability: interrupt` has none)
-  const checkpoint = rec.durability.checkpoint ? new LiveCheckpoint(workspace.root, bus, resume?.point ?? null) : null;
+  const checkpoint = rec.durability.checkpoint
+    ? new LiveCheckpoint(
+        workspace.root,
+        bus,
+        resume?.point ?? null,
+        again ? { attempt: again.attempt, fromSeq: resume ? resume.point.seq : again.lastSeq, usedMs: again.usedMs } : undefined,
+      )
+    : null;
   // every model call of the run (loop turns, compaction summaries) in runtime/model_calls.jsonl, unless turned off
   const recorder = rec.capture.model_io
     ? new ModelCallRecorder({
@@ -170,7 +181,8 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
       policy: rec.sandbox,
       readOnlyInside: [workspace.runtimeDir, workspace.inputDir, join(workspace.root, 'manifest.json')],
     });
-    if (!resume) {
+    // a run started again goes on from the state its dead attempt had reached
+    if (!resume && machine.state === 'queued') {
       toState('created');
       publish('lifecycle', { phase: 'start', startedAt: startedMs });
     }
@@ -218,7 +230,7 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
     }
 
     // step 6: plan, hooks, prompt, tool specs
-    if (!resume) toState('planning');
+    if (!resume && machine.state === 'created') toState('planning');
     startFiles.add(
       workspace.folder.writeJson('agentPlan', {
         run_id: rec.runId,
@@ -287,6 +299,7 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
     // step 7: the loop; image file inputs (uploads) go to the model with the goal
     const goalImages = resume ? { notes: [], images: [] } : await inputImages(workspace.root, rec.input, plugin.fileInputs);
     const resumed = resume ? resumeLoop(resume, executor, rec) : null;
+    if (restart) rec.inbox.restore(restart.start.queued);
     const loop = new AgentLoop({
       compactor: compactorFor(rec, { provider, system, metrics, publish, planState: () => planText(progress), runReporter }),
       inbox: rec.inbox,
@@ -316,19 +329,16 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
       ...(deps.backoffMs ? { backoffMs: deps.backoffMs } : {}),
       ...(checkpoint ? { onStep: checkpoint.onStep } : {}),
     });
-    checkpoint?.begin(
-      system,
-      () => ({
-        messages: loop.messages,
-        loop: loop.counters(),
-        metrics: metrics.snapshot(),
-        turns: metrics.takeNewLines(),
-        ...(rec.provider.position ? { provider: rec.provider.position() } : {}),
-        plan: progress.state(),
-      }),
-      resume ? { attempt: resume.attempt, fromSeq: resume.point.seq } : undefined,
-    );
+    checkpoint?.begin(system, () => ({
+      messages: loop.messages,
+      loop: loop.counters(),
+      metrics: metrics.snapshot(),
+      turns: metrics.takeNewLines(),
+      ...(rec.provider.position ? { provider: rec.provider.position() } : {}),
+      plan: progress.state(),
+    }));
     if (resume && resumed) publish('lifecycle', resumedEvent(resume, resumed));
+    if (restart) publish('lifecycle', restartedEvent(restart));
     try {
       let repairs = rec.limits.stop_repair_turns;
       for (;;) {

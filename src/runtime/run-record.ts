@@ -18,7 +18,7 @@ import type { LatestWrite } from './latest-write.js';
 import type { ResolvedCapture } from './capture-settings.js';
 import type { SandboxPolicy } from '../sandbox/sandbox-policy.js';
 import type { ModelCallFeed } from './model-call-feed.js';
-import type { ResumeStart } from './resumed-attempt.js';
+import type { RestartStart, ResumeStart } from './resumed-attempt.js';
 
 export interface RunRecord {
   runId: string;
@@ -77,5 +77,5 @@ export interface RunRecord {
   /** MCP servers the run called, in order of first use (`done.used_mcp`). */
   usedMcp?: string[];
   /** Whether the run writes a checkpoint (runtime/checkpoint.jsonl) to be resumed from after its process dies. */
-  durability: { checkpoint: boolean; resume?: ResumeStart };
+  durability: { checkpoint: boolean; resume?: ResumeStart; restart?: RestartStart };
 }

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { AgentEvent } from '../events/agent-event.js';
 import { Diagnosis, type DiagnosisDict } from '../events/diagnosis.js';
 import { EVENTS_FILE, readEvents } from './event-store.js';
-import { CHECKPOINT_FILE, loadCheckpoint, type ResumePoint } from './run-checkpoint.js';
+import { CHECKPOINT_FILE, loadCheckpoint, type ResumePoint, type StartPoint } from './run-checkpoint.js';
 import type { TokenCounts } from './run-metrics.js';
 
 /** The operator's settings (config.json `durability`). */
@@ -33,6 +33,8 @@ export interface LostWork {
 
 export type ResumeDecision =
   | { kind: 'resume'; point: ResumePoint; attempt: number; lost: LostWork; lastSeq: number; usedMs: number }
+  /** it died before its loop began: it starts again from its request, its events go on after `lastSeq` */
+  | { kind: 'restart'; start: StartPoint; attempt: number; lastSeq: number; usedMs: number }
   | { kind: 'interrupt'; diagnosis: DiagnosisDict };
 
 function interrupted(status: string, why: string, detail = ''): ResumeDecision {
@@ -59,19 +61,26 @@ export async function planResume(
   if (o.agentDurability === 'interrupt') return interrupted(run.status, 'its agent says durability: interrupt');
   const loaded = loadCheckpoint(join(runRoot, CHECKPOINT_FILE));
   if (!loaded.ok) return interrupted(run.status, loaded.summary, loaded.detail);
-  const point = loaded.point;
-  if (point.resumes >= o.settings.max_resumes) {
+  const resumes = loaded.point ? loaded.point.resumes : loaded.start.resumes;
+  if (resumes >= o.settings.max_resumes) {
     const times = (n: number) => `${n} time${n === 1 ? '' : 's'}`;
     // a run that kills its process every time must not loop
     return interrupted(
       run.status,
-      point.resumes === 0
+      resumes === 0
         ? `durability.max_resumes is ${o.settings.max_resumes}`
-        : `it was resumed ${times(point.resumes)} already (durability.max_resumes ${o.settings.max_resumes}) and its process died again`,
+        : `it was resumed ${times(resumes)} already (durability.max_resumes ${o.settings.max_resumes}) and its process died again`,
     );
   }
   const after = await readEvents(join(runRoot, EVENTS_FILE), 0);
   const lastSeq = after.at(-1)?.seq ?? 0;
+  if (!loaded.point) {
+    // nothing to lose: the run starts again; its clock counts the time it spent starting before
+    const began = after.find((e) => e.stream === 'lifecycle' && e.data.phase === 'start')?.ts;
+    const usedMs = began === undefined ? 0 : Math.max(0, (after.at(-1)?.ts ?? began) - began);
+    return { kind: 'restart', start: loaded.start, attempt: resumes + 1, lastSeq, usedMs };
+  }
+  const point = loaded.point;
   const lastTs = after.at(-1)?.ts ?? point.at;
   return {
     kind: 'resume',

@@ -267,7 +267,7 @@ export class RunService implements RunServiceApi {
     repairEventsFile(join(root, EVENTS_FILE));
     const plugin = this.registry.get(status.plugin);
     const d = await planResume(root, status, { settings: this.durability(), agentDurability: plugin ? (plugin.durability ?? 'resume') : null });
-    if (d.kind !== 'resume') return d.diagnosis;
+    if (d.kind === 'interrupt') return d.diagnosis;
     // the dead process's background sessions end now, not when (or if) the run is resumed
     const ended = await endLeftovers(root);
     if (ended) noteLeftovers(join(root, CHECKPOINT_FILE), ended);
@@ -341,10 +341,11 @@ export class RunService implements RunServiceApi {
       const d = await planResume(root, status, { settings: this.durability(), agentDurability: plugin ? (plugin.durability ?? 'resume') : null });
       if (d.kind === 'interrupt') return await interrupt(d.diagnosis);
       // what the dead process left running ends before the run goes on
-      const leftovers = [...d.point.leftovers, await endLeftovers(root)].filter(Boolean).join('; ');
+      const told = d.kind === 'resume' ? d.point.leftovers : d.start.leftovers;
+      const leftovers = [...told, await endLeftovers(root)].filter(Boolean).join('; ');
       const rec = await this.hydrate(runId);
       if (!rec) return;
-      rec.durability = { checkpoint: true, resume: { ...d, leftovers } };
+      rec.durability = d.kind === 'resume' ? { checkpoint: true, resume: { ...d, leftovers } } : { checkpoint: true, restart: { ...d, leftovers } };
       this.store.note(rec.status);
       // a subagent runs beside its parent's queue slot, as when it was started
       if (o.beside) void executeRun(rec, this.engineDeps()).catch(() => undefined);

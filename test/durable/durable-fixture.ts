@@ -46,7 +46,8 @@ export interface DurableProject extends ProjectFixture {
   release(): void;
 }
 
-export function durableProject(turns: unknown[], opts: { agentExtra?: string; config?: Record<string, unknown> } = {}): DurableProject {
+/** `tools`: the agent's tools line (default the effects tools and write_artifact). */
+export function durableProject(turns: unknown[], opts: { agentExtra?: string; config?: Record<string, unknown>; tools?: string } = {}): DurableProject {
   const p = makeProject({});
   const log = join(p.dir, 'effects.log');
   p.write('.runtrail/plugins/effects.mjs', EFFECTS_PLUGIN(log));
@@ -55,7 +56,7 @@ export function durableProject(turns: unknown[], opts: { agentExtra?: string; co
     agentFile(`name: worker
 description: does things that must not happen twice
 model: script:worker.turns.json
-tools: [send, lookup, write_artifact]
+tools: ${opts.tools ?? '[send, lookup, write_artifact]'}
 artifacts:
   - path: report.md
     type: markdown

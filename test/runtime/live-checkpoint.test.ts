@@ -42,8 +42,8 @@ describe('live checkpoint', () => {
     ]);
     expect(final.status).toBe('completed');
     const loaded = loadCheckpoint(join(root, CHECKPOINT_FILE));
-    expect(loaded.ok).toBe(true);
-    if (!loaded.ok) return;
+    expect(loaded.ok && loaded.point !== null).toBe(true);
+    if (!loaded.ok || !loaded.point) return;
     const pt = loaded.point;
     expect(pt.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'assistant']);
     expect(pt.messages.at(-1)).toEqual({ role: 'assistant', content: 'done: a and b' });

@@ -69,8 +69,8 @@ describe('run checkpoint', () => {
     // a result is written once: in its call's finished record, not again in the conversation
     expect(readFileSync(f, 'utf8').split('sent to a').length - 1).toBe(1);
     const r = loadCheckpoint(f);
-    expect(r.ok).toBe(true);
-    if (!r.ok) return;
+    expect(r.ok && r.point !== null).toBe(true);
+    if (!r.ok || !r.point) return;
     const p = r.point;
     expect(p.system).toBe('SYSTEM');
     expect(p.messages).toEqual(messages);
@@ -108,12 +108,18 @@ describe('run checkpoint', () => {
     cp.step('S', state(compacted, metrics));
     await cp.close();
     const r = loadCheckpoint(f);
-    expect(r.ok && r.point.messages).toEqual(compacted);
+    expect(r.ok && r.point?.messages).toEqual(compacted);
   });
 
-  it('a run killed before its first checkpoint has none to resume from', () => {
-    const r = loadCheckpoint(file());
-    expect(r).toMatchObject({ ok: false, code: 'checkpoint_missing' });
+  it('a run killed before its first checkpoint starts again from its request, its attempts and queued messages kept', async () => {
+    expect(loadCheckpoint(file())).toMatchObject({ ok: true, point: null, start: { resumes: 0, queued: [] } });
+    const f = file();
+    const cp = new RunCheckpoint(f, { lastSeq: () => 4 });
+    cp.resumed(1, 4);
+    cp.message({ id: 'm1', mode: 'steer', text: 'also b', from: 'api' });
+    await cp.close();
+    const r = loadCheckpoint(f);
+    expect(r).toMatchObject({ ok: true, point: null, start: { resumes: 1, queued: [{ id: 'm1', text: 'also b' }] } });
   });
 
   it('a damaged record fails the load with the line and the reason, never a shorter conversation', async () => {
@@ -144,7 +150,7 @@ describe('run checkpoint', () => {
     await cp.close();
     appendFileSync(f, '0badc0de {"k":"step","add":[{"role":"assis');
     const r = loadCheckpoint(f);
-    expect(r.ok && r.point.messages).toEqual(messages);
-    expect(r.ok && r.point.tornTail).toBe(true);
+    expect(r.ok && r.point?.messages).toEqual(messages);
+    expect(r.ok && r.point?.tornTail).toBe(true);
   });
 });
