@@ -62,7 +62,6 @@ export interface EngineDeps {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   backoffMs?: (attempt: number) => number;
   persistStatus(rec: RunRecord): Promise<void>;
-  onFinished?(rec: RunRecord): void;
   /** How long finishing waits for the run's background processes to end; default 10 s. */
   killScopeTimeoutMs?: number;
   /** Service-wide token and cost counters (/metrics); each model call is added. */
@@ -97,7 +96,11 @@ function safeOpId(id: string): string {
   return s || 'op';
 }
 
-export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void> {
+/**
+ * Runs `rec` to its end and returns how it ended, once every file is written and its event log closed.
+ * The caller that hosts the run acts on it (frees its slot, answers `rec.done`): the engine does not.
+ */
+export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<RunOutcome> {
   const { bus, workspace, plugin, machine } = rec;
   const publish: PublishFn = (stream, data) => void bus.publish(stream, data);
   const metrics = new RunMetrics(deps.usageTotals);
@@ -402,10 +405,11 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<void
   await checkpoint?.close();
   const unrecorded = await recorder?.close();
   if (unrecorded) publish('run', { type: 'notice', text: `could not record every model call in runtime/model_calls.jsonl: ${unrecorded}` });
-  await finalise(rec, deps, { ...outcome, metrics, startedMs, pipeline, runReporter });
+  const ended = await finalise(rec, deps, { ...outcome, metrics, startedMs, pipeline, runReporter });
   offState();
   offSkills();
   offMcp();
+  return ended;
 }
 
 /** How an aborted run ends, from the abort's reason: a process that stops fails it `interrupted`; anything else cancels it. */
@@ -458,10 +462,12 @@ export interface FinaliseInput {
 }
 
 /** Step 9, also used for runs cancelled while queued: every file is written, terminal event last.
- *  Whatever fails in it, the run ends: its status is terminal, its slot freed and wait() answered. */
-export async function finalise(rec: RunRecord, deps: EngineDeps, f: FinaliseInput): Promise<void> {
+ *  Whatever fails in it, the run ends: its status is terminal and its event log closed. Returns how it
+ *  ended (a failure while finishing fails it); the host then frees its slot and answers wait(). */
+export async function finalise(rec: RunRecord, deps: EngineDeps, f: FinaliseInput): Promise<RunOutcome> {
   try {
     await finaliseRun(rec, deps, f);
+    return { status: f.status, text: f.text, diagnosis: f.diagnosis };
   } catch (e) {
     if (!isTerminalRunState(rec.status.status)) {
       Object.assign(rec.status, {
@@ -479,8 +485,9 @@ export async function finalise(rec: RunRecord, deps: EngineDeps, f: FinaliseInpu
       // already reported by the failure above
     }
     await rec.store.settled?.().catch(() => undefined);
-    deps.onFinished?.(rec);
-    rec.resolveDone(rec.status);
+    const status = rec.status.status;
+    // the status is terminal here (set above when finishing failed before the machine's transition)
+    return { status: isTerminalRunState(status) ? (status as RunOutcome['status']) : 'failed', text: rec.status.final_answer, diagnosis: rec.status.diagnosis };
   }
 }
 
@@ -514,8 +521,6 @@ async function finaliseRun(rec: RunRecord, deps: EngineDeps, f: FinaliseInput): 
     },
     alongside: f.pipeline?.dispose(),
   });
-  deps.onFinished?.(rec);
-  rec.resolveDone(rec.status);
 }
 
 /** Ends what the run left running in the background; a process that will not die must not keep the run from ending. */

@@ -348,7 +348,7 @@ export class RunService implements RunServiceApi {
       rec.durability = d.kind === 'resume' ? { checkpoint: true, resume: { ...d, leftovers } } : { checkpoint: true, restart: { ...d, leftovers } };
       this.store.note(rec.status);
       // a subagent runs beside its parent's queue slot, as when it was started
-      if (o.beside) void executeRun(rec, this.engineDeps()).catch(() => undefined);
+      if (o.beside) void this.execute(rec);
       else await this.queue.enqueue(runId);
     } catch (e) {
       this.live.delete(runId);
@@ -500,7 +500,7 @@ export class RunService implements RunServiceApi {
       parent.rec.children.push(runId);
       parent.rec.status.children = [...parent.rec.children];
       void this.persistStatus(parent.rec).catch(() => undefined);
-      void executeRun(rec, this.engineDeps()).catch(() => undefined);
+      void this.execute(rec);
       return snapshot;
     }
     try {
@@ -624,13 +624,23 @@ export class RunService implements RunServiceApi {
       killScopeTimeoutMs: this.opts.killScopeTimeoutMs,
       usageTotals: this.usageTotals,
       persistStatus: (r: RunRecord) => this.persistStatus(r),
-      onFinished: (r: RunRecord) => {
-        this.store.note(r.status);
-        this.live.delete(r.runId);
-        // the slot is free before wait()/cancel() callers resume
-        r.releaseSlot?.();
-      },
     };
+  }
+
+  /** Runs `rec` to its end, then ends its hosting. A run whose engine threw stays as it was. */
+  private async execute(rec: RunRecord): Promise<void> {
+    // executeRun finalises its own failures: it resolves once every file is written
+    const ended = await executeRun(rec, this.engineDeps()).catch(() => null);
+    if (ended) this.ended(rec);
+  }
+
+  /** A run whose files are all written: no longer live here, its slot free, then wait() answered. */
+  private ended(rec: RunRecord): void {
+    this.store.note(rec.status);
+    this.live.delete(rec.runId);
+    // the slot is free before wait()/cancel() callers resume
+    rec.releaseSlot?.();
+    rec.resolveDone(rec.status);
   }
 
   /** A run a worker of this process claimed: prepared here by create(), run to its end. */
@@ -642,8 +652,7 @@ export class RunService implements RunServiceApi {
     // the run's synchronous start (prompt, plan, start files issued) would otherwise go before the
     // create's answer (POST → 201 about 1 ms later, unloaded; more in a burst of creates)
     await new Promise<void>((r) => setImmediate(r));
-    // executeRun finalises its own failures: it resolves once every file is written
-    await executeRun(rec, this.engineDeps()).catch(() => undefined);
+    await this.execute(rec);
   }
 
   async get(runId: string): Promise<RunStatusFile | null> {
@@ -786,8 +795,8 @@ export class RunService implements RunServiceApi {
   }
 
   /** A run taken out of the queue before it started: its files written as cancelled. */
-  private cancelledWhileQueued(rec: RunRecord): Promise<void> {
-    return finalise(rec, this.engineDeps(), {
+  private async cancelledWhileQueued(rec: RunRecord): Promise<void> {
+    await finalise(rec, this.engineDeps(), {
       status: 'cancelled',
       text: '',
       diagnosis: new Diagnosis({
@@ -800,6 +809,7 @@ export class RunService implements RunServiceApi {
       pipeline: null,
       runReporter: null,
     });
+    this.ended(rec);
   }
 
   /** A run this node does not hold: taken out of the queue while it waits, else its worker is told. */
