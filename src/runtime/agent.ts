@@ -23,6 +23,10 @@ export interface WorkspaceAccess {
   resolveWrite(p: string): string;
   readText(p: string): Promise<string>;
   writeArtifact(relPath: string, content: string | Uint8Array): Promise<{ path: string; bytes: number }>;
+  /** What writeArtifact would leave on the disk (nothing is written): path under artifacts/, size, SHA-256. */
+  artifactDigest?(relPath: string, content: string | Uint8Array): { path: string; bytes: number; sha256: string };
+  /** Size and SHA-256 of artifacts/<path> on the disk, or null. */
+  artifactOnDisk?(path: string): Promise<{ bytes: number; sha256: string } | null>;
   writeRuntimeJson(name: string, value: unknown): Promise<void>;
   listArtifacts(): Promise<Array<{ path: string; bytes: number }>>;
 }

@@ -38,9 +38,9 @@ export class LiveCheckpoint {
       prior: (id) => {
         const c = this.resume?.calls.get(id);
         if (!c) return undefined;
-        return c.result ? { result: c.result as ToolResult } : {};
+        return c.result ? { result: c.result as ToolResult } : { args: c.args, ...(c.intent !== undefined ? { intent: c.intent } : {}) };
       },
-      started: (id, name, args, durable) => this.cp.callStarted(id, name, args, durable),
+      started: (id, name, args, durable, intent) => this.cp.callStarted(id, name, args, durable, intent),
       finished: (id, name, result) => this.cp.callFinished(id, name, result),
     };
     this.off = bus.subscribe((ev) => {

@@ -22,13 +22,13 @@ export type RestartStart = Extract<ResumeDecision, { kind: 'restart' }> & {
   leftovers: string;
 };
 
-export type CallOutcome = 'recorded' | 'run again' | 'interrupted_during_call' | 'not started';
+export type CallOutcome = 'recorded' | 'checked' | 'run again' | 'interrupted_during_call' | 'not started';
 
 export interface ResumedLoop {
   messages: ChatMessage[];
   loop: NonNullable<AgentLoopOptions['resume']>;
   /** the calls of the last turn without a result in the conversation, and what happens to each */
-  calls: Array<{ id: string; name: string; outcome: CallOutcome }>;
+  calls: Array<{ id: string; name: string; outcome: CallOutcome; safeToRepeat: boolean }>;
 }
 
 /** The calls of the conversation's last assistant turn that have no tool result after it. */
@@ -45,7 +45,7 @@ function unsettledCalls(messages: ChatMessage[]): ToolCallRequest[] {
 /** Builds the resumed loop's start and puts back the model's position and the queued messages. */
 export function resumeLoop(
   resume: ResumeStart,
-  executor: { safeToRepeat(name: string): boolean },
+  executor: { safeToRepeat(name: string): boolean; checksCompletion(name: string): boolean },
   rec: { provider: ModelProvider; inbox: RunInbox },
 ): ResumedLoop {
   const p = resume.point;
@@ -64,8 +64,16 @@ export function resumeLoop(
   }
   const calls = pending.map((c) => {
     const j = p.calls.get(c.id);
-    const outcome: CallOutcome = !j ? 'not started' : j.result ? 'recorded' : executor.safeToRepeat(c.name) ? 'run again' : 'interrupted_during_call';
-    return { id: c.id, name: c.name, outcome };
+    const outcome: CallOutcome = !j
+      ? 'not started'
+      : j.result
+        ? 'recorded'
+        : j.intent !== undefined && executor.checksCompletion(c.name)
+          ? 'checked'
+          : executor.safeToRepeat(c.name)
+            ? 'run again'
+            : 'interrupted_during_call';
+    return { id: c.id, name: c.name, outcome, safeToRepeat: executor.safeToRepeat(c.name) };
   });
   return {
     messages,
@@ -90,6 +98,12 @@ export function resumedEvent(resume: ResumeStart, resumed: ResumedLoop): Extract
     if (c.outcome === 'interrupted_during_call')
       detail.push(
         `${c.name} (${c.id}) was running and is not safe to run twice: not run again, the model is told its effect is unknown (interrupted_during_call)`,
+      );
+    else if (c.outcome === 'checked')
+      detail.push(
+        `${c.name} (${c.id}) was running: what it meant to leave is checked, and it counts as finished when complete (else it is ${
+          c.safeToRepeat ? 'run again' : 'not run again: interrupted_during_call'
+        })`,
       );
     else if (c.outcome === 'run again') detail.push(`${c.name} (${c.id}) was running and is read-only or idempotent: run again`);
     else if (c.outcome === 'recorded') detail.push(`${c.name} (${c.id}) had finished: its recorded result is used, it is not run again`);

@@ -70,7 +70,8 @@ export interface RecordedResult {
 export type CheckpointRecord =
   | ({ k: 'base'; v: number; system: string; messages: ChatMessage[] } & StateParts & Stamp)
   | ({ k: 'step'; add: Array<ChatMessage | JournalledResult> } & StateParts & Stamp)
-  | ({ k: 'call'; phase: 'started'; id: string; name: string; args: unknown } & Stamp)
+  /** `intent`: what the call is about to leave behind, as its tool declares it (a file's size and hash) */
+  | ({ k: 'call'; phase: 'started'; id: string; name: string; args: unknown; intent?: unknown } & Stamp)
   | ({ k: 'call'; phase: 'finished'; id: string; name: string; result: RecordedResult } & Stamp)
   | ({ k: 'approval'; id: string; toolCallId: string; status: 'pending' | 'approved' | 'denied'; by?: string; reason?: string; who?: string } & Stamp)
   | ({ k: 'message'; id: string; mode: 'steer' | 'follow_up'; text: string; from: DecisionSource } & Stamp)
@@ -83,6 +84,8 @@ export type CheckpointRecord =
 export interface CallJournalEntry {
   name: string;
   args: unknown;
+  /** what the call meant to leave behind (its tool's `intent`), when the tool says */
+  intent?: unknown;
   /** absent while the call had started and not finished */
   result?: RecordedResult;
 }
@@ -214,7 +217,7 @@ export function loadCheckpoint(file: string): LoadedCheckpoint {
         if (r.plan) point.plan = r.plan;
         break;
       case 'call':
-        if (r.phase === 'started') calls.set(r.id, { name: r.name, args: r.args });
+        if (r.phase === 'started') calls.set(r.id, { name: r.name, args: r.args, ...(r.intent !== undefined ? { intent: r.intent } : {}) });
         else calls.set(r.id, { name: r.name, args: calls.get(r.id)?.args ?? null, result: r.result });
         break;
       case 'approval':
@@ -334,8 +337,8 @@ export class RunCheckpoint {
 
   /** Before a handler runs. `durable`: the record is on the disk before this resolves (a call that
    *  is not idempotent must never run without it, or a resume could run it twice). */
-  callStarted(id: string, name: string, args: unknown, durable: boolean): Promise<void> | void {
-    this.append({ k: 'call', phase: 'started', id, name, args, ...this.stamp() });
+  callStarted(id: string, name: string, args: unknown, durable: boolean, intent?: unknown): Promise<void> | void {
+    this.append({ k: 'call', phase: 'started', id, name, args, ...(intent !== undefined ? { intent } : {}), ...this.stamp() });
     if (durable) return this.log.durable().catch((e: Error) => void (this.failure ??= e));
   }
 

@@ -3,6 +3,7 @@
  * (NUL bytes, `..`, absolute paths, symlinks via realpath) and refused outside the allowed roots.
  */
 import { constants as fsc, mkdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { chmod, copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { maskSecrets } from '../events/secret-masker.js';
@@ -121,14 +122,37 @@ export class RunWorkspace implements WorkspaceAccess {
    *  secrets masked (bytes are written as given: an image is not text to mask). */
   async writeArtifact(relPath: string, text: string | Uint8Array): Promise<{ path: string; bytes: number }> {
     const content = typeof text === 'string' ? maskSecrets(text) : text;
-    if (typeof relPath !== 'string' || relPath.length === 0) throw new WorkspacePathError(String(relPath), 'empty path');
-    if (isAbsolute(relPath)) throw new WorkspacePathError(relPath, 'artifact paths are relative to artifacts/');
-    const rel = relPath.replace(/^artifacts[\\/]/, '');
-    const target = this.resolveWrite(join('artifacts', rel));
+    const target = this.artifactTarget(relPath);
     await mkdir(dirname(target), { recursive: true });
     await writeFile(target, content);
     const bytes = typeof content === 'string' ? Buffer.byteLength(content) : content.byteLength;
     return { path: relative(this.artifactsDir, target).split(sep).join('/'), bytes };
+  }
+
+  /** The file artifacts/<relPath> names, confined to the write roots. */
+  private artifactTarget(relPath: string): string {
+    if (typeof relPath !== 'string' || relPath.length === 0) throw new WorkspacePathError(String(relPath), 'empty path');
+    if (isAbsolute(relPath)) throw new WorkspacePathError(relPath, 'artifact paths are relative to artifacts/');
+    const rel = relPath.replace(/^artifacts[\\/]/, '');
+    return this.resolveWrite(join('artifacts', rel));
+  }
+
+  /** What writeArtifact(relPath, text) would leave on the disk (its secrets masked as it masks them):
+   *  the path under artifacts/, its size and SHA-256. Nothing is written. */
+  artifactDigest(relPath: string, text: string | Uint8Array): { path: string; bytes: number; sha256: string } {
+    const content = Buffer.from(typeof text === 'string' ? maskSecrets(text) : text);
+    const target = this.artifactTarget(relPath);
+    return { path: relative(this.artifactsDir, target).split(sep).join('/'), bytes: content.byteLength, sha256: sha256(content) };
+  }
+
+  /** The size and SHA-256 of artifacts/<path> as it is on the disk, or null when it cannot be read. */
+  async artifactOnDisk(path: string): Promise<{ bytes: number; sha256: string } | null> {
+    try {
+      const content = await readFile(this.artifactTarget(path));
+      return { bytes: content.byteLength, sha256: sha256(content) };
+    } catch {
+      return null;
+    }
   }
 
   /** Write a file the runtime (not a tool) owns anywhere in the run folder; atomic via rename. The
@@ -194,4 +218,8 @@ export async function reserveRunFolder(runsDir: string, nextId: () => string, op
       else if (code !== 'EEXIST' || attempt >= 100) throw e;
     }
   }
+}
+
+function sha256(content: Uint8Array): string {
+  return createHash('sha256').update(content).digest('hex');
 }

@@ -45,10 +45,12 @@ export interface ToolExecutorOptions {
 }
 
 export interface ToolCallJournal {
-  /** What an earlier attempt of the run recorded: a result (finished), or none (started, never finished). */
-  prior(toolCallId: string): { result?: ToolResult } | undefined;
-  /** `durable`: resolve only once the record is on the disk (the call is not safe to run twice). */
-  started(toolCallId: string, name: string, args: unknown, durable: boolean): Promise<void> | void;
+  /** What an earlier attempt of the run recorded: a result (finished), or none (started, never
+   *  finished: then the arguments it ran with and the tool's `intent`, when recorded). */
+  prior(toolCallId: string): { result?: ToolResult; args?: unknown; intent?: unknown } | undefined;
+  /** `durable`: resolve only once the record is on the disk (the call is not safe to run twice).
+   *  `intent`: what the call is about to leave behind (its tool's `intent`). */
+  started(toolCallId: string, name: string, args: unknown, durable: boolean, intent?: unknown): Promise<void> | void;
   finished(toolCallId: string, name: string, result: ToolResult): void;
 }
 
@@ -162,6 +164,9 @@ export class ToolExecutor {
     // when running it twice is safe
     const prior = this.opts.journal?.prior(req.id);
     if (prior?.result) return { call, result: prior.result, durationMs: 0 };
+    // one whose tool can tell that what it does is complete (a file whole on the disk) counts as finished
+    const done = prior && tool?.completedBefore ? await this.completedBefore(tool, prior.args ?? req.args, prior.intent) : null;
+    if (done) return this.endedByCrash(call, done, performance.now() - started);
     if (prior && !(tool?.readOnly || tool?.idempotent)) return this.interruptedCall(call, performance.now() - started);
     // a snapshot: a hook or tool that mutates its (nested) arguments must not change the event a slow
     // live reader serialises later, or live frames would differ from events.jsonl and its replay
@@ -193,15 +198,31 @@ export class ToolExecutor {
       `arguments: ${JSON.stringify(call.args ?? null).slice(0, 300)}`,
       'check whether its effect happened (look at what it changes) before calling it again',
     );
+    return this.endedByCrash(call, result, durationMs);
+  }
+
+  /** A cut-short call's check of its own effect; a check that fails counts as "not complete". */
+  private async completedBefore(tool: AnyToolDefinition, args: unknown, intent: unknown): Promise<ToolResult | null> {
+    try {
+      return (await tool.completedBefore?.(args, intent)) ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** A call the dead process started settled without running it: recorded as finished, and its result
+   *  published (its start event is in the log already). */
+  private endedByCrash(call: ToolCallInfo, result: ToolResult, durationMs: number): ExecutedToolCall {
     this.opts.journal?.finished(call.toolCallId, call.name, result);
     const data: Extract<ToolData, { phase: 'result' }> = {
       phase: 'result',
       name: call.name,
       toolCallId: call.toolCallId,
-      isError: true,
+      isError: !result.ok,
       result: result.content,
     };
-    data.diagnosis = { detail: '', hint: '', retryable: false, ...result.diagnosis! };
+    if (result.details !== undefined) data.details = result.details;
+    if (result.diagnosis) data.diagnosis = { detail: '', hint: '', retryable: false, ...result.diagnosis };
     data.durationMs = 0;
     this.publish('tool', data);
     return { call, result, durationMs };
@@ -283,6 +304,22 @@ export class ToolExecutor {
     return result;
   }
 
+  /** What the call is about to leave behind, as its tool declares it (recorded with its start). */
+  private intentOf(tool: AnyToolDefinition, args: unknown): unknown {
+    if (!tool.intent || !this.opts.journal) return undefined;
+    try {
+      return tool.intent(args);
+    } catch {
+      // a tool that cannot say is re-run (or reported interrupted) after a crash, as one that declares nothing
+      return undefined;
+    }
+  }
+
+  /** Whether a call of this tool that a crash cut short may have finished: it checks its own effect. */
+  checksCompletion(name: string): boolean {
+    return this.tools.get(name)?.completedBefore !== undefined;
+  }
+
   /** Whether a call of this tool that a crash cut short may run again: read-only or idempotent. */
   safeToRepeat(name: string): boolean {
     const tool = this.tools.get(name);
@@ -317,7 +354,7 @@ export class ToolExecutor {
     const runSignal = this.opts.signal;
     if (runSignal?.aborted) return Promise.resolve(fail('cancelled', `${tool.name} not started: the run was cancelled`));
     // recorded before the handler runs: on the disk first when running the call twice would not be safe
-    const recorded = this.opts.journal?.started(call.toolCallId, tool.name, call.args, !(tool.readOnly || tool.idempotent));
+    const recorded = this.opts.journal?.started(call.toolCallId, tool.name, call.args, !(tool.readOnly || tool.idempotent), this.intentOf(tool, call.args));
     if (recorded) return recorded.then(() => this.invokeNow(tool, call, approved));
     return this.invokeNow(tool, call, approved);
   }

@@ -11,6 +11,10 @@ export interface FileAccess {
   resolveWrite(p: string): string;
   /** `relPath` is relative to artifacts/. */
   writeArtifact(relPath: string, content: string | Uint8Array): Promise<{ path: string; bytes: number }>;
+  /** What writeArtifact would leave on the disk (nothing is written): path under artifacts/, size, SHA-256. */
+  artifactDigest?(relPath: string, content: string | Uint8Array): { path: string; bytes: number; sha256: string };
+  /** Size and SHA-256 of artifacts/<path> on the disk, or null. */
+  artifactOnDisk?(path: string): Promise<{ bytes: number; sha256: string } | null>;
   listArtifacts(): Promise<Array<{ path: string; bytes: number }>>;
 }
 

@@ -60,6 +60,18 @@ export interface ToolDefinition<Args = unknown> {
    *  its dead process started and never finished (read-only tools are re-run too; any other is not). */
   idempotent?: boolean;
   /**
+   * What this call is about to leave behind, recorded with its `started` record before the handler
+   * runs (e.g. the size and hash of the file it writes), so that a call a crash cut short can be
+   * checked against it (`completedBefore`).
+   */
+  intent?: (args: Args) => unknown;
+  /**
+   * A call the run's dead process started and never finished, with its recorded `intent`: its result
+   * when what it does is complete (the call counts as finished and is not run again), or null when it
+   * is to be run again (idempotent tools) or reported interrupted (others).
+   */
+  completedBefore?: (args: Args, intent: unknown) => Promise<ToolResult | null>;
+  /**
    * Why this particular call needs a person's approval even where the tool is allowed (exec with
    * `elevated: true` where the operator says ask), or null. The executor asks before it runs it.
    */
