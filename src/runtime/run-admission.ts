@@ -8,7 +8,7 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import type { ModelProvider } from '../providers/model-provider.js';
 import type { OfflineProcedure } from '../providers/model-turn.js';
 import { maskedProvider } from '../providers/masked-provider.js';
-import { parseModelSpec, type ModelSpec } from '../providers/resolve-model-provider.js';
+import { parseModelSpec, resolveModelProvider, type ModelSpec } from '../providers/resolve-model-provider.js';
 import { envValue } from '../providers/provider-env.js';
 import { listSkills, loadSkill, type LoadedSkill } from '../skills/skill-loader.js';
 import type { Agent } from './agent.js';
@@ -220,3 +220,17 @@ export function providerFor(plugin: Plugin, choice: ModelChoice, opts: { env: Re
     fail('incompatible', `model provider not available: ${(e as Error).message}`, { issues: [{ path: 'model', message: (e as Error).message }] });
   }
 }
+
+/** The resolver a service uses unless given one: the model spec's provider, or a RunRequestError saying
+ *  why it cannot be served (a spec's own base URL is ignored: a request must not send the keys elsewhere). */
+export const defaultProviderResolver: ProviderResolver = (spec, opts) => {
+  const r = resolveModelProvider(spec, { offlineProcedure: opts.offlineProcedure, env: opts.env, cwd: opts.cwd, allowSpecBaseURL: false });
+  if (r.ok) return r.provider;
+  const d = r.diagnosis;
+  const sentence = (t: string) => (/[.!?]$/.test(t.trim()) ? t.trim() : `${t.trim()}.`);
+  const msg = [d.summary, d.detail, d.hint]
+    .filter((t): t is string => Boolean(t?.trim()))
+    .map(sentence)
+    .join(' ');
+  throw new RunRequestError(d.code === 'invalid_request' ? 'invalid_request' : 'incompatible', msg, { issues: [{ path: 'model', message: d.summary }] });
+};

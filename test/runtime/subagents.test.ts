@@ -13,7 +13,6 @@ import type { ModelTurn } from '../../src/providers/model-turn.js';
 import { toolResults } from '../../src/plugins/shared/conversation.js';
 import { createReadFileTool } from '../../src/tools/read-file-tool.js';
 import { createWriteArtifactTool } from '../../src/tools/write-artifact-tool.js';
-import { eventually } from '../tools/helpers.js';
 
 let dir = '';
 let service: RunService;
@@ -181,7 +180,9 @@ describe('subagents', () => {
     });
     const s = make([waiter, slow]);
     const created = await s.create({ plugin: 'waiter', input: {} });
-    expect(await eventually(() => (s as unknown as { live: Map<string, { children: string[] }> }).live.get(created.run_id)?.children.length === 1)).toBe(true);
+    // the parent links its child once the child is admitted
+    for await (const ev of s.events(created.run_id)) if (ev.stream === 'run' && ev.data.type === 'subagent.started') break;
+    expect((await s.get(created.run_id))?.children).toHaveLength(1);
     const childId = (await s.get(created.run_id))!.children![0];
     await s.cancel(created.run_id);
     expect((await s.wait(childId)).status).toBe('cancelled');
