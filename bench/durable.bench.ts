@@ -4,11 +4,27 @@
  *     its checkpoint against the same run without one (`durability: interrupt`), alternated, medians;
  *     once with a read-only tool (its journal records are not waited for) and once with a tool that
  *     is not safe to run twice (its `started` record is flushed to the disk before the handler runs);
- *  2. restart → the resumed run's first new event: a `runtrail run` killed with SIGKILL mid-call,
+ *  2. the floor of the second: one fdatasync per call, timed alone on the same disk (a loop of
+ *     append + fdatasync) — a call that is not safe to run twice cannot start before its record is
+ *     on the disk, so no run of such calls is cheaper than (run without checkpoints + that) per call;
+ *  3. restart → the resumed run's first new event: a `runtrail run` killed with SIGKILL mid-call,
  *     then a service that resumes at start, against a new run's create → first event in the same process.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fdatasyncSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,32 +85,69 @@ async function benchCheckpointCost(dir: string): Promise<void> {
   const registry = await ExtensionRegistry.load({ projectDir: dir, builtins: [], builtinSkillsDir: join(dir, 'none') });
   if (registry.problems.length) throw new Error(registry.problems.map((p) => p.message).join('; '));
   const service = new RunService({ dataDir: join(dir, 'data'), pluginSource: registry, env: {}, cwd: dir, processRegistry: null, concurrency: 1 });
-  const once = async (agent: string): Promise<number> => {
+  /** Wall time of one run, and the CPU time this process spent on it (the thread pool's included):
+   *  the other helpers' load weighs on the first far more than on the second. */
+  const once = async (agent: string): Promise<{ ms: number; cpuMs: number }> => {
     const t = performance.now();
+    const c = process.cpuUsage();
     const { run_id } = await service.create({ plugin: agent, input: {} });
     const st = await service.wait(run_id);
     if (st.status !== 'completed') throw new Error(`${agent} ${st.status}: ${st.diagnosis?.summary}`);
-    return performance.now() - t;
+    const cpu = process.cpuUsage(c);
+    return { ms: performance.now() - t, cpuMs: (cpu.user + cpu.system) / 1000 };
   };
+  const perCall = (kept: number, bare: number) => `${(((kept - bare) / CALLS) * 1000).toFixed(0)} µs`;
+  let pokeBareMs = 0;
   for (const tool of ['peek', 'poke']) {
     await once(`${tool}-bare`); // warm-up, both sides
     await once(`${tool}-kept`);
-    const kept: number[] = [];
-    const bare: number[] = [];
+    const kept: Array<{ ms: number; cpuMs: number }> = [];
+    const bare: Array<{ ms: number; cpuMs: number }> = [];
     for (let r = 0; r < ROUNDS; r++) {
+      // which side goes first alternates: a drift of the machine's load weighs on both alike
+      if (r % 2) kept.push(await once(`${tool}-kept`));
       bare.push(await once(`${tool}-bare`));
-      kept.push(await once(`${tool}-kept`));
+      if (!(r % 2)) kept.push(await once(`${tool}-kept`));
     }
-    const k = median(kept);
-    const b = median(bare);
+    const k = median(kept.map((x) => x.ms));
+    const b = median(bare.map((x) => x.ms));
+    const kc = median(kept.map((x) => x.cpuMs));
+    const bc = median(bare.map((x) => x.cpuMs));
+    if (tool === 'poke') pokeBareMs = b;
     const what = tool === 'peek' ? 'read-only tool' : 'tool not safe to run twice (started record flushed before the handler)';
     console.log(
-      `${CALLS.toLocaleString('en')}-call run, ${what}, ${ROUNDS} rounds (median): with checkpoints ${k.toFixed(0)} ms, without ${b.toFixed(0)} ms → ratio ${(k / b).toFixed(2)}× (goal ≤ 1.10×), ${(((k - b) / CALLS) * 1000).toFixed(0)} µs per tool call`,
+      `${CALLS.toLocaleString('en')}-call run, ${what}, ${ROUNDS} rounds (median): with checkpoints ${k.toFixed(0)} ms, without ${b.toFixed(0)} ms → ratio ${(k / b).toFixed(2)}× (goal ≤ 1.10×), ${perCall(k, b)} per tool call; CPU ${kc.toFixed(0)} ms against ${bc.toFixed(0)} ms → ${(kc / bc).toFixed(2)}×, ${perCall(kc, bc)} per tool call`,
     );
+    const last = (await service.list({ plugin: `${tool}-kept`, limit: 1 })).runs[0].run_id;
+    const size = statSync(join(service.runsDir, last, 'runtime', 'checkpoint.jsonl')).size;
+    console.log(`  its checkpoint: ${(size / 1024).toFixed(0)} KiB`);
   }
-  const size = statSync(join(service.runsDir, (await service.list({ plugin: 'poke-kept', limit: 1 })).runs[0].run_id, 'runtime', 'checkpoint.jsonl')).size;
-  console.log(`  checkpoint of a ${CALLS.toLocaleString('en')}-call run: ${(size / 1024).toFixed(0)} KiB`);
+  const flushUs = fdatasyncCost(join(dir, 'data'));
+  const floor = (pokeBareMs + (flushUs * CALLS) / 1000) / pokeBareMs;
+  console.log(
+    `  floor for a tool not safe to run twice: one fdatasync per call, alone on this disk ${flushUs.toFixed(0)} µs (median of ${FLUSHES}) → at best ${floor.toFixed(2)}× here${floor > 1.1 ? '; 1.10× is out of reach while one flush costs more than a tenth of a call' : ''}`,
+  );
   await service.close();
+}
+
+const FLUSHES = 200;
+
+/** µs of one append + fdatasync of a checkpoint-sized line, the median of FLUSHES, in `dir`. */
+function fdatasyncCost(dir: string): number {
+  const fd = openSync(join(dir, 'flush-probe.jsonl'), 'a');
+  const line = Buffer.from(`${'x'.repeat(150)}\n`);
+  const us: number[] = [];
+  try {
+    for (let i = 0; i < FLUSHES; i++) {
+      const t = performance.now();
+      writeSync(fd, line);
+      fdatasyncSync(fd);
+      us.push((performance.now() - t) * 1000);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return median(us);
 }
 
 async function benchRestart(dir: string): Promise<void> {

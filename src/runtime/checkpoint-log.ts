@@ -98,6 +98,8 @@ export class CheckpointLogWriter<R> {
   private fd: number | null;
   /** lines appended in this turn of the event loop, written together at its end */
   private pending: string[] = [];
+  /** the record queued by `appendLast`, not made into a line yet */
+  private last: (() => R) | null = null;
   private writeQueued = false;
   /** written and not yet flushed to the disk */
   private dirty = false;
@@ -118,17 +120,48 @@ export class CheckpointLogWriter<R> {
   /** Queues the record: the records of one synchronous burst go to the file in one write, at its end. */
   append(record: R): void {
     if (this.fd === null) return;
+    this.settleLast();
     this.pending.push(checkpointLine(record, this.mask));
     this.appended++;
-    if (!this.writeQueued) {
-      this.writeQueued = true;
-      queueMicrotask(() => this.writeNow());
+    this.queueWrite();
+  }
+
+  /**
+   * Queues a record whose line is made only when it is written or another record is appended after
+   * it: until then, a later `appendLast` replaces it (its caller folds what the replaced one carried
+   * into the new one). The records stay in the order they were appended in; what is saved is making
+   * the lines of records that a newer one supersedes within one burst.
+   */
+  appendLast(make: () => R): void {
+    if (this.fd === null) return;
+    this.last = make;
+    this.queueWrite();
+  }
+
+  /** The record `appendLast` queued becomes a line now, in its place before whatever follows it. */
+  settleLast(): void {
+    const make = this.last;
+    if (!make) return;
+    this.last = null;
+    try {
+      this.pending.push(checkpointLine(make(), this.mask));
+      this.appended++;
+    } catch (e) {
+      // a record that cannot be serialised is not written; the writer says why at the next durable()
+      this.failure ??= e as Error;
     }
+  }
+
+  private queueWrite(): void {
+    if (this.writeQueued) return;
+    this.writeQueued = true;
+    queueMicrotask(() => this.writeNow());
   }
 
   /** Writes the queued lines whole (a short write is continued); throws when the disk refuses. */
   private writeNow(): void {
     this.writeQueued = false;
+    this.settleLast();
     if (this.fd === null || this.pending.length === 0) return;
     const buf = Buffer.from(this.pending.join(''));
     this.pending = [];

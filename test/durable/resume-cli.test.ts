@@ -126,6 +126,30 @@ describe.runIf(existsSync(MAIN))('a CLI run killed with SIGKILL at other points,
     expect(metrics.lost_to_resumes.turns).toBe(1);
   }, 120_000);
 
+  it('after a turn of parallel read-only calls (one checkpoint step for all their results), during the next model turn: none is run again', async () => {
+    const lookups = ['a', 'b', 'c'].map((key) => ({ name: 'lookup', args: { key, ms: 0 } }));
+    p = durableProject([
+      { text: 'looking up', toolCalls: lookups },
+      { delayMs: 2_000, text: 'after a pause', toolCalls: [REPORT] },
+      { text: 'report written' },
+    ]);
+    const runsDir = join(p.dir, 'data', 'runs');
+    const secondTurn = () =>
+      readRunIds(p!).some(
+        (id) =>
+          existsSync(join(runsDir, id, 'runtime', 'events.jsonl')) &&
+          (readFileSync(join(runsDir, id, 'runtime', 'events.jsonl'), 'utf8').match(/"stream":"model","data":\{"phase":"start"/g) ?? []).length === 2,
+      );
+    const runId = await killAt(p, secondTurn);
+    const r = await resumeToEnd(p, runId);
+    expect(r.status.status, r.out).toBe('completed');
+    for (const key of ['a', 'b', 'c']) expect(p.effects().filter((l) => l === `start lookup:${key}`)).toHaveLength(1);
+    expect(checkEventLog(r.events)).toEqual([]);
+    const metrics = JSON.parse(readFileSync(join(runsDir, runId, 'runtime', 'metrics.json'), 'utf8'));
+    expect(metrics.tool_calls.by_name).toEqual({ lookup: 3, write_artifact: 1 });
+    expect(metrics.lost_to_resumes.turns).toBe(1);
+  }, 120_000);
+
   it('runtrail runs marks the killed run resumable, and `run <agent> --resume` takes it up (not a new run)', async () => {
     p = durableProject(turnsWith({ toolCalls: [{ name: 'lookup', args: { key: 'q', ms: 60_000 } }] }));
     const runId = await killAt(p, () => p!.effects().includes('start lookup:q'));

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/providers/model-provider.js';
-import { loadCheckpoint, RunCheckpoint, type CheckpointState } from '../../src/runtime/run-checkpoint.js';
+import { readCheckpointFile } from '../../src/runtime/checkpoint-log.js';
+import { loadCheckpoint, RunCheckpoint, type CheckpointRecord, type CheckpointState } from '../../src/runtime/run-checkpoint.js';
 import { RunMetrics } from '../../src/runtime/run-metrics.js';
 
 const dirs: string[] = [];
@@ -152,5 +153,87 @@ describe('run checkpoint', () => {
     const r = loadCheckpoint(f);
     expect(r.ok && r.point?.messages).toEqual(messages);
     expect(r.ok && r.point?.tornTail).toBe(true);
+  });
+
+  it('the results of parallel calls that arrive together are one step record: every result, the state of the last', async () => {
+    const f = file();
+    let seq = 1;
+    const cp = new RunCheckpoint(f, { lastSeq: () => seq });
+    const metrics = new RunMetrics();
+    const calls = ['c1', 'c2', 'c3'].map((id, i) => ({ id, name: 'peek', args: { n: i } }));
+    const messages: ChatMessage[] = [
+      { role: 'user', content: 'goal' },
+      { role: 'assistant', content: '', toolCalls: calls },
+    ];
+    cp.base('S', state(messages, metrics));
+    await cp.durable();
+    for (const c of calls) cp.callStarted(c.id, c.name, c.args, false);
+    for (const c of calls) cp.callFinished(c.id, c.name, { ok: true, content: `seen ${c.id}` });
+    // the loop takes the results in one go, a step after each
+    for (const [i, c] of calls.entries()) {
+      messages.push({ role: 'tool', toolCallId: c.id, toolName: c.name, content: `seen ${c.id}`, isError: false });
+      metrics.recordTool(c.name, true, 1);
+      seq = 10 + i;
+      cp.step('S', state(messages, metrics, i + 1));
+    }
+    await cp.close();
+
+    const read = readCheckpointFile<CheckpointRecord>(f);
+    const kinds = read.ok ? read.records.map((r) => (r.k === 'call' ? `${r.phase} ${r.id}` : r.k)) : [];
+    expect(kinds).toEqual(['base', 'started c1', 'started c2', 'started c3', 'finished c1', 'finished c2', 'finished c3', 'step']);
+    const r = loadCheckpoint(f);
+    expect(r.ok && r.point !== null).toBe(true);
+    if (!r.ok || !r.point) return;
+    expect(r.point.messages).toEqual(messages);
+    expect(r.point.loop.toolCalls).toBe(3);
+    expect(r.point.metrics.toolsByName).toEqual({ peek: 3 });
+    expect(r.point.seq).toBe(12);
+  });
+
+  it('a record appended between two steps keeps them apart, in the order they came', async () => {
+    const f = file();
+    const cp = new RunCheckpoint(f, { lastSeq: () => 1 });
+    const metrics = new RunMetrics();
+    const messages: ChatMessage[] = [
+      { role: 'user', content: 'goal' },
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [
+          { id: 'c1', name: 'send', args: {} },
+          { id: 'c2', name: 'send', args: {} },
+        ],
+      },
+    ];
+    cp.base('S', state(messages, metrics));
+    cp.callStarted('c1', 'send', {}, false);
+    cp.callFinished('c1', 'send', { ok: true, content: 'sent 1' });
+    messages.push({ role: 'tool', toolCallId: 'c1', toolName: 'send', content: 'sent 1', isError: false });
+    cp.step('S', state(messages, metrics, 1));
+    const durable = cp.callStarted('c2', 'send', {}, true);
+    // the step before it is on the disk with it, in its place
+    await durable;
+    const read = readCheckpointFile<CheckpointRecord>(f);
+    const kinds = read.ok ? read.records.map((r) => (r.k === 'call' ? `${r.phase} ${r.id}` : r.k)) : [];
+    expect(kinds).toEqual(['base', 'started c1', 'finished c1', 'step', 'started c2']);
+    await cp.close();
+    const r = loadCheckpoint(f);
+    expect(r.ok && r.point?.messages).toEqual(messages);
+    expect(r.ok && r.point?.calls.get('c2')).toEqual({ name: 'send', args: {} });
+  });
+
+  it('a step that adds a model turn is written as it was then: a handler changing its arguments after does not change it', async () => {
+    const f = file();
+    const cp = new RunCheckpoint(f, { lastSeq: () => 1 });
+    const metrics = new RunMetrics();
+    const args = { to: 'a' };
+    const messages: ChatMessage[] = [{ role: 'user', content: 'goal' }];
+    cp.base('S', state(messages, metrics));
+    messages.push({ role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'send', args }] });
+    cp.step('S', state(messages, metrics));
+    args.to = 'changed by the handler';
+    await cp.close();
+    const r = loadCheckpoint(f);
+    expect(r.ok && r.point?.messages[1]).toEqual({ role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'send', args: { to: 'a' } }] });
   });
 });
