@@ -8,6 +8,7 @@ import type { ArtifactContract } from './agent.js';
 import { EventStore, readEvents, repairEventsFile } from './event-store.js';
 import { isTerminalRunEvent } from './event-tail.js';
 import { endLeftoverProcesses } from '../tools/process-ledger.js';
+import { sessionOutputDirOf, takeSessionOutputs } from '../tools/session-output-file.js';
 import { publicDocuments } from './run-manifest.js';
 import { endRun, type EndingLog } from './run-ending.js';
 import { RunFolder } from './run-folder.js';
@@ -158,10 +159,33 @@ export async function interruptInSharedStore(
  * returns the sentence the run's diagnosis carries, or '' when there were none.
  */
 export async function endLeftovers(runRoot: string): Promise<string> {
-  const { ended, commands } = await endLeftoverProcesses(RunFolder.at(runRoot).path('processes')).catch(() => ({ ended: 0, commands: [] as string[] }));
-  if (ended === 0) return '';
-  const what = commands.map((c) => (c.length > 80 ? `${c.slice(0, 79)}…` : c)).join('; ');
-  return `ended ${ended} leftover process${ended === 1 ? '' : 'es'} (${what})`;
+  return (await endLeftoverSessions(runRoot)).text;
+}
+
+/**
+ * Ends what a dead runtime left running for this run, like endLeftovers, and takes the last output
+ * its background sessions wrote to runtime/session_output/ (bounded, masked): `output` is what the
+ * model of a resumed run is told of each, '' when none printed anything.
+ */
+export async function endLeftoverSessions(runRoot: string): Promise<{ text: string; output: string }> {
+  const ledger = RunFolder.at(runRoot).path('processes');
+  const { ended, commands, sessions } = await endLeftoverProcesses(ledger).catch(() => ({
+    ended: 0,
+    commands: [] as string[],
+    sessions: [] as Array<{ session_id: string; command: string }>,
+  }));
+  const outputs = takeSessionOutputs(sessionOutputDirOf(ledger));
+  const short = (c: string) => (c.length > 80 ? `${c.slice(0, 79)}…` : c);
+  const text = ended
+    ? `ended ${ended} leftover process${ended === 1 ? '' : 'es'} (${commands.map(short).join('; ')})`
+    : sessions.length
+      ? `${sessions.length} background session${sessions.length === 1 ? '' : 's'} ended with the process (${sessions.map((s) => short(s.command)).join('; ')})`
+      : '';
+  const output = sessions
+    .filter((s) => outputs.get(s.session_id)?.trim())
+    .map((s) => `session ${s.session_id} (${short(s.command)}) printed last:\n${outputs.get(s.session_id)!.trimEnd()}`)
+    .join('\n\n');
+  return { text, output };
 }
 
 /** The last complete event of events.jsonl, read from the file's end only (init does this for every run). */

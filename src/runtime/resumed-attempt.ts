@@ -14,6 +14,8 @@ import type { ResumeDecision } from './run-resume.js';
 export type ResumeStart = Extract<ResumeDecision, { kind: 'resume' }> & {
   /** the sentence saying which background processes were ended, or '' */
   leftovers: string;
+  /** what those background sessions printed last (bounded, masked), or '' */
+  leftoverOutput: string;
 };
 
 /** A decision to start a run again that died before its loop began (nothing of its work is lost). */
@@ -56,10 +58,12 @@ export function resumeLoop(
   const last = messages.at(-1);
   const final = last?.role === 'assistant' && !last.toolCalls?.length ? last.content : undefined;
   if (resume.leftovers) {
-    // the model is told which of its background sessions died with the process
+    // the model is told which of its background sessions died with the process, and what they printed
+    // last: it decides from that whether to start them again
+    const output = resume.leftoverOutput ? `\nTheir last output:\n${resume.leftoverOutput}` : '';
     messages.push({
       role: 'user',
-      content: `[notice] The run's process stopped and the run was resumed; its background sessions ended with it: ${resume.leftovers}.`,
+      content: `[notice] The run's process stopped and the run was resumed; its background sessions ended with it: ${resume.leftovers}.${output}`,
     });
   }
   const calls = pending.map((c) => {

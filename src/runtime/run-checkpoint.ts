@@ -79,7 +79,7 @@ export type CheckpointRecord =
   /** an attempt that resumed the run: the events it continued after */
   | ({ k: 'resumed'; attempt: number; fromSeq: number } & Stamp)
   /** background processes of the dead attempt, ended before the run was resumed (the model is told) */
-  | ({ k: 'leftovers'; text: string } & Stamp);
+  | ({ k: 'leftovers'; text: string; output?: string } & Stamp);
 
 export interface CallJournalEntry {
   name: string;
@@ -125,6 +125,8 @@ export interface ResumePoint {
   tornTail: boolean;
   /** what was said of the dead attempt's background processes when they were ended */
   leftovers: string[];
+  /** what those background sessions printed last (bounded, masked), for the model */
+  leftoverOutput: string[];
 }
 
 /**
@@ -136,6 +138,7 @@ export interface StartPoint {
   resumes: number;
   queued: ResumePoint['queued'];
   leftovers: string[];
+  leftoverOutput: string[];
   tornTail: boolean;
 }
 
@@ -160,6 +163,7 @@ export function loadCheckpoint(file: string): LoadedCheckpoint {
   const approvals = new Map<string, RecordedApproval>();
   const queued: ResumePoint['queued'] = [];
   const leftovers: string[] = [];
+  const leftoverOutput: string[] = [];
   let resumes = 0;
   // the model-call lines of every record, a compaction's base included: they are the run's history
   const turns: ModelTurnLine[] = [];
@@ -192,6 +196,7 @@ export function loadCheckpoint(file: string): LoadedCheckpoint {
           resumes,
           tornTail: read.tornTail,
           leftovers,
+          leftoverOutput,
         };
         break;
       case 'step':
@@ -243,13 +248,15 @@ export function loadCheckpoint(file: string): LoadedCheckpoint {
         if (point) point.resumes = resumes;
         // what earlier attempts left was told to the model then
         leftovers.length = 0;
+        leftoverOutput.length = 0;
         break;
       case 'leftovers':
-        leftovers.push(r.text);
+        if (r.text) leftovers.push(r.text);
+        if (r.output) leftoverOutput.push(r.output);
         break;
     }
   }
-  if (!point) return { ok: true, point: null, start: { resumes, queued, leftovers, tornTail: read.tornTail } };
+  if (!point) return { ok: true, point: null, start: { resumes, queued, leftovers, leftoverOutput, tornTail: read.tornTail } };
   return { ok: true, point };
 }
 
@@ -258,9 +265,12 @@ function noBase(file: string, i: number): LoadedCheckpoint {
 }
 
 /** Notes in a dead run's checkpoint that its background processes were ended (before it is resumed). */
-export function noteLeftovers(file: string, text: string): void {
+export function noteLeftovers(file: string, text: string, output = ''): void {
   repairCheckpointFile(file);
-  appendFileSync(file, checkpointLine({ k: 'leftovers', text, seq: 0, at: Date.now(), usedMs: 0 } satisfies CheckpointRecord, maskSecrets));
+  appendFileSync(
+    file,
+    checkpointLine({ k: 'leftovers', text, ...(output ? { output } : {}), seq: 0, at: Date.now(), usedMs: 0 } satisfies CheckpointRecord, maskSecrets),
+  );
 }
 
 /** The state the loop and the engine hand over at each step. Every part but `messages` is a snapshot

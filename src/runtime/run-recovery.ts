@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { Diagnosis, type DiagnosisDict } from '../events/diagnosis.js';
 import type { AgentSource } from './agent-registry.js';
-import { endLeftovers, interruptInSharedStore, markInterrupted, ownedByLiveProcess } from './interrupted-runs.js';
+import { endLeftoverSessions, interruptInSharedStore, markInterrupted, ownedByLiveProcess } from './interrupted-runs.js';
 import { EVENTS_FILE, repairEventsFile } from './event-store.js';
 import type { LiveRuns } from './live-runs.js';
 import { CHECKPOINT_FILE, noteLeftovers } from './run-checkpoint.js';
@@ -40,8 +40,8 @@ export async function crashVerdict(c: CrashContext, status: RunStatusFile): Prom
   const d = await planResume(root, status, { settings: durabilityOf(c), agentDurability: plugin ? (plugin.durability ?? 'resume') : null });
   if (d.kind === 'interrupt') return d.diagnosis;
   // the dead process's background sessions end now, not when (or if) the run is resumed
-  const ended = await endLeftovers(root);
-  if (ended) noteLeftovers(join(root, CHECKPOINT_FILE), ended);
+  const ended = await endLeftoverSessions(root);
+  if (ended.text || ended.output) noteLeftovers(join(root, CHECKPOINT_FILE), ended.text, ended.output);
   return null;
 }
 
@@ -160,11 +160,14 @@ export class RunRecovery {
       const d = await planResume(root, status, { settings: durabilityOf(this.o), agentDurability: plugin ? (plugin.durability ?? 'resume') : null });
       if (d.kind === 'interrupt') return await interrupt(d.diagnosis);
       // what the dead process left running ends before the run goes on
-      const told = d.kind === 'resume' ? d.point.leftovers : d.start.leftovers;
-      const leftovers = [...told, await endLeftovers(root)].filter(Boolean).join('; ');
+      const told = d.kind === 'resume' ? d.point : d.start;
+      const now = await endLeftoverSessions(root);
+      const leftovers = [...told.leftovers, now.text].filter(Boolean).join('; ');
+      const leftoverOutput = [...told.leftoverOutput, now.output].filter(Boolean).join('\n\n');
       const rec = await host.hydrate(runId);
       if (!rec) return;
-      rec.durability = d.kind === 'resume' ? { checkpoint: true, resume: { ...d, leftovers } } : { checkpoint: true, restart: { ...d, leftovers } };
+      rec.durability =
+        d.kind === 'resume' ? { checkpoint: true, resume: { ...d, leftovers, leftoverOutput } } : { checkpoint: true, restart: { ...d, leftovers } };
       store.note(rec.status);
       // a subagent runs beside its parent's queue slot, as when it was started
       if (o.beside) host.startBeside(rec);

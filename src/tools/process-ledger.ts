@@ -99,12 +99,16 @@ function leftoverMembers(entry: LedgerEntry): number[] {
  * Ends every recorded group a dead Runtrail left behind (TERM, KILL after `graceMs`), removes the
  * ledger and returns how many processes were ended.
  */
-export async function endLeftoverProcesses(file: string, graceMs = 3_000): Promise<{ ended: number; commands: string[] }> {
-  if (!existsSync(file)) return { ended: 0, commands: [] };
+export async function endLeftoverProcesses(
+  file: string,
+  graceMs = 3_000,
+): Promise<{ ended: number; commands: string[]; sessions: Array<Pick<LedgerEntry, 'session_id' | 'command'>> }> {
+  if (!existsSync(file)) return { ended: 0, commands: [], sessions: [] };
   let ended = 0;
   const commands: string[] = [];
   const own = process.pid;
-  for (const entry of readEntries(file)) {
+  const entries = readEntries(file);
+  for (const entry of entries) {
     const mine = leftoverMembers(entry).filter((pid) => pid !== own);
     if (mine.length === 0 || entry.pgid === own) continue;
     ended += mine.length;
@@ -112,5 +116,6 @@ export async function endLeftoverProcesses(file: string, graceMs = 3_000): Promi
     await terminateGroup(entry.pgid, graceMs);
   }
   rmSync(file, { force: true });
-  return { ended, commands };
+  // every session the ledger held was running when its Runtrail died, whether its processes outlived it or not
+  return { ended, commands, sessions: entries.map((e) => ({ session_id: e.session_id, command: e.command })) };
 }

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { OperationReporter } from '../events/operation-reporter-types.js';
 import { type ExecLimits, readExecLimits, clamp, JOB_TTL_MS_RANGE } from './exec-config.js';
 import { ProcessLedger } from './process-ledger.js';
+import { SessionOutputFile, sessionOutputDirOf, sessionOutputPath } from './session-output-file.js';
 import { ProcessSession } from './process-session.js';
 import { spawnSupervised } from './supervised-child.js';
 import { minimalBaseEnv } from './exec-config.js';
@@ -123,6 +124,9 @@ export class ProcessRegistry {
       }
       argv = { file: launch.file, args: launch.args };
     }
+    const ledger = this.ledgers.get(opts.scopeKey);
+    // a tracked scope's sessions keep their recent output on disk too: a crash must not take it along
+    const output = ledger ? new SessionOutputFile(sessionOutputPath(sessionOutputDirOf(ledger.file), id)) : null;
     const child = await spawnSupervised(
       {
         file: argv.file,
@@ -133,15 +137,18 @@ export class ProcessRegistry {
         killGraceMs: this.limits.killGraceMs,
         ...(launch?.insideMembers ? { insideMembers: launch.insideMembers } : {}),
       },
-      (stream, text) => session.ingest(stream, text),
+      (stream, text) => {
+        session.ingest(stream, text);
+        output?.append(text);
+      },
     );
     const notify = opts.notifyOnExit ?? this.notifyOnExit;
     const emptyToo = opts.notifyOnExitEmptySuccess ?? this.notifyOnExitEmptySuccess;
-    const ledger = this.ledgers.get(opts.scopeKey);
     if (ledger && child.pid !== undefined) ledger.add({ session_id: id, pid: child.pid, pgid: child.pid, command: opts.command });
     session.attach(child, opts.timeoutMs ?? 0, (s) => {
       void launch?.cleanup();
       ledger?.remove(s.id);
+      void output?.remove();
       if (notify && s.backgrounded) this.queueNotice(s, emptyToo);
       this.sweep();
     });

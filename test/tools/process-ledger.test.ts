@@ -88,7 +88,7 @@ describe('endLeftoverProcesses', () => {
 
   it('a missing or unreadable ledger ends nothing', async () => {
     dir = mkdtempSync(join(tmpdir(), 'ledger-'));
-    expect(await endLeftoverProcesses(join(dir, 'none.json'))).toEqual({ ended: 0, commands: [] });
+    expect(await endLeftoverProcesses(join(dir, 'none.json'))).toEqual({ ended: 0, commands: [], sessions: [] });
     writeFileSync(join(dir, 'bad.json'), '{not json');
     expect((await endLeftoverProcesses(join(dir, 'bad.json'))).ended).toBe(0);
   });
