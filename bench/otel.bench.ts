@@ -96,6 +96,7 @@ async function sseOnce(observers: RunObserver[]): Promise<{ eps: number; cpuMs: 
         finishReason: 'tool-calls',
         tokens: { input: 100, output: 50, cached_input: 0, cache_write: 0, reasoning: 0 },
         costUsd: null,
+        startedAt: 0,
         latencyMs: 1,
         firstTokenMs: 1,
       });

@@ -8,6 +8,7 @@ import { createAiSdkProvider } from '../src/providers/ai-sdk-provider.js';
 import type { ReasoningEffort } from '../src/providers/model-provider.js';
 import { AgentLoop, DEFAULT_LIMITS, type LoopOutcome } from '../src/runtime/agent-loop.js';
 import { RunMetrics, type RunMetricsFile } from '../src/runtime/run-metrics.js';
+import { noopPublish, publishing } from '../src/runtime/run-publisher.js';
 import { ToolExecutor } from '../src/runtime/tool-executor.js';
 import type { AnyToolDefinition, ToolImage } from '../src/tools/tool.js';
 import { startAnthropicLoopback, type ReceivedMessagesRequest, type ScriptedTurn } from './anthropic-loopback.js';
@@ -111,20 +112,20 @@ export async function runScriptedAnthropicLoop(o: ScriptedLoopOptions): Promise<
     });
     const tools = benchTools(o.image);
     const ac = new AbortController();
-    const executor = new ToolExecutor({ tools, allowedTools: tools.map((t) => t.name), signal: ac.signal });
     const metrics = new RunMetrics();
+    // the metrics follow what the loop and its executor publish, as a run's do
+    const publish = publishing((e) => metrics.follow(e), noopPublish);
+    const executor = new ToolExecutor({ tools, allowedTools: tools.map((t) => t.name), signal: ac.signal, publish });
     const loop = new AgentLoop({
       provider,
       system: benchSystemPrompt(),
       messages: [{ role: 'user', content: 'Find the most important product problems in input/feedback.csv.' }],
       executor,
-      publish: () => {},
+      publish,
       limits: { ...DEFAULT_LIMITS, max_iterations: o.turns + 2, ...(o.contextTokens !== undefined ? { context_tokens: o.contextTokens } : {}) },
-      metrics,
       reasoning: o.reasoning ?? 'low',
       cacheKey: 'runtrail-bench',
       signal: ac.signal,
-      setState: () => {},
     });
     try {
       const outcome = await loop.run();

@@ -84,6 +84,7 @@ export * from './runtime/plan-progress.js';
 export * from './runtime/stop-validation.js';
 export * from './runtime/tool-executor.js';
 export * from './runtime/agent-loop.js';
+export * from './runtime/agent-turn.js';
 export * from './runtime/run-metrics.js';
 export * from './runtime/model-usage-totals.js';
 export * from './runtime/model-call-record.js';

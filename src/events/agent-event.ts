@@ -67,7 +67,8 @@ export interface ModelTokens {
   reasoning: number;
 }
 
-/** One model call (a provider retry is a call of its own, `attempt` 1, 2, …): what traces and the UI stream's steps are cut on. */
+/** One model call (a provider retry is a call of its own, `attempt` 1, 2, …): what traces and the UI stream's steps are cut on,
+ *  and what a run's metrics are folded from. Built by model-call-event.ts. */
 export type ModelData =
   | { phase: 'start'; turn: number; attempt: number; provider: string; model: string }
   | {
@@ -82,6 +83,8 @@ export type ModelData =
       tokens: ModelTokens | null;
       /** null when the model has no known price or no usage was reported */
       costUsd: number | null;
+      /** wall clock (epoch ms) when the call was sent */
+      startedAt: number;
       latencyMs: number;
       firstTokenMs: number | null;
       /** the diagnosis code of a failed call */

@@ -1,43 +1,21 @@
 /**
- * The model ⇄ tools loop: stream a turn, run its tool calls through the executor,
+ * The model ⇄ tools loop: take a model turn (agent-turn.ts), run its tool calls through the executor,
  * feed the observations back, until a final answer or a limit. Errors end the loop as data.
- *
- * Over 400 lines: the turn, the tool batch, retries, steering and resume share the conversation and
- * the counters of one loop; the metrics and the run's state it still updates directly are the next
- * things to move out (derived from the events it publishes).
+ * The loop only publishes: the run's metrics and its state (model_thinking ⇄ tool_executing) are
+ * derived from those events by whoever reads them (the engine); the counters kept here are the
+ * loop's own limits and what its checkpoint needs.
  */
 import { Diagnosis, type DiagnosisDict, type DiagnosisInit } from '../events/diagnosis.js';
-import { modelCost } from '../providers/model-catalog.js';
-import type {
-  ChatMessage,
-  ImageAttachment,
-  ModelProvider,
-  ModelStreamPart,
-  ReasoningBlock,
-  ReasoningEffort,
-  ToolCallRequest,
-  TokenUsage,
-} from '../providers/model-provider.js';
+import type { ChatMessage, ImageAttachment, ModelProvider, ReasoningEffort, ToolCallRequest } from '../providers/model-provider.js';
 import type { RunLimits } from './run-service-types.js';
 import type { ExecutedToolCall, ToolExecutor } from './tool-executor.js';
 import type { ContextCompactor, UsageMark } from './compaction.js';
 import type { PublishFn } from './run-publisher.js';
-import { tokenCounts, type RunMetrics } from './run-metrics.js';
 import type { LoopCounters } from './run-checkpoint.js';
+import { ModelTurns, type TextFilter, type TurnResult } from './agent-turn.js';
 
 export const DEFAULT_LIMITS: RunLimits = { max_iterations: 20, max_tool_calls: 60, timeout_s: 600, stop_repair_turns: 0 };
-export const PROVIDER_RETRIES = 3;
 export const REPEAT_LIMIT = 3;
-
-/** Strips hidden text (e.g. <think> tags) from streamed assistant text; the events engineer's filter fits. */
-export interface TextFilter {
-  push(delta: string): string;
-  flush(): string;
-  /** Hidden thinking removed so far (cleared on read); the loop routes it to the reasoning stream. */
-  takeThinking?(): string;
-}
-
-export const passThroughFilter = (): TextFilter => ({ push: (d) => d, flush: () => '' });
 
 export type LoopOutcome = { kind: 'final'; text: string } | { kind: 'cancelled'; text: string } | { kind: 'failed'; text: string; diagnosis: DiagnosisDict };
 
@@ -45,17 +23,17 @@ export interface AgentLoopOptions {
   provider: ModelProvider;
   system: string;
   messages: ChatMessage[];
+  /** Runs each call; it never throws (a failure is the call's error result). */
   executor: ToolExecutor;
+  /**
+   * Every event of the loop and its turns: model calls (start; end with tokens, cost, latencies),
+   * assistant and reasoning text, notices. Called synchronously; must not throw: a throw ends the
+   * run failed (the loop does not catch it).
+   */
   publish: PublishFn;
   limits: RunLimits;
-  metrics: RunMetrics;
   /** The run's cancel signal (user cancel / shutdown). */
   signal: AbortSignal;
-  /**
-   * Called synchronously on model_thinking ⇄ tool_executing, before the turn or the batch it names.
-   * Must not throw: a throw ends the run failed (the loop does not catch it).
-   */
-  setState(state: 'model_thinking' | 'tool_executing'): void;
   /** Reasoning effort asked of the model each turn; default off. */
   reasoning?: ReasoningEffort;
   /** Stable for the run: the prompt-cache key of providers that route caches by key (OpenAI). */
@@ -67,50 +45,35 @@ export interface AgentLoopOptions {
   drainNotices?: () => string[];
   /**
    * A person's messages to the live run: `steer` ones before the next turn, `follow_up` ones after
-   * the answer (a new turn each). `take` empties what it returns and must not throw.
+   * the answer (a new turn each). `take` empties what it returns. Must not throw: a throw ends the
+   * run failed (the loop does not catch it).
    */
   inbox?: { take(mode: 'steer' | 'follow_up'): string[] };
-  /** Keeps the context within the model's window (publishes on the `compaction` stream). */
+  /**
+   * Keeps the context within the model's window (publishes on the `compaction` stream); asked before
+   * each turn and after a context_length error. Its `compact` resolves with its outcome (a context
+   * that cannot fit is a failed outcome, which ends the loop failed); it must not reject: a
+   * rejection ends the run failed.
+   */
   compactor?: ContextCompactor;
+  /** One filter per model call; see TextFilter for its contract (must not throw). */
   createTextFilter?: () => TextFilter;
   /** Called synchronously when the conversation moved on (a model turn, a tool result, input before
-   *  a turn) or was compacted: the run's checkpoint is written then. Must not throw; slow work is
-   *  its own to defer (the loop waits for nothing it returns). */
+   *  a turn) or was compacted: the run's checkpoint is written then. Must not throw: a throw ends
+   *  the run failed (the loop does not catch it); slow work is its own to defer (the loop waits for
+   *  nothing it returns). */
   onStep?: (why: 'turn' | 'tool' | 'input' | 'compacted') => void;
   /** A resumed run: its counters, the run time already used (the timeout counts it), and the calls
    *  of the last turn that have no result in the conversation yet (run first, as their batch). */
   resume?: { counters: LoopCounters; usedMs: number; pendingCalls: ToolCallRequest[]; final?: string };
-  /** Injectable for tests: the backoff between provider retries. */
+  /** Injectable for tests: the backoff between provider retries. `sleep` resolves early (never
+   *  rejects) when its signal aborts; a rejection ends the run failed. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   backoffMs?: (attempt: number) => number;
 }
 
 function diag(init: DiagnosisInit): DiagnosisDict {
   return new Diagnosis(init).toDict();
-}
-
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
-
-interface TurnResult {
-  text: string;
-  toolCalls: ToolCallRequest[];
-  /** the provider's reasoning blocks (with signatures), kept in the conversation */
-  reasoning: ReasoningBlock[];
-  error?: DiagnosisInit;
-  usage?: TokenUsage;
-  /** the provider stopped at its output-token limit */
-  truncated?: boolean;
 }
 
 const MAX_CONTINUATIONS = 2;
@@ -127,6 +90,8 @@ function imagesOf(images: unknown): { images?: ImageAttachment[] } {
 
 export class AgentLoop {
   readonly messages: ChatMessage[];
+  /** model turns taken (max_iterations); a turn retried after compaction counts once */
+  private iterations = 0;
   private toolCalls = 0;
   private lastCallSig = '';
   private sameCallStreak = 0;
@@ -142,12 +107,23 @@ export class AgentLoop {
   private continuations = 0;
   /** the provider's token counts of the last turn, for the compactor's weighing */
   private lastUsage: UsageMark | undefined;
-  /** provider notices already published (a setting the model ignores is said once) */
-  private readonly noticed = new Set<string>();
+  private readonly turns: ModelTurns;
 
   constructor(private readonly o: AgentLoopOptions) {
     this.messages = [...o.messages];
     this.signal = AbortSignal.any([o.signal, this.deadline.signal]);
+    this.turns = new ModelTurns({
+      provider: o.provider,
+      system: o.system,
+      tools: () => o.executor.specs(),
+      publish: o.publish,
+      reasoning: o.reasoning ?? 'off',
+      ...(o.cacheKey ? { cacheKey: o.cacheKey } : {}),
+      ...(o.limits.context_tokens !== undefined ? { contextTokens: o.limits.context_tokens } : {}),
+      ...(o.createTextFilter ? { createTextFilter: o.createTextFilter } : {}),
+      ...(o.sleep ? { sleep: o.sleep } : {}),
+      ...(o.backoffMs ? { backoffMs: o.backoffMs } : {}),
+    });
     if (o.resume) Object.assign(this, o.resume.counters);
     this.timer = setTimeout(() => this.deadline.abort(new Error('timeout')), Math.max(0, o.limits.timeout_s * 1000 - (o.resume?.usedMs ?? 0)));
     this.timer.unref?.();
@@ -160,6 +136,7 @@ export class AgentLoop {
   /** What a checkpoint keeps of the loop besides the conversation. */
   counters(): LoopCounters {
     return {
+      iterations: this.iterations,
       toolCalls: this.toolCalls,
       lastText: this.lastText,
       answerPrefix: this.answerPrefix,
@@ -195,7 +172,6 @@ export class AgentLoop {
     // a resumed run first settles the calls its last turn asked for
     const pending = this.o.resume?.pendingCalls.splice(0) ?? [];
     if (pending.length) {
-      this.o.setState('tool_executing');
       const ended = await this.runToolBatch(pending);
       if (ended) return ended;
     }
@@ -210,14 +186,13 @@ export class AgentLoop {
       if (stop) return stop;
       const compacted = await this.compactIfNeeded(false);
       if (compacted) return compacted;
-      this.o.setState('model_thinking');
-      this.o.metrics.iterations++;
-      let turn = await this.turnWithRetries();
+      this.iterations++;
+      let turn = await this.takeTurn();
       // a provider that says the context is too long: compact what can be, then that turn once more
       if (turn.error?.code === 'context_length' && this.o.compactor && !this.stopOutcome()) {
         const failed = await this.compactIfNeeded(true);
         if (failed) return failed;
-        turn = await this.turnWithRetries();
+        turn = await this.takeTurn();
       }
       const stopAfter = this.stopOutcome();
       if (stopAfter) return stopAfter;
@@ -235,7 +210,6 @@ export class AgentLoop {
         if (this.continueAfter(turn)) continue;
         return { kind: 'final', text: this.answerPrefix + turn.text };
       }
-      this.o.setState('tool_executing');
       const ended = await this.runToolBatch(turn.toolCalls);
       if (ended) return ended;
     }
@@ -245,8 +219,8 @@ export class AgentLoop {
   private beforeTurn(): LoopOutcome | null {
     const stop = this.stopOutcome();
     if (stop) return stop;
-    const { limits, metrics } = this.o;
-    if (metrics.iterations >= limits.max_iterations) {
+    const { limits } = this.o;
+    if (this.iterations >= limits.max_iterations) {
       return {
         kind: 'failed',
         text: this.lastText,
@@ -362,9 +336,8 @@ export class AgentLoop {
     return null;
   }
 
-  /** The call's observation for the model, its metrics, and the repeated-failure guard. */
+  /** The call's observation for the model, and the repeated-failure guard. */
   private observe(call: ToolCallRequest, done: ExecutedToolCall): LoopOutcome | null {
-    this.o.metrics.recordTool(call.name, done.result.ok, done.durationMs);
     this.messages.push({
       role: 'tool',
       toolCallId: call.id,
@@ -395,153 +368,10 @@ export class AgentLoop {
     };
   }
 
-  private async turnWithRetries(): Promise<TurnResult> {
-    const sleep = this.o.sleep ?? abortableSleep;
-    const backoff = this.o.backoffMs ?? ((n: number) => 500 * 2 ** n);
-    for (let attempt = 0; ; attempt++) {
-      const turn = await this.turn(attempt);
-      if (!turn.error?.retryable || attempt >= PROVIDER_RETRIES || this.signal.aborted) return turn;
-      this.o.metrics.providerRetries++;
-      this.o.publish('run', { type: 'notice', text: `model provider error (${turn.error.code}): retrying (${attempt + 1}/${PROVIDER_RETRIES})` });
-      await sleep(backoff(attempt), this.signal);
-    }
-  }
-
-  private async turn(attempt: number): Promise<TurnResult> {
-    const { provider, publish } = this.o;
-    const filter = (this.o.createTextFilter ?? passThroughFilter)();
-    let text = '';
-    let reasoning = '';
-    const toolCalls: ToolCallRequest[] = [];
-    const reasoningBlocks: ReasoningBlock[] = [];
-    let usage: TokenUsage | undefined;
-    let finishReason = 'none';
-    let truncated = false;
-    let error: DiagnosisInit | undefined;
-    const started = performance.now();
-    const startedAt = new Date();
-    let firstToken: number | null = null;
-    const call = { turn: this.o.metrics.iterations, attempt, provider: provider.provider, model: provider.model };
-    publish('model', { phase: 'start', ...call });
-    const emitReasoning = (delta: string) => {
-      if (!delta) return;
-      reasoning += delta;
-      publish('reasoning', { phase: 'update', text: reasoning, delta });
-    };
-    const emitText = (visible: string) => {
-      emitReasoning(filter.takeThinking?.() ?? '');
-      if (!visible) return;
-      text += visible;
-      publish('assistant', { phase: 'update', text, delta: visible });
-    };
-    // a provider that ignores the signal must not keep a cancelled or timed-out run waiting: the abort
-    // settles the part being waited for (one promise per part; Promise.race against one long-lived
-    // "aborted" promise left a reaction on it per part, thousands in a long stream)
-    const ABORTED = Symbol('aborted');
-    let wake: ((v: typeof ABORTED) => void) | null = null;
-    const onAbort = (): void => wake?.(ABORTED);
-    this.signal.addEventListener('abort', onAbort, { once: true });
-    const nextPart = (it: AsyncIterator<ModelStreamPart>): Promise<IteratorResult<ModelStreamPart> | typeof ABORTED> =>
-      this.signal.aborted
-        ? Promise.resolve(ABORTED)
-        : new Promise((resolve, reject) => {
-            wake = resolve;
-            it.next().then(resolve, reject);
-          });
-    let iterator: AsyncIterator<ModelStreamPart> | undefined;
-    let ended = false;
-    try {
-      const stream = provider.stream({
-        system: this.o.system,
-        messages: this.messages,
-        tools: this.o.executor.specs(),
-        signal: this.signal,
-        reasoning: this.o.reasoning ?? 'off',
-        ...(this.o.cacheKey ? { cacheKey: this.o.cacheKey } : {}),
-        ...(this.o.limits.context_tokens !== undefined ? { contextTokens: this.o.limits.context_tokens } : {}),
-      });
-      iterator = stream[Symbol.asyncIterator]();
-      for (;;) {
-        const next = await nextPart(iterator);
-        if (next === ABORTED) break;
-        if (next.done) {
-          ended = true;
-          break;
-        }
-        const part = next.value;
-        // a notice is said before the call is sent: it is not the model's first token
-        if (firstToken === null && part.type !== 'finish' && part.type !== 'notice') firstToken = performance.now() - started;
-        switch (part.type) {
-          case 'text-delta':
-            emitText(filter.push(part.text));
-            break;
-          case 'reasoning-delta':
-            emitReasoning(part.text);
-            break;
-          case 'reasoning-block':
-            reasoningBlocks.push(part.block);
-            break;
-          case 'notice':
-            if (!this.noticed.has(part.text)) {
-              this.noticed.add(part.text);
-              publish('run', { type: 'notice', text: part.text });
-            }
-            break;
-          case 'tool-call':
-            toolCalls.push({ id: part.id || `call_${++this.callCounter}`, name: part.name, args: part.args });
-            break;
-          case 'finish':
-            usage = part.usage;
-            finishReason = part.reason;
-            truncated = part.reason === 'length';
-            break;
-          case 'error':
-            error = part.diagnosis;
-            break;
-        }
-        if (error) break;
-      }
-    } catch (e) {
-      if (!this.signal.aborted)
-        error = { code: 'provider_exception', severity: 'error', summary: `model provider failed: ${(e as Error)?.message ?? String(e)}`, retryable: false };
-    } finally {
-      this.signal.removeEventListener('abort', onAbort);
-      // a stream left unread (abort, an error part, a throw) is closed so the provider releases its connection
-      if (!ended && iterator?.return) {
-        const it = iterator;
-        void Promise.resolve()
-          .then(() => it.return!())
-          .catch(() => undefined);
-      }
-    }
-    emitText(filter.flush());
-    if (reasoning) publish('reasoning', { phase: 'end', text: reasoning, delta: '' });
-    if (text) publish('assistant', { phase: 'end', text, delta: '' });
-    const latencyMs = performance.now() - started;
-    const costUsd = usage ? modelCost(provider.provider, provider.model, usage, startedAt) : null;
-    this.o.metrics.recordTurn({
-      latencyMs,
-      firstTokenMs: firstToken,
-      ...(usage ? { usage } : {}),
-      costUsd,
-      model: `${provider.provider}:${provider.model}`,
-      turn: call.turn,
-      attempt,
-      startedAt,
-      finishReason: error ? 'error' : finishReason,
-      ...(error ? { errorCode: error.code } : {}),
-    });
-    const ms = (n: number) => Math.round(n * 1000) / 1000;
-    publish('model', {
-      phase: 'end',
-      ...call,
-      finishReason: error ? 'error' : finishReason,
-      tokens: usage ? tokenCounts(usage) : null,
-      costUsd,
-      latencyMs: ms(latencyMs),
-      firstTokenMs: firstToken === null ? null : ms(firstToken),
-      ...(error ? { error: error.code } : {}),
-    });
-    return { text, toolCalls, reasoning: reasoningBlocks, ...(error ? { error } : {}), ...(usage ? { usage } : {}), ...(truncated ? { truncated } : {}) };
+  /** This turn of the model over the conversation; tool calls the provider gave no id are named here. */
+  private async takeTurn(): Promise<TurnResult> {
+    const turn = await this.turns.take(this.iterations, this.messages, this.signal);
+    for (const c of turn.toolCalls) if (!c.id) c.id = `call_${++this.callCounter}`;
+    return turn;
   }
 }

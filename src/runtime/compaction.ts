@@ -68,7 +68,6 @@ export interface CompactorOptions {
   /** A runtime operation per compaction (`stage: 'compaction'`) so channels show it as a process frame. */
   reporter?: (n: number) => OperationReporter | undefined;
   log?: (entry: CompactionLogEntry) => Promise<void>;
-  onCompacted?: (tokensSaved: number) => void;
 }
 
 /** Where the kept tail starts: the newest messages within `keepTail` tokens, beginning at a turn
@@ -171,7 +170,6 @@ export class Compactor implements ContextCompactor {
       await this.o
         .log?.({ ts: new Date().toISOString(), method, tokens_before: before, tokens_after: after, window, summary: text, replaced: older })
         .catch(() => undefined);
-      this.o.onCompacted?.(before - after);
       end({ tokensAfter: after, replaced: older.length });
       reporter?.complete(`compacted ${older.length} messages: about ${before} → ${after} tokens (${method} summary)`, {
         tokensBefore: before,

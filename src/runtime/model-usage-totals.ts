@@ -1,5 +1,5 @@
 /** Tokens and dollars of every model call a RunService made since it started: what /metrics counts. */
-import type { TokenUsage } from '../providers/model-provider.js';
+import type { ModelTokens } from '../events/agent-event.js';
 
 export interface ModelUsageSnapshot {
   /** Model calls that reported usage. */
@@ -17,13 +17,13 @@ export class ModelUsageTotals {
   private costUsd = 0;
   private readonly tokens = { input: 0, output: 0, cached_input: 0, cache_write: 0, reasoning: 0 };
 
-  add(usage: TokenUsage, costUsd: number | null): void {
+  add(tokens: ModelTokens, costUsd: number | null): void {
     this.turns++;
-    this.tokens.input += usage.inputTokens || 0;
-    this.tokens.output += usage.outputTokens || 0;
-    this.tokens.cached_input += usage.cachedInputTokens || 0;
-    this.tokens.cache_write += usage.cacheWriteTokens || 0;
-    this.tokens.reasoning += usage.reasoningTokens || 0;
+    this.tokens.input += tokens.input;
+    this.tokens.output += tokens.output;
+    this.tokens.cached_input += tokens.cached_input;
+    this.tokens.cache_write += tokens.cache_write;
+    this.tokens.reasoning += tokens.reasoning;
     if (costUsd === null) this.unpriced++;
     else this.costUsd += costUsd;
   }

@@ -81,7 +81,12 @@ export function resumeLoop(
   });
   return {
     messages,
-    loop: { counters: p.loop, usedMs: resume.usedMs, pendingCalls: pending, ...(final !== undefined && !resume.leftovers ? { final } : {}) },
+    loop: {
+      counters: { ...p.loop, iterations: p.loop.iterations ?? p.metrics.iterations },
+      usedMs: resume.usedMs,
+      pendingCalls: pending,
+      ...(final !== undefined && !resume.leftovers ? { final } : {}),
+    },
     calls,
   };
 }

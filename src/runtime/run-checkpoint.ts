@@ -24,6 +24,8 @@ export const CHECKPOINT_VERSION = 1;
 
 /** The loop's own counters, restored with the conversation. */
 export interface LoopCounters {
+  /** model turns taken; absent in records written before the loop kept it (its metrics' iterations counted the same) */
+  iterations?: number;
   toolCalls: number;
   lastText: string;
   answerPrefix: string;

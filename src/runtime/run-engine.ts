@@ -15,7 +15,8 @@ import { maskSecrets } from '../events/secret-masker.js';
 import type { OperationReporter } from '../events/operation-reporter-types.js';
 import { describeProvider } from '../providers/resolve-model-provider.js';
 import { modelInfo } from '../providers/model-catalog.js';
-import { AgentLoop, type LoopOutcome, type TextFilter } from './agent-loop.js';
+import { AgentLoop, type LoopOutcome } from './agent-loop.js';
+import type { TextFilter } from './agent-turn.js';
 import { inputImages } from './input-images.js';
 import { PendingWrites } from './pending-writes.js';
 import { PlanProgress } from './plan-progress.js';
@@ -24,14 +25,14 @@ import { RunMetrics } from './run-metrics.js';
 import { endRun, type RunOutcome } from './run-ending.js';
 import { RUN_FILES } from './run-folder.js';
 import type { ModelUsageTotals } from './model-usage-totals.js';
-import type { PublishFn } from './run-publisher.js';
+import { publishing, type PublishedEvent, type PublishFn } from './run-publisher.js';
 import type { RunRecord } from './run-record.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { artifactContractHook, pluginValidatorHooks, requiredOutputHook, runStopHooks } from './stop-validation.js';
 import { ToolExecutor } from './tool-executor.js';
 import { ApprovalBroker, DEFAULT_APPROVAL_TIMEOUT_S } from './approvals.js';
 import { Compactor, providerSummarizer } from './compaction.js';
-import { isTerminalRunState } from './run-state-machine.js';
+import { isTerminalRunState, loopStateAfter } from './run-state-machine.js';
 import type { ModelProvider } from '../providers/model-provider.js';
 import { ModelCallRecorder } from './model-call-recorder.js';
 import { LiveCheckpoint } from './live-checkpoint.js';
@@ -102,9 +103,18 @@ function safeOpId(id: string): string {
  */
 export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<RunOutcome> {
   const { bus, workspace, plugin, machine } = rec;
-  const publish: PublishFn = (stream, data) => void bus.publish(stream, data);
   const metrics = new RunMetrics(deps.usageTotals);
   rec.metrics = metrics;
+  // the run's metrics and its state (model_thinking ⇄ tool_executing) follow the events its loop and
+  // tools publish, read before the bus carries each: the state change is published ahead of the model
+  // call or tool call that made it (a bus subscriber publishing it would hand the subscribers after
+  // it the two events out of seq order)
+  const follow = (e: PublishedEvent): void => {
+    metrics.follow(e);
+    const state = loopStateAfter(e);
+    if (state && machine.state !== state) machine.transition(state);
+  };
+  const publish: PublishFn = publishing(follow, (stream, data) => void bus.publish(stream, data));
   // a resumed run goes on with its counters, and its clock counts the time its dead process ran
   const resume = rec.durability.resume ?? null;
   // a run that died before its loop began starts again from its request, as the same run
@@ -303,8 +313,10 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<RunO
     const goalImages = resume ? { notes: [], images: [] } : await inputImages(workspace.root, rec.input, plugin.fileInputs);
     const resumed = resume ? resumeLoop(resume, executor, rec) : null;
     if (restart) rec.inbox.restore(restart.start.queued);
+    // a call the dead attempt finished is not run again and publishes nothing: its result counts here
+    for (const c of resumed?.calls ?? []) if (c.outcome === 'recorded') metrics.recordTool(c.name, resume?.point.calls.get(c.id)?.result?.ok ?? false, 0);
     const loop = new AgentLoop({
-      compactor: compactorFor(rec, { provider, system, metrics, publish, planState: () => planText(progress), runReporter }),
+      compactor: compactorFor(rec, { provider, system, publish, planState: () => planText(progress), runReporter }),
       inbox: rec.inbox,
       provider,
       system,
@@ -318,14 +330,10 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<RunO
       executor,
       publish,
       limits: rec.limits,
-      metrics,
       reasoning: rec.reasoning ?? 'off',
       // one key per run: every turn of the loop shares the stable prefix (system prompt + tools)
       cacheKey: `runtrail-${rec.runId}`,
       signal: rec.abort.signal,
-      setState: (s) => {
-        if (machine.state !== s) toState(s);
-      },
       ...(deps.processRegistry ? { drainNotices: () => deps.processRegistry!.drainNotices(rec.runId) } : {}),
       ...(deps.createTextFilter ? { createTextFilter: deps.createTextFilter } : {}),
       ...(deps.sleep ? { sleep: deps.sleep } : {}),
@@ -422,7 +430,7 @@ function abortedOutcome(why: unknown, state: RunStatus, text: string): RunOutcom
 /** A compactor when the context window is known (limits.context_tokens, else the model's); else none. */
 function compactorFor(
   rec: RunRecord,
-  o: { provider: ModelProvider; system: string; metrics: RunMetrics; publish: PublishFn; planState: () => string; runReporter: OperationReporter | null },
+  o: { provider: ModelProvider; system: string; publish: PublishFn; planState: () => string; runReporter: OperationReporter | null },
 ): Compactor | undefined {
   const window = rec.limits.context_tokens ?? modelInfo(rec.provider.provider, rec.provider.model)?.contextWindow ?? null;
   if (!window) return undefined;
@@ -436,10 +444,6 @@ function compactorFor(
     publish: o.publish,
     reporter: (n) => o.runReporter?.child({ operationId: `${rec.runId}.compaction.${n}`, targetType: 'runtime', source: 'runtime' }),
     log: (entry) => appendFile(log, maskSecrets(`${JSON.stringify(entry)}\n`)),
-    onCompacted: (saved) => {
-      o.metrics.compactions++;
-      o.metrics.compactionTokensSaved += Math.max(0, saved);
-    },
   });
 }
 

@@ -1,7 +1,12 @@
-/** Aggregates what runtime/metrics.json (and runtime/model_turns.jsonl) report. */
+/**
+ * Aggregates what runtime/metrics.json (and runtime/model_turns.jsonl) report. A run's metrics are
+ * folded from the events its loop publishes (follow): model calls, provider retries, tool calls and
+ * compactions; subagent runs and resumes are added by the parts that know them.
+ */
 import type { RunStatus } from '../events/agent-event.js';
 import type { TokenUsage } from '../providers/model-provider.js';
 import type { ModelUsageTotals } from './model-usage-totals.js';
+import type { PublishedEvent } from './run-publisher.js';
 
 export interface TokenCounts {
   /** All input tokens, cached ones included. */
@@ -64,7 +69,8 @@ export interface RunMetricsFile {
 export interface ModelTurnRecord {
   latencyMs: number;
   firstTokenMs: number | null;
-  usage?: TokenUsage;
+  /** null when the provider reported no usage */
+  tokens: TokenCounts | null;
   costUsd: number | null;
   /** provider:model */
   model: string;
@@ -135,15 +141,49 @@ export class RunMetrics {
     if (!ok) this.toolFailed++;
   }
 
+  /**
+   * One event the run's loop published: a model call's start (its turn; a retry when not the first
+   * attempt) and end (its line), a tool call's result, a compaction that replaced messages. Every
+   * other event is not the metrics'.
+   */
+  follow(e: PublishedEvent): void {
+    if (e.stream === 'model') {
+      const d = e.data;
+      if (d.phase === 'start') {
+        // the turn number is the loop's count (a resumed run's included); a compacted context retries a turn under the same number
+        this.iterations = Math.max(this.iterations, d.turn);
+        if (d.attempt > 0) this.providerRetries++;
+        return;
+      }
+      this.recordTurn({
+        latencyMs: d.latencyMs,
+        firstTokenMs: d.firstTokenMs,
+        tokens: d.tokens,
+        costUsd: d.costUsd,
+        model: `${d.provider}:${d.model}`,
+        turn: d.turn,
+        attempt: d.attempt,
+        startedAt: new Date(d.startedAt),
+        finishReason: d.finishReason,
+        ...(d.error ? { errorCode: d.error } : {}),
+      });
+    } else if (e.stream === 'tool' && e.data.phase === 'result') {
+      this.recordTool(e.data.name, !e.data.isError, e.data.durationMs ?? 0);
+    } else if (e.stream === 'compaction' && e.data.phase === 'end' && e.data.replacedMessages) {
+      this.compactions++;
+      this.compactionTokensSaved += Math.max(0, (e.data.tokensBefore ?? 0) - (e.data.tokensAfter ?? 0));
+    }
+  }
+
   recordTurn(t: ModelTurnRecord): void {
     this.latencies.push(t.latencyMs);
     if (t.firstTokenMs !== null) this.firstTokens.push(t.firstTokenMs);
-    const counts = t.usage ? tokenCounts(t.usage) : null;
-    if (counts && t.usage) {
+    const counts = t.tokens;
+    if (counts) {
       for (const k of Object.keys(counts) as Array<keyof TokenCounts>) this.tokens[k] += counts[k];
       if (t.costUsd === null) this.unpriced = true;
       else this.costUsd += t.costUsd;
-      this.totals?.add(t.usage, t.costUsd);
+      this.totals?.add(counts, t.costUsd);
     }
     this.lines.push({
       turn: t.turn,

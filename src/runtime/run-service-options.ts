@@ -4,7 +4,7 @@
  * background-process registry, test hooks).
  */
 import type { OperatorSandboxSettings } from '../sandbox/sandbox-policy.js';
-import type { TextFilter } from './agent-loop.js';
+import type { TextFilter } from './agent-turn.js';
 import type { Agent } from './agent.js';
 import type { AgentSource } from './agent-registry.js';
 import type { CaptureSettings } from './capture-settings.js';

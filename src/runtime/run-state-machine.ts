@@ -1,4 +1,6 @@
+/** A run's states and the moves between them (the documented transitions only). */
 import type { RunStatus } from '../events/agent-event.js';
+import type { PublishedEvent } from './run-publisher.js';
 
 /** The documented transitions only; `cancelled` (and `failed`) are reachable from any live state. */
 const NEXT: Record<RunStatus, readonly RunStatus[]> = {
@@ -26,6 +28,14 @@ export function canTransition(from: RunStatus, to: RunStatus): boolean {
   if (isTerminalRunState(from)) return false;
   if (to === 'cancelled' || to === 'failed') return true;
   return NEXT[from].includes(to);
+}
+
+/** The state an event of the loop puts its run in: a model call starting is the model thinking, a
+ *  tool call starting is tools executing; any other event leaves the state as it is (null). */
+export function loopStateAfter(e: PublishedEvent): 'model_thinking' | 'tool_executing' | null {
+  if (e.stream === 'model' && e.data.phase === 'start') return 'model_thinking';
+  if (e.stream === 'tool' && e.data.phase === 'start') return 'tool_executing';
+  return null;
 }
 
 export class RunStateError extends Error {

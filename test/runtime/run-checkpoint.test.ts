@@ -35,7 +35,7 @@ describe('run checkpoint', () => {
     metrics.recordTurn({
       latencyMs: 5,
       firstTokenMs: 1,
-      usage: { inputTokens: 10, outputTokens: 4 },
+      tokens: { input: 10, output: 4, cached_input: 0, cache_write: 0, reasoning: 0 },
       costUsd: 0.01,
       model: 'script:x',
       turn: 1,

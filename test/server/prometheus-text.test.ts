@@ -6,8 +6,8 @@ import { ModelUsageTotals } from '../../src/runtime/model-usage-totals.js';
 describe('/metrics: model tokens and cost', () => {
   it('counts tokens by kind, the cost of priced calls and the calls without a price', () => {
     const totals = new ModelUsageTotals();
-    totals.add({ inputTokens: 4354, outputTokens: 58, cachedInputTokens: 4096, cacheWriteTokens: 212 }, 0.001011);
-    totals.add({ inputTokens: 1000, outputTokens: 100, reasoningTokens: 40 }, null);
+    totals.add({ input: 4354, output: 58, cached_input: 4096, cache_write: 212, reasoning: 0 }, 0.001011);
+    totals.add({ input: 1000, output: 100, cached_input: 0, cache_write: 0, reasoning: 40 }, null);
     const text = prometheusText({ byState: {}, queueDepth: 0, running: 0, eventsPublished: 0, models: totals.snapshot() }, newStreamCounters());
     expect(text).toContain('# TYPE runtrail_model_tokens_total counter');
     expect(text).toMatch(/^runtrail_model_calls_total 2$/m);

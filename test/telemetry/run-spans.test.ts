@@ -60,6 +60,7 @@ describe('RunSpanFolder', () => {
         finishReason: 'tool-calls',
         tokens: { input: 120, output: 30, cached_input: 100, cache_write: 0, reasoning: 4 },
         costUsd: 0.0012,
+        startedAt: 0,
         latencyMs: 20,
         firstTokenMs: 5,
       });
@@ -172,6 +173,7 @@ describe('RunSpanFolder', () => {
         finishReason: 'error',
         tokens: null,
         costUsd: null,
+        startedAt: 0,
         latencyMs: 3,
         firstTokenMs: null,
         error: 'rate_limited',
