@@ -1,7 +1,7 @@
 /** Runs a crash left live (RunService.init): who owns a run, and how an interrupted one is closed. */
 import { open } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import type { AgentEvent, RunStatus } from '../events/agent-event.js';
+import type { AgentEvent } from '../events/agent-event.js';
 import { AgentEventBus } from '../events/agent-event-bus.js';
 import { Diagnosis } from '../events/diagnosis.js';
 import type { ArtifactContract } from './agent.js';
@@ -10,6 +10,7 @@ import { isTerminalRunEvent } from './event-tail.js';
 import { endLeftoverProcesses } from '../tools/process-ledger.js';
 import { sessionOutputDirOf, takeSessionOutputs } from '../tools/session-output-file.js';
 import { publicDocuments } from './run-manifest.js';
+import { RunStatusWriter } from './run-status-writer.js';
 import { endRun, type EndingLog } from './run-ending.js';
 import { RunFolder } from './run-folder.js';
 import { RunWorkspace } from './run-workspace.js';
@@ -56,16 +57,17 @@ export async function endedOnDisk(runsDir: string, status: RunStatusFile, contra
   const { lastSeq } = repairEventsFile(file);
   const last = (await readEvents(file, Math.max(0, lastSeq - 1))).at(-1);
   if (!last || !isTerminalRunEvent(last) || last.stream !== 'run' || !('status' in last.data)) return false;
-  const d = last.data as { status: RunStatus; content?: string; diagnosis?: RunStatusFile['diagnosis'] };
-  Object.assign(status, {
+  const d = last.data as { status: 'completed' | 'failed' | 'cancelled'; content?: string; diagnosis?: RunStatusFile['diagnosis'] };
+  const writer = new RunStatusWriter(status, (s) => folder.writeStatus(s));
+  writer.ended({
     status: d.status,
     finished_at: status.finished_at ?? new Date(last.ts).toISOString(),
     final_answer: d.content ?? status.final_answer ?? '',
     diagnosis: d.diagnosis ?? null,
     last_seq: last.seq,
+    ...(status.public_documents?.length ? {} : { public_documents: publicDocuments(await folder.listArtifacts(), contract) }),
   });
-  if (!status.public_documents?.length) status.public_documents = publicDocuments(await folder.listArtifacts(), contract);
-  await folder.writeStatus(status);
+  await writer.save();
   return true;
 }
 
@@ -96,8 +98,7 @@ async function endInterrupted(
     folder,
     bus,
     log,
-    status,
-    saveStatus,
+    status: new RunStatusWriter(status, saveStatus),
     outcome: { status: 'failed', text: status.final_answer ?? '', diagnosis },
     endedMs: Date.now(),
     contract,
@@ -232,8 +233,7 @@ export async function completeTerminalEvent(runsDir: string, status: RunStatusFi
     folder,
     bus,
     log: store,
-    status,
-    saveStatus: (s) => folder.writeStatus(s),
+    status: new RunStatusWriter(status, (s) => folder.writeStatus(s)),
     outcome: { status: ended, text: status.final_answer ?? '', diagnosis: status.diagnosis ?? null },
     endedMs: status.finished_at ? Date.parse(status.finished_at) : Date.now(),
     contract,

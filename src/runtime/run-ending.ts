@@ -14,7 +14,7 @@ import type { ArtifactContract } from './agent.js';
 import { RUN_FILES, type RunFolder } from './run-folder.js';
 import { publicDocuments, type RunManifest } from './run-manifest.js';
 import type { RunMetricsFile } from './run-metrics.js';
-import type { RunStatusFile } from './run-service-types.js';
+import type { RunStatusWriter } from './run-status-writer.js';
 import { writeTrace } from './trace-file.js';
 
 export type TerminalStatus = 'completed' | 'failed' | 'cancelled';
@@ -39,10 +39,8 @@ export interface EndRun {
   /** The run's bus; its subscribers write each event to `log`. */
   bus: AgentEventBus;
   log: EndingLog;
-  /** The run's status record: made terminal in place. */
-  status: RunStatusFile;
-  /** The one writer of the run's status (the store's: file, and database when shared). */
-  saveStatus(status: RunStatusFile): Promise<void>;
+  /** The one writer of the run's status: it is made terminal and written with the final files. */
+  status: RunStatusWriter;
   outcome: RunOutcome;
   /** when the run ended (ms since the epoch) */
   endedMs: number;
@@ -68,7 +66,8 @@ const TERMINAL_TYPE = { completed: 'run.completed', failed: 'run.failed', cancel
 
 /** Ends the run; returns the seq of the last event it wrote (the terminal one). */
 export async function endRun(e: EndRun): Promise<number> {
-  const { bus, folder, status, outcome } = e;
+  const { bus, folder, outcome } = e;
+  const status = e.status.current;
   const notice = (text: string) => void bus.publish('run', { type: 'notice', text });
   const finishedAt = new Date(e.endedMs).toISOString();
   if (e.stateFrom !== undefined) bus.publish('run', { type: 'run.state', from: e.stateFrom, to: outcome.status });
@@ -109,7 +108,7 @@ export async function endRun(e: EndRun): Promise<number> {
 
   // the status names the terminal event, which is the next event published
   const settle = () =>
-    Object.assign(status, {
+    e.status.ended({
       status: outcome.status,
       finished_at: finishedAt,
       final_answer: outcome.text,
@@ -124,12 +123,12 @@ export async function endRun(e: EndRun): Promise<number> {
     e.alongside?.catch(() => undefined),
     metrics ? finalFile('metrics.json', folder.writeMetrics(metrics.file)) : undefined,
     metrics ? finalFile('model_turns.jsonl', folder.writeText(RUN_FILES.modelTurns, metrics.turnLines)) : undefined,
-    finalFile('run_status.json', e.saveStatus(status)),
+    finalFile('run_status.json', e.status.save()),
   ]);
   if (late.length) {
     for (const text of late) notice(text);
     settle();
-    await e.saveStatus(status).catch(() => undefined);
+    await e.status.save().catch(() => undefined);
   }
   bus.publish('run', {
     type: TERMINAL_TYPE[outcome.status],

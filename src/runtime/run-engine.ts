@@ -62,7 +62,6 @@ export interface EngineDeps {
   createTextFilter?: () => TextFilter;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   backoffMs?: (attempt: number) => number;
-  persistStatus(rec: RunRecord): Promise<void>;
   /** How long finishing waits for the run's background processes to end; default 10 s. */
   killScopeTimeoutMs?: number;
   /** Service-wide token and cost counters (/metrics); each model call is added. */
@@ -186,7 +185,7 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<RunO
     runReporter = pipeline.reporter({ operationId: rec.runId, targetType: 'runtime', source: 'runtime' });
     // the operation is the run (its id is on the line already): say what started
     runReporter.start(`${plugin.name} started`);
-    rec.status.started_at ??= new Date(startedMs).toISOString();
+    rec.statusWriter.started(new Date(startedMs).toISOString());
     // before any tool can spawn: what this run starts is on disk while it lives (a SIGKILL runs no handler)
     deps.processRegistry?.trackScope?.(rec.runId, workspace.folder.path('processes'));
     // its record (runtime/, input/) is Runtrail's: what the run starts can read it, not write or forge it
@@ -474,15 +473,15 @@ export async function finalise(rec: RunRecord, deps: EngineDeps, f: FinaliseInpu
     return { status: f.status, text: f.text, diagnosis: f.diagnosis };
   } catch (e) {
     if (!isTerminalRunState(rec.status.status)) {
-      Object.assign(rec.status, {
-        status: 'failed' as RunStatus,
+      rec.statusWriter.ended({
+        status: 'failed',
         finished_at: new Date().toISOString(),
         final_answer: f.text,
         diagnosis: diag('runtime_error', `run failed while finishing: ${(e as Error)?.message ?? String(e)}`),
         last_seq: rec.bus.lastSeq,
       });
     }
-    await deps.persistStatus(rec).catch(() => undefined);
+    await rec.statusWriter.save().catch(() => undefined);
     try {
       rec.store.close();
     } catch {
@@ -503,8 +502,7 @@ async function finaliseRun(rec: RunRecord, deps: EngineDeps, f: FinaliseInput): 
     folder: rec.workspace.folder,
     bus: rec.bus,
     log: rec.store,
-    status: rec.status,
-    saveStatus: () => deps.persistStatus(rec),
+    status: rec.statusWriter,
     outcome: { status: f.status, text: f.text, diagnosis: f.diagnosis },
     endedMs,
     contract: rec.plugin.artifacts,

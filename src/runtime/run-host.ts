@@ -50,8 +50,8 @@ export interface RunHostOptions {
   /** config.json's sandbox settings, read when a run is rebuilt. */
   sandboxDefaults: () => OperatorSandboxSettings | undefined;
   observers: readonly RunObserver[];
-  /** What the engine is given besides the status writer and the usage totals, which are the host's. */
-  engine: Omit<EngineDeps, 'dataDir' | 'persistStatus' | 'usageTotals'>;
+  /** What the engine is given besides the usage totals, which are the host's. */
+  engine: Omit<EngineDeps, 'dataDir' | 'usageTotals'>;
   subagents: SubagentHosts;
 }
 
@@ -76,7 +76,7 @@ export class RunHost implements PreparationHost {
     this.observers = o.observers;
     this.live = o.live;
     this.queue = o.queue;
-    this.engineDeps = { ...o.engine, dataDir: o.dataDir, usageTotals: this.usageTotals, persistStatus: (r) => this.persistStatus(r) };
+    this.engineDeps = { ...o.engine, dataDir: o.dataDir, usageTotals: this.usageTotals };
     this.queue.process((runId, release) => this.runClaimed(runId, release));
     // a cancel sent to any node reaches the worker that runs it
     this.queue.onCancel((runId) => this.live.get(runId)?.abort.abort(new Error('cancelled')));
@@ -196,13 +196,6 @@ export class RunHost implements PreparationHost {
     await rec.workspace.folder.writeOwner();
     this.live.hold(rec);
     return rec;
-  }
-
-  /** Writes run_status.json after the writes queued before it; the returned promise rejects when this write fails
-   *  (finalise reports and retries it), the queue itself never does. */
-  persistStatus(rec: RunRecord): Promise<void> {
-    this.store.note(rec.status);
-    return rec.statusWrites.write({ ...rec.status });
   }
 
   countEvent(): void {

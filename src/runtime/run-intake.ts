@@ -167,13 +167,13 @@ export class RunIntake {
       conversationId: rec.conversationId,
       ...(status.trigger ? { trigger: status.trigger } : {}),
     });
-    status.last_seq = bus.lastSeq + 1;
+    rec.statusWriter.moved('queued', bus.lastSeq + 1);
     bus.publish('run', { type: 'run.state', from: null, to: 'queued' });
     this.o.store.note(status);
     const here = parent !== null || !queue.shared;
     // the request file, the owner and the status in one round of writes; a run whose request file cannot
     // be written is refused (create removes its folder), a status write that fails is retried by the next
-    const statusWritten = host.persistStatus(rec).catch(() => undefined);
+    const statusWritten = rec.statusWriter.save().catch(() => undefined);
     try {
       await Promise.all([workspace.folder.writeRequest(rec.request), workspace.folder.writeOwner(), statusWritten]);
     } catch (e) {
@@ -194,8 +194,7 @@ export class RunIntake {
     const snapshot = { ...status };
     if (parent) {
       parent.rec.children.push(runId);
-      parent.rec.status.children = [...parent.rec.children];
-      void host.persistStatus(parent.rec).catch(() => undefined);
+      void parent.rec.statusWriter.children(parent.rec.children).catch(() => undefined);
       host.startBeside(rec);
       return snapshot;
     }

@@ -23,6 +23,7 @@ import type { CreateRunOptions, RunLimits, RunObserver, RunStatusFile, RunTrigge
 import type { RunTraceContext } from '../events/trace-context.js';
 import { RunStateMachine, isTerminalRunState } from './run-state-machine.js';
 import { LatestWrite } from './latest-write.js';
+import { RunStatusWriter } from './run-status-writer.js';
 import { RunWorkspace } from './run-workspace.js';
 import { RunInbox } from './run-inbox.js';
 import type { RunStore } from './run-store.js';
@@ -50,8 +51,6 @@ export interface PreparationHost {
   childArtifact(rec: RunRecord | null, rest: string): string;
   /** What run_agent needs of the service, for one parent run. */
   subagentHost(parentOf: () => RunRecord, front: CreateRunOptions): SubagentHost;
-  /** Writes the run's status (its one writer). */
-  persistStatus(rec: RunRecord): Promise<void>;
   /** One event published on a run's bus (the service's counter). */
   countEvent(): void;
 }
@@ -204,11 +203,18 @@ export async function prepareRun(
     ...(parent ? { parent_run_id: parent.rec.runId, parent_tool_call_id: parent.toolCallId } : {}),
     ...(spec.trigger ? { trigger: spec.trigger } : {}),
   };
+  // run_status.json writes go in order, the newest snapshot wins; the store lists runs by the live record;
+  // a shared store's record is text that leaves this process too
+  const statusWrites = new LatestWrite((s: RunStatusFile) => host.store.save(maskSecretsDeep(s), workspace));
+  const statusWriter = new RunStatusWriter(status, (s) => {
+    host.store.note(s);
+    return statusWrites.write({ ...s });
+  });
+  // a terminal state is written with the run's final files (run-ending.ts), any other at once
   const machine = new RunStateMachine(status.status, (from, to) => {
-    status.status = to;
-    status.last_seq = bus.lastSeq + 1;
+    statusWriter.moved(to, bus.lastSeq + 1);
     bus.publish('run', { type: 'run.state', from, to });
-    if (!isTerminalRunState(to) && recRef) void host.persistStatus(recRef).catch(() => undefined);
+    if (!isTerminalRunState(to)) void statusWriter.save().catch(() => undefined);
   });
   let resolveDone!: (s: RunStatusFile) => void;
   const done = new Promise<RunStatusFile>((r) => (resolveDone = r));
@@ -234,6 +240,7 @@ export async function prepareRun(
     store,
     machine,
     status,
+    statusWriter,
     history: await host.historyFor(conversationId),
     tools,
     ...(toolSources.length ? { toolSources } : {}),
@@ -243,8 +250,6 @@ export async function prepareRun(
     createdAtMs,
     done,
     resolveDone,
-    // a shared store's record is text that leaves this process too
-    statusWrites: new LatestWrite((s: RunStatusFile) => host.store.save(maskSecretsDeep(s), workspace)),
     usedSkills: [],
     durability: { checkpoint: plugin.durability !== 'interrupt' },
     inbox: new RunInbox((stream, data) => void bus.publish(stream, data)),

@@ -14,7 +14,7 @@ import type { RunLimits, RunStatusFile } from './run-service-types.js';
 import type { RunStateMachine } from './run-state-machine.js';
 import type { RunWorkspace } from './run-workspace.js';
 import type { RequestFile } from './run-folder.js';
-import type { LatestWrite } from './latest-write.js';
+import type { RunStatusWriter } from './run-status-writer.js';
 import type { ResolvedCapture } from './capture-settings.js';
 import type { SandboxPolicy } from '../sandbox/sandbox-policy.js';
 import type { ModelCallFeed } from './model-call-feed.js';
@@ -45,7 +45,10 @@ export interface RunRecord {
   bus: AgentEventBus;
   store: RunEventLog;
   machine: RunStateMachine;
-  status: RunStatusFile;
+  /** The run's status as it is now; every change goes through `statusWriter`. */
+  readonly status: Readonly<RunStatusFile>;
+  /** The one writer of `status` (run_status.json): state changes, start, subagents, the end. */
+  statusWriter: RunStatusWriter;
   history: ChatMessage[];
   tools: AnyToolDefinition[];
   /** Tools known once connected (MCP servers), opened by the engine before the first model turn. */
@@ -58,8 +61,6 @@ export interface RunRecord {
   /** resolves when the run reached a terminal state and every file is written */
   done: Promise<RunStatusFile>;
   resolveDone(s: RunStatusFile): void;
-  /** run_status.json writes: in order, the newest snapshot wins */
-  statusWrites: LatestWrite<RunStatusFile>;
   /** 1 for a run a person started, +1 per subagent level (at most MAX_AGENT_DEPTH) */
   depth: number;
   /** subagent runs this run started, in order */

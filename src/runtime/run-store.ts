@@ -15,6 +15,7 @@ import { isRunId } from './run-id.js';
 import type { RunListQuery, RunStatusFile } from './run-service-types.js';
 import { isTerminalRunState } from './run-state-machine.js';
 import { RunFolder } from './run-folder.js';
+import { RunStatusWriter } from './run-status-writer.js';
 import type { RunWorkspace } from './run-workspace.js';
 
 /** Where a run's events go, in seq order, as the bus publishes them. */
@@ -111,9 +112,12 @@ export class LocalRunStore implements RunStore {
         } catch (e) {
           // one unreadable run folder must not fail init() (and with it every later call): the run is
           // still not live, so it is failed/interrupted here and its status written when possible
-          Object.assign(status, {
-            status: 'failed' as RunStatus,
+          const folder = new RunFolder(this.runsDir, id);
+          const writer = new RunStatusWriter(status, (s) => folder.writeStatus(s));
+          writer.ended({
+            status: 'failed',
             finished_at: status.finished_at ?? new Date().toISOString(),
+            final_answer: status.final_answer,
             diagnosis: new Diagnosis({
               code: 'interrupted',
               severity: 'error',
@@ -121,8 +125,9 @@ export class LocalRunStore implements RunStore {
               detail: `its files could not be closed: ${(e as Error)?.message ?? String(e)}`,
               hint: 'start the run again',
             }).toDict(),
+            last_seq: status.last_seq,
           });
-          await new RunFolder(this.runsDir, id).writeStatus(status).catch(() => undefined);
+          await writer.save().catch(() => undefined);
         }
       } else if (isTerminalRunState(status.status) && !(await ownedByLiveProcess(this.runsDir, id))) {
         // a live owner writes its status just before its terminal event: only a dead owner's run is repaired
