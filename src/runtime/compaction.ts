@@ -33,6 +33,8 @@ export interface CompactionRequest {
 export type CompactionResult = { ok: true; messages?: ChatMessage[] } | { ok: false; diagnosis: DiagnosisInit };
 
 export interface ContextCompactor {
+  /** Resolves with its outcome (a context that cannot fit is `ok: false`); must not reject: the loop
+   *  does not catch a rejection, which ends the run failed. */
   compact(req: CompactionRequest): Promise<CompactionResult>;
 }
 
