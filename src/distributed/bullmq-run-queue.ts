@@ -2,12 +2,16 @@
  * The RunQueue of several nodes: BullMQ on Redis. API nodes add a job per run (job id =
  * run id); workers claim them under their concurrency. A cancel is a Redis pub/sub message the worker
  * that owns the run acts on. A worker that dies (kill -9, a lost machine) stops renewing its locks:
- * BullMQ's stalled check (in the other workers) fails its jobs, and every node hears of it.
+ * BullMQ's stalled check (in the other workers) puts its jobs back in the queue, and the worker that
+ * claims one takes the run up (resumed from its checkpoint, or ended under the durability rules).
  */
 import { Queue, QueueEvents, Worker, type ConnectionOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { RunQueue, RunQueueStats } from '../runtime/run-queue.js';
 import { ServiceUnavailableError } from './service-url.js';
+
+/** How often a run's job may come back after its worker stopped before BullMQ fails it. */
+const STALLED_JOB_LIMIT = 100;
 
 export interface BullRunQueueOptions {
   /** The Queue's connection: fails fast while Redis is away (an API request is answered 503, not held). */
@@ -102,6 +106,15 @@ export class BullRunQueue implements RunQueue {
     return (await this.redis(() => this.queue.getJob(runId))) !== undefined;
   }
 
+  async reclaim(runId: string): Promise<void> {
+    const job = await this.redis(() => this.queue.getJob(runId));
+    const state = job ? await job.getState() : 'unknown';
+    if (state === 'waiting' || state === 'delayed' || state === 'prioritized' || state === 'active' || state === 'waiting-children') return;
+    // lost (Redis flushed) or finished without ending the run: a job of the same id again
+    if (job) await job.remove().catch(() => undefined);
+    await this.enqueue(runId);
+  }
+
   async remove(runId: string): Promise<boolean> {
     const job = await this.redis(() => this.queue.getJob(runId));
     if (!job) return false;
@@ -134,8 +147,11 @@ export class BullRunQueue implements RunQueue {
         connection: this.o.blockingConnection,
         prefix: this.o.prefix,
         concurrency: this.o.concurrency,
-        // a stalled run is not run twice: it is failed as interrupted, exactly once
-        maxStalledCount: 0,
+        // a stalled run's job goes back to the queue: the worker that claims it resumes the run from its
+        // checkpoint or ends it, and the run's own resume count (durability.max_resumes) stops a run that
+        // kills its worker every time; this bound only backs that up (past it the job fails, and every
+        // node hears of it: the run is interrupted)
+        maxStalledCount: STALLED_JOB_LIMIT,
         stalledInterval: this.o.stalledIntervalMs ?? 30_000,
         lockDuration: this.o.lockDurationMs ?? 30_000,
       },

@@ -11,6 +11,7 @@ import type { RunEventLog, RunStore } from '../runtime/run-store.js';
 import type { RunListQuery, RunStatusFile } from '../runtime/run-service-types.js';
 import type { RunWorkspace } from '../runtime/run-workspace.js';
 import { redactServiceUrl, ServiceUnavailableError } from './service-url.js';
+import { CHECKPOINTS_SQL, PgCheckpointStore } from './pg-checkpoint-store.js';
 
 const TERMINAL: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
 
@@ -42,12 +43,14 @@ CREATE TABLE IF NOT EXISTS ${s}.runtrail_runs (
 );
 CREATE INDEX IF NOT EXISTS runtrail_runs_conversation ON ${s}.runtrail_runs (conversation_id);
 CREATE INDEX IF NOT EXISTS runtrail_runs_status ON ${s}.runtrail_runs (status);
+ALTER TABLE ${s}.runtrail_runs ADD COLUMN IF NOT EXISTS attempt integer NOT NULL DEFAULT 0;
 CREATE TABLE IF NOT EXISTS ${s}.runtrail_events (
   run_id text NOT NULL,
   seq integer NOT NULL,
   line text NOT NULL,
   PRIMARY KEY (run_id, seq)
-);`;
+);
+${CHECKPOINTS_SQL(s)}`;
 
 /** An error of the connection (refused, reset, timed out, the server shutting down), not of a statement. */
 export function isConnectionError(e: unknown): boolean {
@@ -63,6 +66,8 @@ function ident(schema: string): string {
 export class PgRunStore implements RunStore {
   readonly shared = true;
   private readonly t: { runs: string; events: string };
+  /** Each run's checkpoint records, for the worker that takes it up after its own died. */
+  readonly checkpoints: PgCheckpointStore;
   private counts: Partial<Record<RunStatus, number>> = {};
   private countTimer: NodeJS.Timeout | undefined;
 
@@ -72,6 +77,7 @@ export class PgRunStore implements RunStore {
     schema: string,
   ) {
     this.t = { runs: `${schema}.runtrail_runs`, events: `${schema}.runtrail_events` };
+    this.checkpoints = new PgCheckpointStore(pool, `${schema}.runtrail_checkpoints`, o.saveRetryMs ?? 60_000);
   }
 
   /** Connects and creates or migrates the schema (idempotent, safe when several nodes start at once). */
@@ -202,6 +208,7 @@ export class PgRunStore implements RunStore {
   }
 
   async forget(runId: string): Promise<void> {
+    await this.checkpoints.forget(runId);
     await this.query(`DELETE FROM ${this.t.events} WHERE run_id = $1`, [runId]);
     await this.query(`DELETE FROM ${this.t.runs} WHERE run_id = $1`, [runId]);
     await this.refreshCounts();
@@ -225,6 +232,19 @@ export class PgRunStore implements RunStore {
       status.run_id,
       status.status,
       JSON.stringify(status),
+      TERMINAL,
+    ]);
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  /**
+   * Takes up attempt `attempt` of a run whose worker stopped — exactly once across every node (a
+   * conditional update, as claimTerminal's); false when another node took it, or the run ended.
+   */
+  async claimResume(runId: string, attempt: number): Promise<boolean> {
+    const r = await this.query(`UPDATE ${this.t.runs} SET attempt = $2, updated_at = now() WHERE run_id = $1 AND attempt < $2 AND status <> ALL($3)`, [
+      runId,
+      attempt,
       TERMINAL,
     ]);
     return (r.rowCount ?? 0) > 0;

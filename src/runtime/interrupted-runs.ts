@@ -121,6 +121,23 @@ export interface SharedRunIo {
 }
 
 /**
+ * The events of a run whose worker stopped, all committed: what it wrote to its run folder's file
+ * and never committed (a batch on its way when it died) goes to the shared store, so the run's
+ * events there have no gap whether it is ended or resumed. Returns them all, in seq order.
+ */
+export async function commitFileEvents(runsDir: string, runId: string, io: Pick<SharedRunIo, 'readEvents' | 'insertEvents'>): Promise<AgentEvent[]> {
+  const file = new RunFolder(runsDir, runId).path('events');
+  const committed = await io.readEvents(runId, 0);
+  // a line the death cut short is no event: it is cut off, and the next one written goes on the line after
+  const { lastSeq: fileLast } = repairEventsFile(file);
+  const storeLast = committed.at(-1)?.seq ?? 0;
+  if (fileLast <= storeLast) return committed;
+  const missing = await readEvents(file, storeLast);
+  await io.insertEvents(runId, missing);
+  return [...committed, ...missing];
+}
+
+/**
  * A run whose worker died (a stalled job, a lost machine), ended by whichever node learns of it
  * first: failed as `interrupted`, with exactly one terminal event. Returns whether this node did it.
  */
@@ -129,22 +146,14 @@ export async function interruptInSharedStore(
   status: RunStatusFile,
   contract: ArtifactContract[],
   io: SharedRunIo,
-  why: string,
+  why: string | NonNullable<RunStatusFile['diagnosis']>,
 ): Promise<boolean> {
   const folder = new RunFolder(runsDir, status.run_id);
-  const file = folder.path('events');
-  let committed = await io.readEvents(status.run_id, 0);
-  // what the worker wrote to its file but did not commit belongs to the run too
-  const { lastSeq: fileLast } = repairEventsFile(file);
-  const pgLast = committed.at(-1)?.seq ?? 0;
-  if (fileLast > pgLast) {
-    const missing = await readEvents(file, pgLast);
-    await io.insertEvents(status.run_id, missing);
-    committed = [...committed, ...missing];
-  }
+  const committed = await commitFileEvents(runsDir, status.run_id, io);
   const last = committed.at(-1);
   if (last && isTerminalRunEvent(last)) return false; // it did finish: nothing to end
-  const diagnosis = interruption(status, why);
+  // `why`: a sentence, or the diagnosis of a run the durability rules did not resume
+  const diagnosis = typeof why === 'string' ? interruption(status, why) : why;
   const lastSeq = last?.seq ?? 0;
   // the claim takes the run to failed before any event is written; endRun then writes its final record
   const claimed: RunStatusFile = { ...status, status: 'failed', finished_at: new Date().toISOString(), diagnosis, last_seq: lastSeq };

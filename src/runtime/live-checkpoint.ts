@@ -4,12 +4,11 @@
  * through `journal`, and approvals and a person's queued messages are recorded from the run's bus.
  * On a resumed attempt it also answers, from what the dead process recorded, what happened to a call.
  */
-import { join } from 'node:path';
 import type { AgentEventBus } from '../events/agent-event-bus.js';
 import { maskSecrets } from '../events/secret-masker.js';
 import type { ToolResult } from '../tools/tool.js';
-import { repairCheckpointFile } from './checkpoint-log.js';
-import { CHECKPOINT_FILE, RunCheckpoint, type CheckpointState, type ResumePoint } from './run-checkpoint.js';
+import { fileCheckpoints, type CheckpointStore } from './checkpoint-store.js';
+import { RunCheckpoint, type CheckpointState, type ResumePoint } from './run-checkpoint.js';
 import type { ToolCallJournal } from './tool-executor.js';
 
 export class LiveCheckpoint {
@@ -20,17 +19,18 @@ export class LiveCheckpoint {
   readonly journal: ToolCallJournal;
 
   /** `resume`: the point a resumed attempt starts from (its calls are answered from it); `attempt`:
-   *  this attempt resumes the run (from its checkpoint, or from its start when it had none). */
+   *  this attempt resumes the run (from its checkpoint, or from its start when it had none); `store`:
+   *  where the records go (the run folder's file unless several nodes share PostgreSQL). */
   constructor(
     root: string,
     bus: AgentEventBus,
     private readonly resume: ResumePoint | null,
     attempt?: { attempt: number; fromSeq: number; usedMs: number },
+    store: CheckpointStore = fileCheckpoints,
   ) {
-    const file = join(root, CHECKPOINT_FILE);
-    // what this attempt appends must not be glued to the record the crash tore
-    if (attempt) repairCheckpointFile(file);
-    this.cp = new RunCheckpoint(file, { lastSeq: () => bus.lastSeq, usedBeforeMs: attempt?.usedMs ?? 0, mask: maskSecrets });
+    // a resumed attempt's file has the record the crash tore cut off first
+    const log = store.open(bus.runId, root, { mask: maskSecrets, resumed: attempt !== undefined });
+    this.cp = new RunCheckpoint(log, { lastSeq: () => bus.lastSeq, usedBeforeMs: attempt?.usedMs ?? 0 });
     // counted before anything of the attempt can kill the process again (an MCP server that starts,
     // a first turn): a run whose process dies every time reaches max_resumes instead of looping
     if (attempt) this.cp.resumed(attempt.attempt, attempt.fromSeq);

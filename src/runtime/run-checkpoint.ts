@@ -15,7 +15,8 @@ import type { ToolResult } from '../tools/tool.js';
 import { RUN_FILES } from './run-files.js';
 import { appendFileSync } from 'node:fs';
 import { maskSecrets } from '../events/secret-masker.js';
-import { CheckpointLogWriter, checkpointLine, readCheckpointFile, repairCheckpointFile } from './checkpoint-log.js';
+import { CheckpointLogWriter, checkpointLine, readCheckpointFile, repairCheckpointFile, type CheckpointRead } from './checkpoint-log.js';
+import type { CheckpointLog } from './checkpoint-store.js';
 import type { MetricsSnapshot, ModelTurnLine } from './run-metrics.js';
 import type { TodoState } from './plan-progress.js';
 
@@ -149,9 +150,13 @@ export type LoadedCheckpoint =
   | { ok: true; point: null; start: StartPoint }
   | { ok: false; code: 'checkpoint_corrupt'; summary: string; detail: string };
 
-/** Reads a run's checkpoint into the point a resumed attempt starts from. */
+/** Reads a run's checkpoint file into the point a resumed attempt starts from. */
 export function loadCheckpoint(file: string): LoadedCheckpoint {
-  const read = readCheckpointFile<CheckpointRecord>(file);
+  return resumePointOf(readCheckpointFile<CheckpointRecord>(file), file);
+}
+
+/** The point a resumed attempt starts from, out of a checkpoint's records read from `file` (a path, or where else they are kept). */
+export function resumePointOf(read: CheckpointRead<CheckpointRecord>, file: string): LoadedCheckpoint {
   if (!read.ok) {
     return {
       ok: false,
@@ -266,13 +271,15 @@ function noBase(file: string, i: number): LoadedCheckpoint {
   return { ok: false, code: 'checkpoint_corrupt', summary: `the run's checkpoint has a step before its base record (line ${i + 1})`, detail: file };
 }
 
-/** Notes in a dead run's checkpoint that its background processes were ended (before it is resumed). */
+/** The record saying a dead run's background processes were ended (before it is resumed), and what they printed last. */
+export function leftoversRecord(text: string, output = ''): CheckpointRecord {
+  return { k: 'leftovers', text, ...(output ? { output } : {}), seq: 0, at: Date.now(), usedMs: 0 };
+}
+
+/** Notes in a dead run's checkpoint file that its background processes were ended (before it is resumed). */
 export function noteLeftovers(file: string, text: string, output = ''): void {
   repairCheckpointFile(file);
-  appendFileSync(
-    file,
-    checkpointLine({ k: 'leftovers', text, ...(output ? { output } : {}), seq: 0, at: Date.now(), usedMs: 0 } satisfies CheckpointRecord, maskSecrets),
-  );
+  appendFileSync(file, checkpointLine(leftoversRecord(text, output), maskSecrets));
 }
 
 /** The state the loop and the engine hand over at each step. Every part but `messages` is a snapshot
@@ -292,7 +299,7 @@ export interface CheckpointState {
  * goes on, and `failure` says its checkpoint stopped (a resume then starts from the last good record).
  */
 export class RunCheckpoint {
-  private readonly log: CheckpointLogWriter<CheckpointRecord>;
+  private readonly log: CheckpointLog;
   /** messages of the conversation already in the file */
   private recorded = 0;
   private recordedOf: readonly ChatMessage[] | null = null;
@@ -303,11 +310,12 @@ export class RunCheckpoint {
   private unwrittenStep: { add: Array<ChatMessage | JournalledResult>; turns: ModelTurnLine[]; state: CheckpointState; stamp: Stamp } | null = null;
   failure: Error | null = null;
 
+  /** `log`: a file's path, or a log a CheckpointStore opened (PostgreSQL for several nodes). */
   constructor(
-    file: string,
+    log: string | CheckpointLog,
     private readonly o: { lastSeq: () => number; usedBeforeMs?: number; mask?: (json: string) => string },
   ) {
-    this.log = new CheckpointLogWriter<CheckpointRecord>(file, o.mask);
+    this.log = typeof log === 'string' ? new CheckpointLogWriter<CheckpointRecord>(log, o.mask) : log;
   }
 
   /** Run time used over all attempts, now. */

@@ -36,6 +36,7 @@ import { isTerminalRunState, loopStateAfter } from './run-state-machine.js';
 import type { ModelProvider } from '../providers/model-provider.js';
 import { ModelCallRecorder } from './model-call-recorder.js';
 import { LiveCheckpoint } from './live-checkpoint.js';
+import type { CheckpointStore } from './checkpoint-store.js';
 import type { SandboxPolicy } from '../sandbox/sandbox-policy.js';
 import { describeSandbox } from '../sandbox/sandbox-description.js';
 import { describeUnsupported, sandboxSupport } from '../sandbox/sandbox-support.js';
@@ -66,6 +67,8 @@ export interface EngineDeps {
   killScopeTimeoutMs?: number;
   /** Service-wide token and cost counters (/metrics); each model call is added. */
   usageTotals?: ModelUsageTotals;
+  /** Where checkpoints go when not to the run folder (several nodes: PostgreSQL). */
+  checkpoints?: CheckpointStore;
 }
 
 export const DEFAULT_KILL_SCOPE_TIMEOUT_MS = 10_000;
@@ -155,6 +158,7 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<RunO
         bus,
         resume?.point ?? null,
         again ? { attempt: again.attempt, fromSeq: resume ? resume.point.seq : again.lastSeq, usedMs: again.usedMs } : undefined,
+        deps.checkpoints,
       )
     : null;
   // every model call of the run (loop turns, compaction summaries) in runtime/model_calls.jsonl, unless turned off

@@ -26,7 +26,7 @@ import { RunMetrics } from './run-metrics.js';
 import { prepareRun, type ParentLink, type PreparationHost, type RunSpec } from './run-preparation.js';
 import type { RunQueue } from './run-queue.js';
 import type { RunRecord } from './run-record.js';
-import type { CreateRunOptions, RunObserver } from './run-service-types.js';
+import type { CreateRunOptions, RunObserver, RunStatusFile } from './run-service-types.js';
 import { isTerminalRunState } from './run-state-machine.js';
 import type { RunStore } from './run-store.js';
 import type { SubagentHost } from './subagent-tool.js';
@@ -107,9 +107,16 @@ export class RunHost implements PreparationHost {
     void this.execute(rec);
   }
 
+  /** Who takes up a run of the shared queue that a worker had started and stopped (recovery). */
+  private takeUp: ((status: RunStatusFile) => Promise<RunRecord | null>) | null = null;
+
+  takeUpStartedRunsWith(takeUp: (status: RunStatusFile) => Promise<RunRecord | null>): void {
+    this.takeUp = takeUp;
+  }
+
   /** A run a worker of this process claimed: prepared here by create(), or rebuilt, run to its end. */
   private async runClaimed(runId: string, release: () => void): Promise<void> {
-    const rec = this.live.get(runId) ?? (this.queue.shared ? await this.hydrate(runId) : undefined);
+    const rec = this.live.get(runId) ?? (this.queue.shared ? await this.claimShared(runId) : undefined);
     if (!rec || rec.machine.isTerminal) return;
     rec.releaseSlot = release;
     // the run starts after the current I/O callbacks: a free slot claims a run inside its create, and
@@ -117,6 +124,18 @@ export class RunHost implements PreparationHost {
     // create's answer (POST → 201 about 1 ms later, unloaded; more in a burst of creates)
     await new Promise<void>((r) => setImmediate(r));
     await this.execute(rec);
+  }
+
+  /**
+   * A run of the shared queue this process's worker claimed: a queued one is rebuilt from its request
+   * file; one a worker had started, and stopped (its job came back to the queue), is taken up by
+   * recovery (resumed from its checkpoint, or ended under the durability rules).
+   */
+  private async claimShared(runId: string): Promise<RunRecord | null> {
+    const status = await this.store.get(runId);
+    if (!status || isTerminalRunState(status.status)) return null;
+    if (status.status === 'queued' || !this.takeUp) return this.hydrate(runId);
+    return this.takeUp(status);
   }
 
   /** Runs `rec` to its end, then ends its hosting. A run whose engine threw stays as it was. */

@@ -26,6 +26,9 @@ export interface RunQueue {
   stats(): RunQueueStats;
   /** A shared queue: runs whose worker died (its lock expired), heard by every node. */
   onStalled?(listener: (runId: string) => void): void;
+  /** A shared queue: makes sure a worker will claim the run again (its worker is gone): its job is
+   *  added back when the queue lost or finished it; one waiting or held is left as it is. */
+  reclaim?(runId: string): Promise<void>;
   /** A shared queue: whether it still holds the run (a flushed Redis forgets). */
   has?(runId: string): Promise<boolean>;
   /** A shared queue: closes its connections once the runs it claimed have ended or been interrupted. */

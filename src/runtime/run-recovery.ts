@@ -2,13 +2,15 @@
  * Recovery: runs a dead process or a lost queue left behind. At start a run whose process died is either
  * resumed from its checkpoint (run-resume.ts) or ended `interrupted` saying why (interrupted-runs.ts);
  * `resume` takes one up on request; a subagent whose parent is resumed is taken up by the parent's
- * run_agent call. On several nodes a run whose worker died is interrupted by whichever node sees it
- * first, and what a flushed Redis forgot is put back from the store's records (the reconciler).
+ * run_agent call. On several nodes a run whose worker died comes back to the queue, and the worker
+ * that claims it resumes it from its checkpoint in the shared store (shared-resume.ts) or ends it, under
+ * the same rules; what a flushed Redis forgot is put back from the store's records (the reconciler).
  */
 import { join } from 'node:path';
 import { Diagnosis, type DiagnosisDict } from '../events/diagnosis.js';
 import type { AgentSource } from './agent-registry.js';
 import { endLeftoverSessions, interruptInSharedStore, markInterrupted, ownedByLiveProcess } from './interrupted-runs.js';
+import { canResumeShared, sharedIo, takeUpSharedRun } from './shared-resume.js';
 import { EVENTS_FILE, repairEventsFile } from './event-store.js';
 import type { LiveRuns } from './live-runs.js';
 import { CHECKPOINT_FILE, noteLeftovers } from './run-checkpoint.js';
@@ -71,6 +73,7 @@ export class RunRecovery {
 
   constructor(private readonly o: RunRecoveryOptions) {
     o.queue.onStalled?.((runId) => void this.interruptOrphan(runId, 'its worker stopped (lost or killed)').catch(() => undefined));
+    o.host.takeUpStartedRunsWith((status) => this.takeUpShared(status));
     if (o.queue.shared && o.store.queuedRuns) {
       this.reconciler = setInterval(() => void this.reconcile().catch(() => undefined), o.reconcileMs ?? 10_000);
       this.reconciler.unref();
@@ -185,6 +188,42 @@ export class RunRecovery {
     }
   }
 
+  /**
+   * A run of the shared queue whose worker stopped, claimed by this process's worker: resumed here from
+   * its checkpoint in the shared store, or ended interrupted, under the same rules as one process.
+   */
+  private async takeUpShared(status: RunStatusFile): Promise<RunRecord | null> {
+    const { store, runsDir, registry, host, live } = this.o;
+    const runId = status.run_id;
+    if (!canResumeShared(store)) {
+      await this.interruptOrphan(runId, 'its worker stopped (lost or killed)');
+      return null;
+    }
+    const plugin = registry.get(status.plugin);
+    try {
+      const taken = await takeUpSharedRun(runsDir, status, {
+        store,
+        settings: durabilityOf(this.o),
+        agentDurability: plugin ? (plugin.durability ?? 'resume') : null,
+        contract: plugin?.artifacts ?? [],
+      });
+      if (taken.kind !== 'take up') return null;
+      const rec = await host.hydrate(runId);
+      if (rec) rec.durability = taken.durability;
+      return rec;
+    } catch (e) {
+      live.drop(runId);
+      const diagnosis = new Diagnosis({
+        code: 'interrupted',
+        severity: 'error',
+        summary: `run was interrupted while ${status.status} and could not be resumed: ${(e as Error)?.message ?? String(e)}`,
+        hint: 'start the run again',
+      }).toDict();
+      await interruptInSharedStore(runsDir, status, plugin?.artifacts ?? [], sharedIo(store), diagnosis).catch(() => undefined);
+      return null;
+    }
+  }
+
   /** A run whose worker died: failed as interrupted by this node, unless another node was first. */
   async interruptOrphan(runId: string, why: string): Promise<boolean> {
     const { store, runsDir, registry } = this.o;
@@ -207,8 +246,8 @@ export class RunRecovery {
 
   /**
    * What the shared queue lost (Redis flushed or restarted), from the store's records: queued runs go
-   * back into it; runs whose worker is gone are interrupted (the stalled check that would have found
-   * them lived in Redis).
+   * back into it; so do runs whose worker is gone (the stalled check that would have found them lived
+   * in Redis), for the worker that claims them to resume them or end them under the durability rules.
    */
   private async reconcile(): Promise<void> {
     const { store, queue, live } = this.o;
@@ -218,7 +257,9 @@ export class RunRecovery {
     const gone = this.o.workerGone;
     if (!gone) return;
     for (const runId of (await store.activeRuns?.(5_000)) ?? []) {
-      if (!live.has(runId) && (await gone(runId))) await this.interruptOrphan(runId, 'its worker stopped (no sign of life from it)');
+      if (live.has(runId) || !(await gone(runId))) continue;
+      if (queue.reclaim && canResumeShared(store)) await queue.reclaim(runId);
+      else await this.interruptOrphan(runId, 'its worker stopped (no sign of life from it)');
     }
   }
 }

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { AgentEvent } from '../events/agent-event.js';
 import { Diagnosis, type DiagnosisDict } from '../events/diagnosis.js';
 import { EVENTS_FILE, readEvents } from './event-store.js';
-import { CHECKPOINT_FILE, loadCheckpoint, type ResumePoint, type StartPoint } from './run-checkpoint.js';
+import { CHECKPOINT_FILE, loadCheckpoint, type LoadedCheckpoint, type ResumePoint, type StartPoint } from './run-checkpoint.js';
 import type { TokenCounts } from './run-metrics.js';
 
 /** The operator's settings (config.json `durability`). */
@@ -50,16 +50,32 @@ function interrupted(status: string, why: string, detail = ''): ResumeDecision {
   };
 }
 
-/** Decides for one run whose owner died. `agentDurability` is the agent's declaration, if the agent is known. */
+/** What a resume is decided from: the run's checkpoint and its durable events. */
+export interface ResumeSource {
+  checkpoint(): Promise<LoadedCheckpoint>;
+  events(): Promise<AgentEvent[]>;
+}
+
+/** One process: the run folder's checkpoint.jsonl and events.jsonl. */
+export function fileResumeSource(runRoot: string): ResumeSource {
+  return {
+    checkpoint: async () => loadCheckpoint(join(runRoot, CHECKPOINT_FILE)),
+    events: () => readEvents(join(runRoot, EVENTS_FILE), 0),
+  };
+}
+
+/** Decides for one run whose owner died. `agentDurability` is the agent's declaration, if the agent is known;
+ *  `source`: where its checkpoint and events are read (default the run folder's files). */
 export async function planResume(
   runRoot: string,
   run: { status: string },
-  o: { settings: DurabilitySettings; agentDurability: 'resume' | 'interrupt' | undefined | null },
+  o: { settings: DurabilitySettings; agentDurability: 'resume' | 'interrupt' | undefined | null; source?: ResumeSource },
 ): Promise<ResumeDecision> {
+  const source = o.source ?? fileResumeSource(runRoot);
   if (!o.settings.resume) return interrupted(run.status, 'resuming runs is turned off (config.json durability.resume)');
   if (o.agentDurability === null) return interrupted(run.status, 'its agent is not available here');
   if (o.agentDurability === 'interrupt') return interrupted(run.status, 'its agent says durability: interrupt');
-  const loaded = loadCheckpoint(join(runRoot, CHECKPOINT_FILE));
+  const loaded = await source.checkpoint();
   if (!loaded.ok) return interrupted(run.status, loaded.summary, loaded.detail);
   const resumes = loaded.point ? loaded.point.resumes : loaded.start.resumes;
   if (resumes >= o.settings.max_resumes) {
@@ -72,7 +88,7 @@ export async function planResume(
         : `it was resumed ${times(resumes)} already (durability.max_resumes ${o.settings.max_resumes}) and its process died again`,
     );
   }
-  const after = await readEvents(join(runRoot, EVENTS_FILE), 0);
+  const after = await source.events();
   const lastSeq = after.at(-1)?.seq ?? 0;
   if (!loaded.point) {
     // nothing to lose: the run starts again; its clock counts the time it spent starting before

@@ -116,6 +116,8 @@ export class RunService implements RunServiceApi {
         sleep: opts.sleep,
         backoffMs: opts.backoffMs,
         killScopeTimeoutMs: opts.killScopeTimeoutMs,
+        // several nodes keep checkpoints where the worker that takes up a dead worker's run reads them
+        ...(opts.store?.checkpoints ? { checkpoints: opts.store.checkpoints } : {}),
       },
       // a run may start runs: run_agent admits its children through the intake made below
       subagents: (parentOf, front) => subagents.hostFor(parentOf, front),

@@ -89,11 +89,13 @@ describe.skipIf(down !== null)('a worker killed with SIGKILL', () => {
   const cluster = new TestCluster({ RUNTRAIL_STALLED_INTERVAL_MS: '1000', RUNTRAIL_LOCK_DURATION_MS: '2000' });
   afterAll(() => cluster.cleanup(), 30_000);
 
-  it('has its run interrupted with one terminal event; the other runs are done by the other worker; its processes end when a worker starts there again', async () => {
+  it('with resuming turned off has its run interrupted with one terminal event; the other runs are done by the other worker; its processes end when a worker starts there again', async () => {
     // on the host (the operator's sandbox off): a sandboxed command would die with its worker at
-    // once (test/cli/sigkill-leftovers.test.ts); here the next worker must end what was left
+    // once (test/cli/sigkill-leftovers.test.ts); here the next worker must end what was left. The
+    // operator turned resuming off: the run is interrupted, not taken up by the other worker
+    // (resume-on-another-worker.test.ts)
     mkdirSync(join(cluster.dir, '.runtrail'), { recursive: true });
-    writeFileSync(join(cluster.dir, '.runtrail', 'config.json'), JSON.stringify({ sandbox: { mode: 'off' } }));
+    writeFileSync(join(cluster.dir, '.runtrail', 'config.json'), JSON.stringify({ sandbox: { mode: 'off' }, durability: { resume: false } }));
     const api = await cluster.api();
     const other = await cluster.start(['serve', '--role', 'api', '--port', '0']);
     const w1 = await cluster.worker(1);

@@ -47,8 +47,23 @@ export interface DurableProject extends ProjectFixture {
 }
 
 /** `tools`: the agent's tools line (default the effects tools and write_artifact). */
-export function durableProject(turns: unknown[], opts: { agentExtra?: string; config?: Record<string, unknown>; tools?: string } = {}): DurableProject {
+export interface DurableOptions {
+  agentExtra?: string;
+  config?: Record<string, unknown>;
+  tools?: string;
+}
+
+export function durableProject(turns: unknown[], opts: DurableOptions = {}): DurableProject {
   const p = makeProject({});
+  return { ...p, ...writeDurableAgent(p, turns, opts) };
+}
+
+/** Writes the effects plugin and the scripted `worker` agent into a project `p` made elsewhere (a cluster's directory). */
+export function writeDurableAgent(
+  p: Pick<ProjectFixture, 'dir' | 'write'>,
+  turns: unknown[],
+  opts: DurableOptions = {},
+): Pick<DurableProject, 'effects' | 'release'> {
   const log = join(p.dir, 'effects.log');
   p.write('.runtrail/plugins/effects.mjs', EFFECTS_PLUGIN(log));
   p.write(
@@ -65,7 +80,7 @@ ${opts.agentExtra ?? ''}`),
   );
   p.write('.runtrail/agents/worker.turns.json', JSON.stringify(turns));
   if (opts.config) p.write('.runtrail/config.json', JSON.stringify(opts.config));
-  return { ...p, release: () => void p.write('release', ''), effects: () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []) };
+  return { release: () => void p.write('release', ''), effects: () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []) };
 }
 
 export function runtrail(dir: string, args: string[], children: ChildProcess[]) {
