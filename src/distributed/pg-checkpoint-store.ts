@@ -58,6 +58,8 @@ export class PgCheckpointStore implements CheckpointStore {
 class PgCheckpointLog implements CheckpointLog {
   /** lines appended and not yet committed, in order */
   private pending: string[] = [];
+  /** the record queued by appendLast, not made into a line yet */
+  private last: (() => CheckpointRecord) | null = null;
   private scheduled = false;
   private chain: Promise<void> = Promise.resolve();
   private failure: Error | null = null;
@@ -74,7 +76,30 @@ class PgCheckpointLog implements CheckpointLog {
   /** Queues the record: the records of one synchronous burst are committed together, after the ones before. */
   append(record: CheckpointRecord): void {
     if (this.closed || this.failure) return;
+    this.settleLast();
     this.pending.push(checkpointLine(record, this.mask).slice(0, -1));
+    this.queueCommit();
+  }
+
+  appendLast(make: () => CheckpointRecord): void {
+    if (this.closed || this.failure) return;
+    this.last = make;
+    this.queueCommit();
+  }
+
+  settleLast(): void {
+    const make = this.last;
+    if (!make) return;
+    this.last = null;
+    try {
+      this.pending.push(checkpointLine(make(), this.mask).slice(0, -1));
+    } catch (e) {
+      // a record that cannot be serialised is not written; durable() says why
+      this.failure ??= e as Error;
+    }
+  }
+
+  private queueCommit(): void {
     if (this.scheduled) return;
     this.scheduled = true;
     queueMicrotask(() => this.schedule());
@@ -82,6 +107,7 @@ class PgCheckpointLog implements CheckpointLog {
 
   private schedule(): void {
     this.scheduled = false;
+    this.settleLast();
     this.chain = this.chain.then(() => this.commit());
   }
 
@@ -112,6 +138,7 @@ class PgCheckpointLog implements CheckpointLog {
   }
 
   async durable(): Promise<void> {
+    this.settleLast();
     if (this.pending.length && !this.scheduled) this.schedule();
     while (this.scheduled || this.pending.length) {
       if (this.scheduled) this.schedule();

@@ -13,6 +13,11 @@ import { CHECKPOINT_FILE, type CheckpointRecord } from './run-checkpoint.js';
 /** A live attempt's checkpoint log. */
 export interface CheckpointLog {
   append(record: CheckpointRecord): void;
+  /** Queues a record made only when it is written or another is appended after it; until then a
+   *  later appendLast replaces it (its caller folds the replaced one into the new one). */
+  appendLast(make: () => CheckpointRecord): void;
+  /** The record appendLast queued is made now, in its place before whatever follows it. */
+  settleLast(): void;
   /** Resolves once every record appended so far is durable; rejects when a write failed. */
   durable(): Promise<void>;
   /** Makes what is left durable and closes the log. */
