@@ -3,8 +3,8 @@
  * (live-runs.ts), runs the ones this process's worker claims or starts beside a queue slot (a
  * subagent, a resumed subagent), rebuilds a run another node created from its request file, and acts
  * on the outcome the engine returns: the run leaves the live runs, its slot is freed, then wait() is
- * answered. It is also what preparation (run-preparation.ts) needs of the service: the status writer,
- * the conversation's history, the event counter and the subagents' host.
+ * answered. It is also what preparation (run-preparation.ts) needs of the service: the conversation's
+ * history, a subagent's artifacts, the event counter and the subagents' host.
  */
 import { join } from 'node:path';
 import { Diagnosis } from '../events/diagnosis.js';
