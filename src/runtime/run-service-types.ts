@@ -162,6 +162,9 @@ export interface RunServiceApi {
   cancel(runId: string): Promise<RunStatusFile>;
   /** History from events.jsonl after `after`, then live; no gap, no duplicate; ends after the run's terminal event. */
   events(runId: string, opts?: { after?: number; signal?: AbortSignal }): AsyncIterable<AgentEvent>;
+  /** The seq ranges [from, to) of the partial answers the run's resumes discarded so far (the turns
+   *  redone after its process died), for a stream that cannot take back what it sent. */
+  discardedRanges?(runId: string): Promise<Array<{ from: number; to: number }>>;
   manifest(runId: string): Promise<unknown | null>;
   /** Absolute path of a document the manifest lists, or null. */
   documentPath(runId: string, relPath: string): Promise<string | null>;

@@ -25,6 +25,7 @@ import { defaultProviderResolver, type ProviderResolver } from './run-admission.
 import { isTerminalRunState } from './run-state-machine.js';
 import type { MessageMode } from './run-inbox.js';
 import { LocalRunQueue, type RunQueue } from './run-queue.js';
+import { discardedRanges } from './discarded-ranges.js';
 import { LocalRunStore, type RunStore } from './run-store.js';
 import { LocalEventFanout, type EventFanout } from './event-fanout.js';
 import { ownedByLiveProcess } from './interrupted-runs.js';
@@ -223,6 +224,10 @@ export class RunService implements RunServiceApi {
 
   events(runId: string, opts: { after?: number; signal?: AbortSignal } = {}): AsyncIterable<AgentEvent> {
     return this.access.events(runId, opts);
+  }
+
+  async discardedRanges(runId: string): Promise<Array<{ from: number; to: number }>> {
+    return discardedRanges(await this.store.readEvents(runId, 0));
   }
 
   manifest(runId: string): Promise<unknown | null> {

@@ -140,7 +140,9 @@ async function streamRun(
   ping.unref?.();
   res.on('close', finish);
 
-  const tr = new UiMessageStreamTranslator({ run_id: run.run_id, trace_id: run.trace_id || run.run_id, conversation_id: run.conversation_id });
+  // the partial answers of turns redone after a crash: left out, not shown beside their redone turn
+  const discarded = (await service.discardedRanges?.(run.run_id).catch(() => [])) ?? [];
+  const tr = new UiMessageStreamTranslator({ run_id: run.run_id, trace_id: run.trace_id || run.run_id, conversation_id: run.conversation_id }, discarded);
   let quiet = quietUntil !== undefined;
   let paused = false;
   const write = async (text: string): Promise<boolean> => {

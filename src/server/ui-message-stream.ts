@@ -5,9 +5,15 @@
  * operation, updated in place); approvals as `tool-approval-request` (the response ends there while
  * the call waits); then `finish` (or `error` + `finish`, or `abort`) and `[DONE]`. A pure fold of the event sequence: a resumed stream replays
  * the same chunks from the start.
+ *
+ * A run resumed after its process died redoes the turn that was streaming: the UI message stream has
+ * no way to take text back, so the partial deltas of that turn (the `discarded` ranges the log holds
+ * when the stream starts) are not sent — a client reading the stream after the resume sees one answer.
+ * A stream that was already sending them when the `resumed` event arrives ends their parts there.
  */
 import type { UIMessageChunk } from 'ai';
 import type { AgentEvent, AgentEventOf } from '../events/agent-event.js';
+import { inRanges, type SeqRange } from '../runtime/discarded-ranges.js';
 
 export const UI_MESSAGE_STREAM_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -37,7 +43,11 @@ export class UiMessageStreamTranslator {
   private readonly denied = new Set<string>();
   private done = false;
 
-  constructor(private readonly meta: RunMessageMetadata) {}
+  constructor(
+    private readonly meta: RunMessageMetadata,
+    /** seq ranges of deltas a resume discarded (their turn was redone) */
+    private readonly discarded: readonly SeqRange[] = [],
+  ) {}
 
   get finished(): boolean {
     return this.done;
@@ -50,7 +60,11 @@ export class UiMessageStreamTranslator {
 
   push(ev: AgentEvent): UIMessageChunk[] {
     if (this.done) return [];
+    if ((ev.stream === 'assistant' || ev.stream === 'reasoning') && this.discarded.length && inRanges(this.discarded, ev.seq)) return [];
     switch (ev.stream) {
+      case 'lifecycle':
+        // the turn whose deltas this stream sent before it knew of the resume is redone: its parts end
+        return ev.data.phase === 'resumed' && ev.data.discardFromSeq !== null ? [...this.closeReasoning(), ...this.closeText()] : [];
       case 'model':
         return this.model(ev);
       case 'reasoning': {
