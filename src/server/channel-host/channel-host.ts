@@ -34,6 +34,8 @@ import { createRunOverHttp } from '../run-routes.js';
 import { safeUploadName } from '../upload-route.js';
 import { channelDir, ensureDir, InboundLedger, JsonChannelStore } from './channel-files.js';
 import { DeliveryLog } from './delivery-record.js';
+import { PendingReplies, type PendingReply } from './pending-replies.js';
+import { isTerminalRunState } from '../../runtime/run-state-machine.js';
 import { RunDelivery } from './run-delivery.js';
 import { SecretMask } from './secret-mask.js';
 import { addressOf, type AnnounceResult, type ChannelCounters, type ChannelPhase, type ChannelStatus, type ChatTarget } from './types.js';
@@ -71,6 +73,8 @@ interface LiveChannel {
   store: JsonChannelStore;
   ledger: InboundLedger;
   deliveriesDir: string;
+  /** messages that start a run, noted until the run's delivery record is written */
+  pending: PendingReplies;
   /** conversation → the handling of its messages, one at a time */
   chains: Map<string, Promise<void>>;
   /** delivery file → the loop streaming it */
@@ -127,6 +131,7 @@ export class ChannelHost {
         store: new JsonChannelStore(join(dir, 'store.json')),
         ledger: new InboundLedger(join(dir, 'inbound.log')),
         deliveriesDir: join(dir, 'deliveries'),
+        pending: new PendingReplies(join(dir, 'pending')),
         chains: new Map(),
         replies: new Map(),
         refusedAt: new Map(),
@@ -165,6 +170,10 @@ export class ChannelHost {
         lc.connected = lc.phase === 'connected';
         this.log(lc.cfg.name, `started (${lc.cfg.type})`);
         for (const log of DeliveryLog.unfinished(lc.deliveriesDir)) this.drive(lc, log);
+        for (const p of lc.pending.list())
+          void this.recoverPending(lc, p).catch((e: unknown) =>
+            this.fail(lc, `a reply left pending could not be taken up: ${(e as Error)?.message ?? String(e)}`),
+          );
         return;
       } catch (e) {
         failures++;
@@ -245,13 +254,44 @@ export class ChannelHost {
       return;
     }
     const who = `${lc.cfg.name}:${msg.sender.id}${msg.sender.name ? ` (${msg.sender.name})` : ''}`;
-    const outcome = await this.dispatch(lc, { conversationId, text: msg.text, files, who });
-    if (outcome.kind === 'answer') {
-      await this.say(lc, msg.to, outcome.text, msg.messageId, msg.deliveryId);
-      return;
+    // noted before a run can exist: a process killed before the run's delivery record is written
+    // leaves the note, and the next start delivers that run's reply
+    await lc.pending.add({
+      delivery_id: msg.deliveryId,
+      conversation_id: conversationId,
+      to: msg.to,
+      chat_type: msg.chatType,
+      ...(msg.messageId ? { reply_to: msg.messageId } : {}),
+      at: new Date().toISOString(),
+    });
+    try {
+      const outcome = await this.dispatch(lc, { conversationId, text: msg.text, files, who });
+      if (outcome.kind === 'answer') {
+        await this.say(lc, msg.to, outcome.text, msg.messageId, msg.deliveryId);
+        return;
+      }
+      if (outcome.prefix) await this.say(lc, msg.to, outcome.prefix, msg.messageId, msg.deliveryId);
+      await this.follow(lc, outcome.runId, msg.to, msg.chatType, outcome.started ? msg.messageId : undefined);
+    } finally {
+      lc.pending.remove(msg.deliveryId);
     }
-    if (outcome.prefix) await this.say(lc, msg.to, outcome.prefix, msg.messageId, msg.deliveryId);
-    await this.follow(lc, outcome.runId, msg.to, msg.chatType, outcome.started ? msg.messageId : undefined);
+  }
+
+  /**
+   * A message a dead process took and noted, whose run's reply it may never have begun: the run the
+   * message started (the conversation's first created at or after the note) is followed into the
+   * chat; when there is none and no run of the conversation was live to take it as steering, the
+   * chat is asked to send it again.
+   */
+  private async recoverPending(lc: LiveChannel, p: PendingReply): Promise<void> {
+    const runs = await conversationRuns(this.o.service, p.conversation_id);
+    const started = runs.filter((r) => r.created_at >= p.at).sort((a, b) => a.created_at.localeCompare(b.created_at))[0];
+    if (started) await this.follow(lc, started.run_id, p.to, p.chat_type, p.reply_to);
+    else if (!runs.some((r) => !isTerminalRunState(r.status) || (r.finished_at ?? '') >= p.at)) {
+      this.log(lc.cfg.name, `a message taken in ${p.to.chat} before a restart started no run: asked to send it again`);
+      await this.say(lc, p.to, 'Runtrail restarted before it could start on your message; please send it again.', p.reply_to, `${p.delivery_id}:lost`);
+    }
+    lc.pending.remove(p.delivery_id);
   }
 
   private dispatch(lc: LiveChannel, msg: ImMessage) {
