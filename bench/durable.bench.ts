@@ -7,8 +7,9 @@
  *  2. the floor of the second: one fdatasync per call, timed alone on the same disk (a loop of
  *     append + fdatasync) — a call that is not safe to run twice cannot start before its record is
  *     on the disk, so no run of such calls is cheaper than (run without checkpoints + that) per call;
- *  3. restart → the resumed run's first new event: a `runtrail run` killed with SIGKILL mid-call,
- *     then a service that resumes at start, against a new run's create → first event in the same process.
+ *  3. restart → the resumed run's first new event: a `runtrail run` killed with SIGKILL mid-call (in
+ *     its first call, and after 990), then a service that resumes at start, against a new run's
+ *     create → first event in the same process.
  */
 import { spawn } from 'node:child_process';
 import {
@@ -150,48 +151,71 @@ function fdatasyncCost(dir: string): number {
   return median(us);
 }
 
-async function benchRestart(dir: string): Promise<void> {
+/**
+ * Restart → the resumed run's first new event, for a run killed in its first call and for one killed
+ * after `before` calls (its checkpoint and event log are read back in full before it goes on).
+ */
+async function benchRestart(dir: string, before: number): Promise<void> {
   const main = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli', 'main.js');
+  const agent = `slow-${before}`;
   write(
     dir,
     '.runtrail/plugins/slow.mjs',
-    `export default { name: 'slow', tools: [{ name: 'wait', description: 'waits', parameters: { type: 'object' }, readOnly: true, execute: () => new Promise((r) => setTimeout(() => r('ok'), 60_000)) }] };\n`,
+    `export default { name: 'slow', tools: [
+  { name: 'wait', description: 'waits', parameters: { type: 'object' }, readOnly: true, execute: () => new Promise((r) => setTimeout(() => r('ok'), 60_000)) },
+  { name: 'look', description: 'reads nothing', parameters: { type: 'object', properties: { n: { type: 'number' } } }, readOnly: true, execute: () => 'ok' },
+] };\n`,
   );
-  write(dir, '.runtrail/agents/slow.turns.json', JSON.stringify([{ toolCalls: [{ name: 'wait', args: {} }] }, { text: 'done' }]));
-  write(dir, '.runtrail/agents/slow.md', '---\nname: slow\ndescription: waits\nmodel: script:slow.turns.json\ntools: [wait]\n---\nWait.\n');
+  const turns = [
+    ...Array.from({ length: before / PER_TURN }, (_, t) => ({
+      toolCalls: Array.from({ length: PER_TURN }, (_, i) => ({ name: 'look', args: { n: t * PER_TURN + i } })),
+    })),
+    { toolCalls: [{ name: 'wait', args: {} }] },
+    { text: 'done' },
+  ];
+  write(dir, `.runtrail/agents/${agent}.turns.json`, JSON.stringify(turns));
+  write(
+    dir,
+    `.runtrail/agents/${agent}.md`,
+    `---\nname: ${agent}\ndescription: waits\nmodel: script:${agent}.turns.json\ntools: [wait, look]\nlimits: { max_iterations: ${before / PER_TURN + 5}, max_tool_calls: ${before + 1}, timeout_s: 600 }\n---\nWait.\n`,
+  );
   const restarts: number[] = [];
   const fresh: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
-    const data = join(dir, `restart-${r}`);
-    const child = spawn(process.execPath, [main, 'run', 'slow', '--data-dir', data], { cwd: dir, stdio: 'ignore' });
+    const data = join(dir, `restart-${before}-${r}`);
+    const child = spawn(process.execPath, [main, 'run', agent, '--data-dir', data], { cwd: dir, stdio: 'ignore' });
+    const closed = new Promise((res) => child.once('close', res));
     const runsDir = join(data, 'runs');
     const eventsFile = () => {
       const id = existsSync(runsDir) ? readdirSync(runsDir)[0] : undefined;
       const file = id ? join(runsDir, id, 'runtime', 'events.jsonl') : '';
       return file && existsSync(file) ? file : '';
     };
-    for (let i = 0; i < 600 && !(eventsFile() && readFileSync(eventsFile(), 'utf8').includes('"phase":"start","name":"wait"')); i++)
+    for (let i = 0; i < 1500 && !(eventsFile() && readFileSync(eventsFile(), 'utf8').includes('"phase":"start","name":"wait"')); i++)
       await new Promise((res) => setTimeout(res, 20));
+    if (child.exitCode !== null) throw new Error(`${agent} ended (exit ${child.exitCode}) before its slow call was killed`);
     child.kill('SIGKILL');
-    await new Promise((res) => child.once('close', res));
+    await closed;
     const file = eventsFile();
-    const before = readFileSync(file, 'utf8').length;
+    // sizes, not contents: reading a long log in this loop would slow the service it measures
+    const size = statSync(file).size;
     const registry = await ExtensionRegistry.load({ projectDir: dir, builtins: [], builtinSkillsDir: join(dir, 'none') });
     const t = performance.now();
     const service = new RunService({ dataDir: data, pluginSource: registry, env: {}, cwd: dir, processRegistry: null, resumeOnStart: true });
     await service.init();
-    while (readFileSync(file, 'utf8').length === before) await new Promise((res) => setImmediate(res));
+    while (statSync(file).size === size) await new Promise((res) => setImmediate(res));
     restarts.push(performance.now() - t);
     // the baseline: a new run of the same agent, create → its first event, in the same process
     const t2 = performance.now();
-    const created = await service.create({ plugin: 'slow', input: {} });
+    const created = await service.create({ plugin: agent, input: {} });
     const newFile = join(runsDir, created.run_id, 'runtime', 'events.jsonl');
     while (!existsSync(newFile) || statSync(newFile).size === 0) await new Promise((res) => setImmediate(res));
     fresh.push(performance.now() - t2);
     await service.close();
   }
+  const killed = before ? `killed after ${before.toLocaleString('en')} calls` : 'killed in its first call';
   console.log(
-    `restart → resumed run's first new event, ${ROUNDS} rounds (median): ${median(restarts).toFixed(1)} ms (a new run's create → first event in the same process: ${median(fresh).toFixed(1)} ms)`,
+    `restart → resumed run's first new event, a run ${killed}, ${ROUNDS} rounds (median): ${median(restarts).toFixed(1)} ms (a new run's create → first event in the same process: ${median(fresh).toFixed(1)} ms)`,
   );
 }
 
@@ -199,7 +223,9 @@ export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'runtrail-bench-durable-'));
   try {
     await benchCheckpointCost(dir);
-    await benchRestart(dir);
+    await benchRestart(dir, 0);
+    // an agent may make at most 1,000 calls: this one's last is the call it is killed in
+    await benchRestart(dir, CALLS - PER_TURN);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
