@@ -9,7 +9,7 @@
  * writes and flushes at once, where losing a record to a power cut would repeat a side effect
  * (before a tool that is not idempotent runs).
  */
-import { close, fdatasync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
+import { close, closeSync, fdatasync, fstatSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 
 /** One record's line as written. */
@@ -73,22 +73,64 @@ export function readCheckpointFile<R>(file: string): CheckpointRead<R> {
 /**
  * Cuts a torn last record off the file, so that what a resumed attempt appends starts on a line of
  * its own (glued to the torn bytes it would be unreadable). Returns whether it cut anything.
+ *
+ * Only the last line is read: a crash can tear nothing else. Reading and checking the whole file
+ * again (the resume has just loaded it) took 21 ms for a 990-call run's 640 KiB checkpoint and
+ * 52 ms for 1,343 KiB, growing with the run; its last line takes 0.1 ms. A damaged line before it
+ * is for the load to find (the resume then fails, saying which line).
  */
 export function repairCheckpointFile(file: string): boolean {
-  let buf: Buffer;
+  let fd: number;
   try {
-    buf = readFileSync(file);
+    fd = openSync(file, 'r+');
   } catch {
     return false;
   }
-  const r = readCheckpointLog(buf.toString('utf8'));
-  if (!r.ok || !r.tornTail) return false;
-  // the good records are the lines before the torn one: cut after the last good line's newline
-  let end = buf.length;
-  if (buf.length && buf[buf.length - 1] === 0x0a) end = buf.length - 1;
-  const cut = buf.lastIndexOf(0x0a, end - 1) + 1;
-  truncateSync(file, cut);
-  return true;
+  try {
+    const last = lastLine(fd, fstatSync(fd).size);
+    // a last line that has its newline and matches its checksum is whole
+    if (!last || (last.newline && parseLine(last.text).ok)) return false;
+    ftruncateSync(fd, last.start);
+    return true;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Bytes read at a time, from the end of a log back, to find the start of its last line. */
+const TAIL_CHUNK = 64 * 1024;
+
+/** The last line of a log: where it starts, its text, and whether its newline was written; null for an empty file. */
+function lastLine(fd: number, size: number): { start: number; text: string; newline: boolean } | null {
+  if (size === 0) return null;
+  const newline = readAt(fd, size - 1, 1)[0] === 0x0a;
+  const chunks: Buffer[] = [];
+  let start = 0;
+  for (let pos = newline ? size - 1 : size; pos > 0; ) {
+    const from = Math.max(0, pos - TAIL_CHUNK);
+    const buf = readAt(fd, from, pos - from);
+    const nl = buf.lastIndexOf(0x0a);
+    if (nl >= 0) {
+      chunks.unshift(buf.subarray(nl + 1));
+      start = from + nl + 1;
+      break;
+    }
+    chunks.unshift(buf);
+    pos = from;
+  }
+  // decoded whole: a character cut between two chunks is whole again
+  return { start, text: Buffer.concat(chunks).toString('utf8'), newline };
+}
+
+function readAt(fd: number, position: number, length: number): Buffer {
+  const buf = Buffer.alloc(length);
+  let off = 0;
+  while (off < length) {
+    const n = readSync(fd, buf, off, length - off, position + off);
+    if (n === 0) break;
+    off += n;
+  }
+  return buf.subarray(0, off);
 }
 
 /** How long after a write its background flush to the disk may wait (flushes are shared by the writes of that time). */

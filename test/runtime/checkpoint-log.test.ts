@@ -81,6 +81,38 @@ describe('checkpoint log', () => {
     }
   });
 
+  it('repair reads the last line however long it is: a whole one is kept, a torn one cut at its start', () => {
+    // longer than the chunks the repair reads the end of the file in, with characters of several bytes
+    const big = { text: 'é€'.repeat(60_000) };
+    for (const [tear, cut] of [
+      [0, false],
+      [1, true],
+      [3, true],
+      [100_000, true],
+    ] as const) {
+      const file = join(tmp(), 'c.jsonl');
+      writeFileSync(file, checkpointLine({ a: 1 }) + checkpointLine(big));
+      const whole = readFileSync(file).length;
+      truncateSync(file, whole - tear);
+      expect(repairCheckpointFile(file)).toBe(cut);
+      expect(readFileSync(file).length).toBe(cut ? checkpointLine({ a: 1 }).length : whole);
+      expect(readCheckpointFile(file)).toEqual({ ok: true, records: cut ? [{ a: 1 }] : [{ a: 1 }, big], tornTail: false });
+    }
+  });
+
+  it('repair cuts a last line whose newline was written and whose checksum does not match, and nothing else', () => {
+    const file = join(tmp(), 'c.jsonl');
+    writeFileSync(file, checkpointLine({ a: 1 }) + checkpointLine({ a: 2 }).replace('"a":2', '"a":3'));
+    expect(repairCheckpointFile(file)).toBe(true);
+    expect(readCheckpointFile(file)).toEqual({ ok: true, records: [{ a: 1 }], tornTail: false });
+    // a log cut to nothing, and an empty one, are left as they are
+    const single = join(tmp(), 'd.jsonl');
+    writeFileSync(single, checkpointLine({ a: 1 }).slice(0, 10));
+    expect(repairCheckpointFile(single)).toBe(true);
+    expect(readFileSync(single, 'utf8')).toBe('');
+    expect(repairCheckpointFile(single)).toBe(false);
+  });
+
   it('without the repair, a record appended after a torn tail is glued to it and lost', () => {
     const file = join(tmp(), 'c.jsonl');
     writeFileSync(file, checkpointLine({ a: 1 }) + checkpointLine({ a: 2 }).slice(0, 12));
