@@ -14,6 +14,8 @@ export interface ModelTurn {
   delayMs?: number;
   /** Pause between streamed chunks (ms); 0 when absent. */
   chunkDelayMs?: number;
+  /** Pause of a compaction summary asked before this turn (ms): a slow compaction, reproduced. */
+  summaryDelayMs?: number;
   /** Simulated provider failure for this turn. */
   error?: { code: string; message: string; retryable?: boolean };
 }
@@ -49,6 +51,7 @@ export const modelTurnSchema = z
       .optional(),
     delayMs: z.number().int().min(0).max(MAX_DELAY_MS).optional(),
     chunkDelayMs: z.number().int().min(0).max(MAX_DELAY_MS).optional(),
+    summaryDelayMs: z.number().int().min(0).max(MAX_DELAY_MS).optional(),
     error: z
       .object({
         code: z.string().min(1, 'must be a non-empty error code'),

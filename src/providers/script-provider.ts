@@ -94,7 +94,10 @@ export class ScriptProvider implements ModelProvider {
     // a local model has no window of its own; limits.context_tokens still applies, and a request
     // refused before it is "sent" does not use up a turn
     // a compaction summary is not one of the script's turns: it is extracted, and the script goes on where it was
-    if (request.summaryOf) return this.play({ text: extractiveSummary(request.summaryOf) }, -1, request);
+    if (request.summaryOf) {
+      const delayMs = this.turns[this.next]?.summaryDelayMs;
+      return this.play({ text: extractiveSummary(request.summaryOf), ...(delayMs ? { delayMs } : {}) }, -1, request);
+    }
     const fit = fitRequest(request, { label: `script:${this.model}`, info: null });
     if (!fit.ok) return refused(fit.diagnosis);
     // The turn is taken when stream() is called, so overlapping calls never replay one turn twice.
