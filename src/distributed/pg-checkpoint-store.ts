@@ -3,13 +3,12 @@
  * where the worker that takes up a dead worker's run reads them. The records of a burst are one
  * multi-row INSERT (one transaction: all of them or none), bursts are committed one after another
  * in the order they were appended, and the table's serial id keeps that order: what a reader gets
- * is always a whole prefix of what was appended. Lines keep the checksummed form of the file
- * (checkpoint-log.ts), so a damaged row is found as a damaged line would be.
+ * is always a whole prefix of what was appended. It keeps the lines the runtime made (the file's
+ * checksummed form), so a damaged row is found as a damaged line would be.
  */
 import type pg from 'pg';
-import { checkpointLine, readCheckpointLog, type CheckpointRead } from '../runtime/checkpoint-log.js';
-import type { CheckpointLog, CheckpointStore } from '../runtime/checkpoint-store.js';
-import type { CheckpointRecord } from '../runtime/run-checkpoint.js';
+import type { CheckpointLog } from '../runtime/checkpoint-log.js';
+import type { CheckpointLineStore } from '../runtime/checkpoint-store.js';
 
 /** The table, created with the run store's schema. */
 export const CHECKPOINTS_SQL = (s: string) => `
@@ -23,7 +22,7 @@ CREATE INDEX IF NOT EXISTS runtrail_checkpoints_run ON ${s}.runtrail_checkpoints
 /** At most this many records in one INSERT. */
 const BATCH = 500;
 
-export class PgCheckpointStore implements CheckpointStore {
+export class PgCheckpointStore implements CheckpointLineStore {
   constructor(
     private readonly pool: pg.Pool,
     private readonly table: string,
@@ -31,18 +30,18 @@ export class PgCheckpointStore implements CheckpointStore {
     private readonly retryMs = 60_000,
   ) {}
 
-  open(runId: string, _root: string, o: { mask?: (json: string) => string }): CheckpointLog {
+  open(runId: string): CheckpointLog<string> {
     // a commit is all or nothing: there is no torn record to cut off before a resumed attempt appends
-    return new PgCheckpointLog(runId, this.pool, this.table, this.retryMs, o.mask);
+    return new PgCheckpointLog(runId, this.pool, this.table, this.retryMs);
   }
 
-  async read(runId: string): Promise<CheckpointRead<CheckpointRecord>> {
+  async read(runId: string): Promise<string[]> {
     const r = await this.pool.query<{ line: string }>(`SELECT line FROM ${this.table} WHERE run_id = $1 ORDER BY id`, [runId]);
-    return readCheckpointLog<CheckpointRecord>(r.rows.map((x) => `${x.line}\n`).join(''));
+    return r.rows.map((x) => x.line);
   }
 
-  async note(runId: string, _root: string, record: CheckpointRecord, mask?: (json: string) => string): Promise<void> {
-    await this.pool.query(`INSERT INTO ${this.table} (run_id, line) VALUES ($1, $2)`, [runId, checkpointLine(record, mask).slice(0, -1)]);
+  async note(runId: string, line: string): Promise<void> {
+    await this.pool.query(`INSERT INTO ${this.table} (run_id, line) VALUES ($1, $2)`, [runId, line]);
   }
 
   where(runId: string): string {
@@ -55,11 +54,11 @@ export class PgCheckpointStore implements CheckpointStore {
 }
 
 /** One live attempt's records on their way to the table. */
-class PgCheckpointLog implements CheckpointLog {
+class PgCheckpointLog implements CheckpointLog<string> {
   /** lines appended and not yet committed, in order */
   private pending: string[] = [];
-  /** the record queued by appendLast, not made into a line yet */
-  private last: (() => CheckpointRecord) | null = null;
+  /** the line queued by appendLast, not made yet */
+  private last: (() => string) | null = null;
   private scheduled = false;
   private chain: Promise<void> = Promise.resolve();
   private failure: Error | null = null;
@@ -70,18 +69,17 @@ class PgCheckpointLog implements CheckpointLog {
     private readonly pool: pg.Pool,
     private readonly table: string,
     private readonly retryMs: number,
-    private readonly mask?: (json: string) => string,
   ) {}
 
   /** Queues the record: the records of one synchronous burst are committed together, after the ones before. */
-  append(record: CheckpointRecord): void {
+  append(line: string): void {
     if (this.closed || this.failure) return;
     this.settleLast();
-    this.pending.push(checkpointLine(record, this.mask).slice(0, -1));
+    this.pending.push(line);
     this.queueCommit();
   }
 
-  appendLast(make: () => CheckpointRecord): void {
+  appendLast(make: () => string): void {
     if (this.closed || this.failure) return;
     this.last = make;
     this.queueCommit();
@@ -92,7 +90,7 @@ class PgCheckpointLog implements CheckpointLog {
     if (!make) return;
     this.last = null;
     try {
-      this.pending.push(checkpointLine(make(), this.mask).slice(0, -1));
+      this.pending.push(make());
     } catch (e) {
       // a record that cannot be serialised is not written; durable() says why
       this.failure ??= e as Error;

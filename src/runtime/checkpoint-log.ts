@@ -133,10 +133,24 @@ function readAt(fd: number, position: number, length: number): Buffer {
   return buf.subarray(0, off);
 }
 
+/** A log of checkpoint records (`R`) appended in order, as the file's writer and a shared store's keep it. */
+export interface CheckpointLog<R> {
+  append(record: R): void;
+  /** Queues a record made only when it is written or another is appended after it; until then a
+   *  later appendLast replaces it (its caller folds the replaced one into the new one). */
+  appendLast(make: () => R): void;
+  /** The record appendLast queued is made now, in its place before whatever follows it. */
+  settleLast(): void;
+  /** Resolves once every record appended so far is durable; rejects when a write failed. */
+  durable(): Promise<void>;
+  /** Makes what is left durable and closes the log. */
+  close(): Promise<void>;
+}
+
 /** How long after a write its background flush to the disk may wait (flushes are shared by the writes of that time). */
 export const FLUSH_DELAY_MS = 50;
 
-export class CheckpointLogWriter<R> {
+export class CheckpointLogWriter<R> implements CheckpointLog<R> {
   private fd: number | null;
   /** lines appended in this turn of the event loop, written together at its end */
   private pending: string[] = [];

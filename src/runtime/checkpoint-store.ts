@@ -7,26 +7,20 @@
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CheckpointLogWriter, checkpointLine, readCheckpointFile, repairCheckpointFile, type CheckpointRead } from './checkpoint-log.js';
+import {
+  CheckpointLogWriter,
+  checkpointLine,
+  readCheckpointFile,
+  readCheckpointLog,
+  repairCheckpointFile,
+  type CheckpointLog,
+  type CheckpointRead,
+} from './checkpoint-log.js';
 import { CHECKPOINT_FILE, type CheckpointRecord } from './run-checkpoint.js';
-
-/** A live attempt's checkpoint log. */
-export interface CheckpointLog {
-  append(record: CheckpointRecord): void;
-  /** Queues a record made only when it is written or another is appended after it; until then a
-   *  later appendLast replaces it (its caller folds the replaced one into the new one). */
-  appendLast(make: () => CheckpointRecord): void;
-  /** The record appendLast queued is made now, in its place before whatever follows it. */
-  settleLast(): void;
-  /** Resolves once every record appended so far is durable; rejects when a write failed. */
-  durable(): Promise<void>;
-  /** Makes what is left durable and closes the log. */
-  close(): Promise<void>;
-}
 
 export interface CheckpointStore {
   /** The log a live attempt appends to. `resumed`: the attempt goes on after a dead one (a torn last record is cut off first). */
-  open(runId: string, root: string, o: { mask?: (json: string) => string; resumed: boolean }): CheckpointLog;
+  open(runId: string, root: string, o: { mask?: (json: string) => string; resumed: boolean }): CheckpointLog<CheckpointRecord>;
   /** Every record, in order, as written. */
   read(runId: string, root: string): Promise<CheckpointRead<CheckpointRecord>>;
   /** Adds one record while no attempt is live (what a dead attempt left running, before its run is resumed). */
@@ -55,3 +49,41 @@ export const fileCheckpoints: CheckpointStore = {
     return join(root, CHECKPOINT_FILE);
   },
 };
+
+/**
+ * A store that keeps each run's checkpoint as its checksummed lines (PostgreSQL for several nodes).
+ * It keeps lines, never records: making a record into a line (its checksum, the run's secrets
+ * masked) and reading lines back stays here, in the one codec the file uses too, so a damaged row is
+ * found as a damaged line would be.
+ */
+export interface CheckpointLineStore {
+  /** A live attempt's log of lines (each without its newline); a commit is all or nothing, so a
+   *  resumed attempt has no torn line to cut off first. */
+  open(runId: string): CheckpointLog<string>;
+  /** Every line, in the order appended. */
+  read(runId: string): Promise<string[]>;
+  note(runId: string, line: string): Promise<void>;
+  where(runId: string): string;
+}
+
+/** A line store as the CheckpointStore a run writes and resumes from. */
+export function checkpointsInLines(lines: CheckpointLineStore): CheckpointStore {
+  const line = (record: CheckpointRecord, mask?: (json: string) => string) => checkpointLine(record, mask).slice(0, -1);
+  return {
+    open(runId, _root, o) {
+      const log = lines.open(runId);
+      return {
+        append: (record) => log.append(line(record, o.mask)),
+        appendLast: (make) => log.appendLast(() => line(make(), o.mask)),
+        settleLast: () => log.settleLast(),
+        durable: () => log.durable(),
+        close: () => log.close(),
+      };
+    },
+    async read(runId) {
+      return readCheckpointLog<CheckpointRecord>((await lines.read(runId)).map((l) => `${l}\n`).join(''));
+    },
+    note: (runId, _root, record, mask) => lines.note(runId, line(record, mask)),
+    where: (runId) => lines.where(runId),
+  };
+}

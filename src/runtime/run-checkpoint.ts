@@ -15,8 +15,7 @@ import type { ToolResult } from '../tools/tool.js';
 import { RUN_FILES } from './run-files.js';
 import { appendFileSync } from 'node:fs';
 import { maskSecrets } from '../events/secret-masker.js';
-import { CheckpointLogWriter, checkpointLine, readCheckpointFile, repairCheckpointFile, type CheckpointRead } from './checkpoint-log.js';
-import type { CheckpointLog } from './checkpoint-store.js';
+import { CheckpointLogWriter, checkpointLine, readCheckpointFile, repairCheckpointFile, type CheckpointLog, type CheckpointRead } from './checkpoint-log.js';
 import type { MetricsSnapshot, ModelTurnLine } from './run-metrics.js';
 import type { TodoState } from './plan-progress.js';
 
@@ -299,7 +298,7 @@ export interface CheckpointState {
  * goes on, and `failure` says its checkpoint stopped (a resume then starts from the last good record).
  */
 export class RunCheckpoint {
-  private readonly log: CheckpointLog;
+  private readonly log: CheckpointLog<CheckpointRecord>;
   /** messages of the conversation already in the file */
   private recorded = 0;
   private recordedOf: readonly ChatMessage[] | null = null;
@@ -312,7 +311,7 @@ export class RunCheckpoint {
 
   /** `log`: a file's path, or a log a CheckpointStore opened (PostgreSQL for several nodes). */
   constructor(
-    log: string | CheckpointLog,
+    log: string | CheckpointLog<CheckpointRecord>,
     private readonly o: { lastSeq: () => number; usedBeforeMs?: number; mask?: (json: string) => string },
   ) {
     this.log = typeof log === 'string' ? new CheckpointLogWriter<CheckpointRecord>(log, o.mask) : log;

@@ -27,6 +27,7 @@ import type { MessageMode } from './run-inbox.js';
 import { LocalRunQueue, type RunQueue } from './run-queue.js';
 import { discardedRanges } from './discarded-ranges.js';
 import { LocalRunStore, type RunStore } from './run-store.js';
+import { checkpointsInLines } from './checkpoint-store.js';
 import { LocalEventFanout, type EventFanout } from './event-fanout.js';
 import { ownedByLiveProcess } from './interrupted-runs.js';
 import type { CreateRunOptions, RunListQuery, RunServiceApi, RunServiceStats, RunStatusFile } from './run-service-types.js';
@@ -118,7 +119,7 @@ export class RunService implements RunServiceApi {
         backoffMs: opts.backoffMs,
         killScopeTimeoutMs: opts.killScopeTimeoutMs,
         // several nodes keep checkpoints where the worker that takes up a dead worker's run reads them
-        ...(opts.store?.checkpoints ? { checkpoints: opts.store.checkpoints } : {}),
+        ...(opts.store?.checkpoints ? { checkpoints: checkpointsInLines(opts.store.checkpoints) } : {}),
       },
       // a run may start runs: run_agent admits its children through the intake made below
       subagents: (parentOf, front) => subagents.hostFor(parentOf, front),

@@ -17,7 +17,7 @@ import { isTerminalRunState } from './run-state-machine.js';
 import { RunFolder } from './run-folder.js';
 import { RunStatusWriter } from './run-status-writer.js';
 import type { RunWorkspace } from './run-workspace.js';
-import type { CheckpointStore } from './checkpoint-store.js';
+import type { CheckpointLineStore } from './checkpoint-store.js';
 
 /** Where a run's events go, in seq order, as the bus publishes them. */
 export interface RunEventLog {
@@ -54,8 +54,8 @@ export interface RunStore {
   claimTerminal?(status: RunStatusFile): Promise<boolean>;
   /** A shared store: take up a resumed attempt of a run exactly once across the nodes; false when another did. */
   claimResume?(runId: string, attempt: number): Promise<boolean>;
-  /** Where checkpoints are kept when not in the run folders (a shared store: PostgreSQL). */
-  readonly checkpoints?: CheckpointStore;
+  /** Where checkpoints are kept when not in the run folders (a shared store: PostgreSQL), as lines. */
+  readonly checkpoints?: CheckpointLineStore;
   /** A shared store: add events (a dead worker's, from its file) that were never committed. */
   insertEvents?(runId: string, events: AgentEvent[]): Promise<void>;
   /** A shared store: runs claimed by a worker and not finished, unchanged for `olderThanMs`. */

@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 import { maskSecrets } from '../events/secret-masker.js';
 import type { ArtifactContract } from './agent.js';
+import { checkpointsInLines } from './checkpoint-store.js';
 import { commitFileEvents, endLeftoverSessions, interruptInSharedStore, type SharedRunIo } from './interrupted-runs.js';
 import type { RunRecord } from './run-record.js';
 import { leftoversRecord, resumePointOf } from './run-checkpoint.js';
@@ -48,7 +49,7 @@ export async function takeUpSharedRun(
   const root = join(runsDir, runId);
   const io = sharedIo(o.store);
   const committed = await commitFileEvents(runsDir, runId, io);
-  const checkpoints = o.store.checkpoints;
+  const checkpoints = checkpointsInLines(o.store.checkpoints);
   const d = await planResume(root, status, {
     settings: o.settings,
     agentDurability: o.agentDurability,
