@@ -57,7 +57,7 @@ describe('a chat reply noted before its run, left by a killed process', { timeou
     h = await startHarness(p, { TEST_TG_TOKEN: tg.token });
     expect(await eventually(() => tg!.messagesIn(ALICE).some((m) => m.text === 'Hello! I am the chat agent.'), 30_000), h.logs.join('\n')).toBe(true);
     expect(await eventually(() => !existsSync(pendingDir(dataDir)) || readdirSync(pendingDir(dataDir)).length === 0)).toBe(true);
-    expect(readdirSync(join(dataDir, 'channels', 'telegram', 'deliveries')).filter((n) => n.startsWith(run.run_id))).toHaveLength(1);
+    expect(readdirSync(join(dataDir, 'channels', 'telegram', 'deliveries')).filter((n) => n.startsWith(run.run_id) && n.endsWith('.json'))).toHaveLength(1);
   });
 
   it('no run was created for the message: the chat is asked to send it again', async () => {
