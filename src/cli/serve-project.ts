@@ -164,7 +164,9 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
     if (joined && role !== 'api') await service.drain((opts.drainS ?? 60) * 1000);
     await channels?.stop();
     await server?.close();
-    await service.close();
+    // a server that stops (a deploy, Ctrl-C) does not throw work away: a run that can be resumed is
+    // left to be, and its next start (or another worker) takes it up; the others are cancelled
+    await service.close(undefined, { leaveResumable: true });
     await joined?.presence?.stop();
     await joined?.cluster.close();
     await stopMcp(registry.mcpPool);

@@ -5,9 +5,9 @@
  * BullMQ's stalled check (in the other workers) puts its jobs back in the queue, and the worker that
  * claims one takes the run up (resumed from its checkpoint, or ended under the durability rules).
  */
-import { Queue, QueueEvents, Worker, type ConnectionOptions } from 'bullmq';
+import { Queue, QueueEvents, WaitingError, Worker, type ConnectionOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { RunQueue, RunQueueStats } from '../runtime/run-queue.js';
+import type { RunHandler, RunQueue, RunQueueStats } from '../runtime/run-queue.js';
 import { ServiceUnavailableError } from './service-url.js';
 
 /** How often a run's job may come back after its worker stopped before BullMQ fails it. */
@@ -128,16 +128,22 @@ export class BullRunQueue implements RunQueue {
     }
   }
 
-  process(handler: (runId: string, release: () => void) => Promise<void>): void {
+  process(handler: RunHandler): void {
     if (!this.o.work || this.worker) return;
     this.worker = new Worker(
       'runs',
-      async (job) => {
+      async (job, token) => {
         const runId = String((job.data as { runId?: unknown }).runId ?? job.id);
         this.running.add(runId);
         this.o.onRunning?.([...this.running]);
         try {
-          await handler(runId, () => undefined);
+          const left = await handler(runId, () => undefined);
+          if (left === 'left') {
+            // this worker stopped and left the run to be resumed: its job goes back to the queue at
+            // once, for another worker to claim (a completed job would be gone, and the run with it)
+            await job.moveToWait(token);
+            throw new WaitingError();
+          }
         } finally {
           this.running.delete(runId);
           this.o.onRunning?.([...this.running]);

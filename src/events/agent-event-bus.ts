@@ -27,6 +27,7 @@ export class AgentEventBus {
   // Copy-on-write so (un)subscribing inside a listener never disturbs the current publish.
   private listeners: AgentEventListener[] = [];
   private errors = 0;
+  private isSealed = false;
 
   constructor(opts: AgentEventBusOptions) {
     if (!opts || typeof opts.runId !== 'string' || opts.runId === '') {
@@ -54,8 +55,23 @@ export class AgentEventBus {
     return this.listeners.length;
   }
 
+  /** Whether seal() was called: nothing published reaches a subscriber any more. */
+  get sealed(): boolean {
+    return this.isSealed;
+  }
+
+  /**
+   * From now on nothing published reaches a subscriber and the seq does not move: the run's process is
+   * leaving it to be resumed (by its next start or another worker), which goes on from the events
+   * delivered so far. What the run does while it stops is no part of its stream.
+   */
+  seal(): void {
+    this.isSealed = true;
+  }
+
   publish<S extends AgentStream>(stream: S, data: AgentEventMap[S]): AgentEventOf<S> {
     const event = makeAgentEvent(this.runId, this.seq + 1, this.now(), stream, maskEventData(stream, data));
+    if (this.isSealed) return event;
     this.seq = event.seq;
     const ls = this.listeners;
     for (let i = 0; i < ls.length; i++) {

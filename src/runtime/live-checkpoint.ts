@@ -17,6 +17,7 @@ export class LiveCheckpoint {
   private state: (() => CheckpointState) | null = null;
   private readonly off: () => void;
   readonly journal: ToolCallJournal;
+  private readonly bus: AgentEventBus;
 
   /** `resume`: the point a resumed attempt starts from (its calls are answered from it); `attempt`:
    *  this attempt resumes the run (from its checkpoint, or from its start when it had none); `store`:
@@ -40,9 +41,12 @@ export class LiveCheckpoint {
         if (!c) return undefined;
         return c.result ? { result: c.result as ToolResult } : { args: c.args, ...(c.intent !== undefined ? { intent: c.intent } : {}) };
       },
-      started: (id, name, args, durable, intent) => this.cp.callStarted(id, name, args, durable, intent),
-      finished: (id, name, result) => this.cp.callFinished(id, name, result),
+      // a sealed bus: the process is leaving the run to be resumed from what is recorded so far, and
+      // what its calls do while they stop (a result saying they were aborted) is no part of it
+      started: (id, name, args, durable, intent) => (bus.sealed ? undefined : this.cp.callStarted(id, name, args, durable, intent)),
+      finished: (id, name, result) => (bus.sealed ? undefined : this.cp.callFinished(id, name, result)),
     };
+    this.bus = bus;
     this.off = bus.subscribe((ev) => {
       if (ev.stream === 'tool' && ev.data.phase === 'approval') {
         const a = ev.data.approval;
@@ -74,7 +78,7 @@ export class LiveCheckpoint {
   }
 
   readonly onStep = (why: 'turn' | 'tool' | 'input' | 'compacted'): void => {
-    if (!this.state) return;
+    if (!this.state || this.bus.sealed) return;
     if (why === 'compacted') this.cp.base(this.system, this.state());
     else this.cp.step(this.system, this.state());
   };

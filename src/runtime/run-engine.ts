@@ -36,7 +36,9 @@ import { isTerminalRunState, loopStateAfter } from './run-state-machine.js';
 import type { ModelProvider } from '../providers/model-provider.js';
 import { ModelCallRecorder } from './model-call-recorder.js';
 import { LiveCheckpoint } from './live-checkpoint.js';
-import type { CheckpointStore } from './checkpoint-store.js';
+import { fileCheckpoints, type CheckpointStore } from './checkpoint-store.js';
+import { endLeftoverSessions } from './interrupted-runs.js';
+import { leftoversRecord } from './run-checkpoint.js';
 import type { SandboxPolicy } from '../sandbox/sandbox-policy.js';
 import { describeSandbox } from '../sandbox/sandbox-description.js';
 import { describeUnsupported, sandboxSupport } from '../sandbox/sandbox-support.js';
@@ -81,6 +83,15 @@ class Cancelled extends Error {}
 
 /** The abort reason of a run its process stops (a worker's drain ran out): it fails as interrupted, not cancelled. */
 export class RunInterrupted extends Error {}
+/**
+ * The abort reason of a run its process leaves to be resumed (a server or a worker that stops, the
+ * run durable): its bus is sealed first, so nothing of its stopping is published or checkpointed;
+ * its files are closed and it is not ended. Its next start, or another worker, resumes it.
+ */
+export class RunLeft extends Error {}
+
+/** How executeRun returns: the run ended, or (RunLeft) it was left to be resumed. */
+export type EngineResult = RunOutcome | 'left';
 /** A cancellation with its reason in the user's words (`run cancelled: <reason>` in the run's status). */
 export class CancelledBecause extends Error {}
 /** The run cannot start its loop (e.g. an MCP server is unavailable): it fails with this diagnosis. */
@@ -103,7 +114,7 @@ function safeOpId(id: string): string {
  * Runs `rec` to its end and returns how it ended, once every file is written and its event log closed.
  * The caller that hosts the run acts on it (frees its slot, answers `rec.done`): the engine does not.
  */
-export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<RunOutcome> {
+export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<EngineResult> {
   const { bus, workspace, plugin, machine } = rec;
   const metrics = new RunMetrics(deps.usageTotals);
   rec.metrics = metrics;
@@ -409,6 +420,13 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<RunO
         ? { status: 'failed', text: '', diagnosis: e.diagnosis }
         : { status: 'failed', text: outcome.text, diagnosis: diag('runtime_error', `run failed: ${(e as Error)?.message ?? String(e)}`) };
   }
+  if (rec.abort.signal.reason instanceof RunLeft && bus.sealed) {
+    await leave(rec, deps, { startFiles, executor, checkpoint, recorder, pipeline });
+    offState();
+    offSkills();
+    offMcp();
+    return 'left';
+  }
   if (rec.abort.signal.aborted && outcome.status !== 'completed') outcome = abortedOutcome(rec.abort.signal.reason, rec.machine.state, outcome.text);
   // a run that ended before its first turn: its start files land before it is finalised
   await startFiles.settled().catch(() => undefined);
@@ -421,6 +439,35 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<RunO
   offSkills();
   offMcp();
   return ended;
+}
+
+/**
+ * A run left to be resumed: what it recorded is made durable and its files closed, with no ending.
+ * What it left running in the background ends now (it would outlive this process otherwise), and its
+ * checkpoint says so, so that the resumed model is told which sessions ended and what they printed.
+ */
+async function leave(
+  rec: RunRecord,
+  deps: EngineDeps,
+  p: {
+    startFiles: PendingWrites;
+    executor: ToolExecutor | null;
+    checkpoint: LiveCheckpoint | null;
+    recorder: ModelCallRecorder | null;
+    pipeline: ProcessPipeline | null;
+  },
+): Promise<void> {
+  await p.startFiles.settled().catch(() => undefined);
+  await p.executor?.closeSources();
+  await p.checkpoint?.close();
+  await p.recorder?.close();
+  const root = rec.workspace.root;
+  const ended = await endLeftoverSessions(root);
+  if (ended.text || ended.output)
+    await (deps.checkpoints ?? fileCheckpoints).note(rec.runId, root, leftoversRecord(ended.text, ended.output), maskSecrets).catch(() => undefined);
+  await p.pipeline?.dispose();
+  rec.store.close();
+  await rec.store.settled?.().catch(() => undefined);
 }
 
 /** How an aborted run ends, from the abort's reason: a process that stops fails it `interrupted`; anything else cancels it. */

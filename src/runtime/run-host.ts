@@ -20,7 +20,7 @@ import type { ParsedCreateRunRequest } from './create-run-request.js';
 import type { LiveRuns } from './live-runs.js';
 import { ModelUsageTotals } from './model-usage-totals.js';
 import { grantedSkills, providerFor, type ProviderResolver } from './run-admission.js';
-import { CancelledBecause, executeRun, finalise, type EngineDeps } from './run-engine.js';
+import { CancelledBecause, executeRun, finalise, type EngineDeps, type EngineResult } from './run-engine.js';
 import { RunFolder } from './run-folder.js';
 import { RunMetrics } from './run-metrics.js';
 import { prepareRun, type ParentLink, type PreparationHost, type RunSpec } from './run-preparation.js';
@@ -115,7 +115,7 @@ export class RunHost implements PreparationHost {
   }
 
   /** A run a worker of this process claimed: prepared here by create(), or rebuilt, run to its end. */
-  private async runClaimed(runId: string, release: () => void): Promise<void> {
+  private async runClaimed(runId: string, release: () => void): Promise<'left' | undefined> {
     const rec = this.live.get(runId) ?? (this.queue.shared ? await this.claimShared(runId) : undefined);
     if (!rec || rec.machine.isTerminal) return;
     rec.releaseSlot = release;
@@ -123,7 +123,7 @@ export class RunHost implements PreparationHost {
     // the run's synchronous start (prompt, plan, start files issued) would otherwise go before the
     // create's answer (POST → 201 about 1 ms later, unloaded; more in a burst of creates)
     await new Promise<void>((r) => setImmediate(r));
-    await this.execute(rec);
+    return (await this.execute(rec)) === 'left' ? 'left' : undefined;
   }
 
   /**
@@ -139,13 +139,16 @@ export class RunHost implements PreparationHost {
   }
 
   /** Runs `rec` to its end, then ends its hosting. A run whose engine threw stays as it was. */
-  private async execute(rec: RunRecord): Promise<void> {
-    // executeRun finalises its own failures: it resolves once every file is written
+  private async execute(rec: RunRecord): Promise<EngineResult | null> {
+    // executeRun finalises its own failures: it resolves once every file is written (or, a run left
+    // to be resumed, closed)
     const ended = await executeRun(rec, this.engineDeps).catch(() => null);
     if (ended) this.ended(rec);
+    return ended;
   }
 
-  /** A run whose files are all written: no longer live here, its slot free, then wait() answered. */
+  /** A run whose files are all written (or closed, left to be resumed): no longer live here, its slot
+   *  free, then wait() answered. */
   private ended(rec: RunRecord): void {
     this.store.note(rec.status);
     this.live.drop(rec.runId);

@@ -8,6 +8,8 @@ export interface RunQueueStats {
   running: number;
 }
 
+export type RunHandler = (runId: string, release: () => void) => Promise<'left' | undefined>;
+
 export interface RunQueue {
   /** True when workers in other processes claim the runs (they rebuild each run from its folder). */
   readonly shared: boolean;
@@ -17,8 +19,9 @@ export interface RunQueue {
   /** Takes a run out before any worker claims it; true when it was still waiting. */
   remove(runId: string): Promise<boolean>;
   /** Starts claiming: `handler` runs one run to its end; its slot is free when it calls `release`
-   *  (the run has its terminal state, before anyone waiting on it resumes) or resolves. */
-  process(handler: (runId: string, release: () => void) => Promise<void>): void;
+   *  (the run has its terminal state, before anyone waiting on it resumes) or resolves. It resolves
+   *  'left' for a run this process left to be resumed: a shared queue hands it to another worker. */
+  process(handler: RunHandler): void;
   /** Asks whichever worker runs `runId` to cancel it. */
   signalCancel(runId: string): Promise<void>;
   /** Called with each cancel signal this process's workers should act on. */
@@ -42,7 +45,7 @@ export class LocalRunQueue implements RunQueue {
   readonly shared = false;
   private readonly waiting: string[] = [];
   private readonly running = new Set<string>();
-  private handler: ((runId: string, release: () => void) => Promise<void>) | null = null;
+  private handler: RunHandler | null = null;
   private readonly cancelListeners: Array<(runId: string) => void> = [];
 
   constructor(
@@ -66,7 +69,7 @@ export class LocalRunQueue implements RunQueue {
     return true;
   }
 
-  process(handler: (runId: string, release: () => void) => Promise<void>): void {
+  process(handler: RunHandler): void {
     this.handler = handler;
     this.pump();
   }

@@ -125,7 +125,15 @@ export class RunService implements RunServiceApi {
       subagents: (parentOf, front) => subagents.hostFor(parentOf, front),
     });
     this.access = new RunAccess({ live, host: this.host, queue, store, fanout, runsDir });
-    this.shutdown = new RunShutdown({ live, access: this.access, queue, fanout, store, drainsOnSignal: opts.drainsOnSignal ?? false });
+    this.shutdown = new RunShutdown({
+      live,
+      access: this.access,
+      queue,
+      fanout,
+      store,
+      drainsOnSignal: opts.drainsOnSignal ?? false,
+      resumesRuns: () => defaults().durability?.resume !== false,
+    });
     const gate = this.shutdown;
     this.recovery = new RunRecovery({
       ...crash,
@@ -257,15 +265,17 @@ export class RunService implements RunServiceApi {
     };
   }
 
-  /** Cancels queued and live runs (`because`: the reason their status gives) and waits until each has written its files. */
-  close(because?: string): Promise<void> {
+  /** Cancels queued and live runs (`because`: the reason their status gives) and waits until each has written its files.
+   *  `leaveResumable` (a server that stops): the runs that can be resumed are left to be, the others cancelled. */
+  close(because?: string, o: { leaveResumable?: boolean } = {}): Promise<void> {
     this.recovery.stop();
-    return this.shutdown.close(because);
+    return this.shutdown.close(because, o);
   }
 
   /**
-   * A worker's SIGTERM: it stops claiming, lets its runs finish for `drainMs`, then interrupts the
-   * rest (failed as interrupted, files written), and closes.
+   * A worker's SIGTERM: it stops claiming, lets its runs finish for `drainMs`, then leaves the rest to
+   * be resumed by another worker (interrupts those that cannot be: failed as interrupted, files
+   * written), and closes.
    */
   drain(drainMs: number): Promise<void> {
     this.recovery.stop();

@@ -1,6 +1,6 @@
 /**
- * A cluster's worker killed with SIGKILL in the middle of a run: the other worker takes the run up
- * from its checkpoint in PostgreSQL, exactly once. Two worker processes of the built CLI and an API
+ * A cluster's worker killed with SIGKILL in the middle of a run, or stopped with SIGTERM whose drain
+ * runs out: the other worker takes the run up from its checkpoint in PostgreSQL, exactly once. Two worker processes of the built CLI and an API
  * node on the real PostgreSQL and Redis; the run's tools count their side effects in a file outside
  * the run.
  */
@@ -24,6 +24,22 @@ const TURNS = [
   { text: 'report written' },
 ];
 
+/** Writes the effects plugin and the scripted agent into the cluster's directory (the nodes' project). */
+function projectIn(cluster: TestCluster) {
+  return writeDurableAgent(
+    {
+      dir: cluster.dir,
+      write: (rel, text) => {
+        const abs = join(cluster.dir, rel);
+        mkdirSync(dirname(abs), { recursive: true });
+        writeFileSync(abs, text);
+        return abs;
+      },
+    },
+    TURNS,
+  );
+}
+
 async function checkpointRows(schema: string, runId: string): Promise<number> {
   const c = new pg.Client({ connectionString: PG_URL });
   await c.connect();
@@ -41,18 +57,7 @@ describe.skipIf(down !== null)('a worker killed with SIGKILL mid-run', () => {
   afterAll(() => cluster.cleanup(), 30_000);
 
   it('has its run resumed by the other worker: finished calls not repeated, the running one not run again, one stream with no gap', async () => {
-    const project = writeDurableAgent(
-      {
-        dir: cluster.dir,
-        write: (rel, text) => {
-          const abs = join(cluster.dir, rel);
-          mkdirSync(dirname(abs), { recursive: true });
-          writeFileSync(abs, text);
-          return abs;
-        },
-      },
-      TURNS,
-    );
+    const project = projectIn(cluster);
     const api = await cluster.api();
     const w1 = await cluster.worker(1);
     const w2 = await cluster.worker(1);
@@ -106,5 +111,39 @@ describe.skipIf(down !== null)('a worker killed with SIGKILL mid-run', () => {
     expect(at).toBeGreaterThan(0);
     expect(again.events).toEqual(fresh.events.slice(at + 1));
     expect(survivor.child.exitCode).toBeNull();
+  }, 120_000);
+});
+
+describe.skipIf(down !== null)('a worker stopped with SIGTERM whose drain runs out', () => {
+  const cluster = new TestCluster({ RUNTRAIL_STALLED_INTERVAL_MS: '1000', RUNTRAIL_LOCK_DURATION_MS: '2000' });
+  afterAll(() => cluster.cleanup(), 30_000);
+
+  it('leaves its run to the other worker, which resumes it: not interrupted, one stream, one end', async () => {
+    const project = projectIn(cluster);
+    const api = await cluster.api();
+    const w1 = await cluster.worker(1, ['--drain-s', '1']);
+    const created = await postJson(`${api.url}/api/runs`, { plugin: 'worker', input: {} });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const runId = created.body.run_id as string;
+    expect(await eventually(() => project.effects().includes('start send:b'), 30_000)).toBe(true);
+    // the other worker starts once the run is held, so that the first one holds it
+    const w2 = await cluster.worker(1);
+    expect(await w1.kill('SIGTERM')).toBe(0);
+    // left, not ended: the stopped worker wrote no end
+    expect((await pgLines(cluster.schema, runId)).filter((l) => /"type":"run\.(completed|failed|cancelled)"/.test(l))).toEqual([]);
+    project.release();
+
+    expect(await until(async () => (await statusOf(api.url!, runId)) === 'completed', 60_000), w2.out()).toBe(true);
+    expect(JSON.parse(readFileSync(join(cluster.dataDir, 'runs', runId, 'runtime', 'owner.json'), 'utf8')).pid).toBe(w2.child.pid);
+    const effects = project.effects();
+    expect(effects.filter((l) => l === 'start send:a')).toHaveLength(1);
+    expect(effects.filter((l) => l === 'start send:b')).toHaveLength(1);
+    const lines = await pgLines(cluster.schema, runId);
+    const events = lines.map((l) => JSON.parse(l) as { seq: number; stream: string; data: Record<string, unknown> });
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(lines.filter((l) => /"type":"run\.(completed|failed|cancelled)"/.test(l))).toHaveLength(1);
+    expect(events.filter((e) => e.stream === 'lifecycle' && e.data.phase === 'resumed')).toHaveLength(1);
+    const file = readFileSync(join(cluster.dataDir, 'runs', runId, 'runtime', 'events.jsonl'), 'utf8');
+    expect(lines.map((l) => `${l}\n`).join('')).toBe(file);
   }, 120_000);
 });

@@ -140,7 +140,11 @@ describe.skipIf(down !== null)('a worker stopped with SIGTERM', () => {
   const cluster = new TestCluster();
   afterAll(() => cluster.cleanup(), 30_000);
 
-  it('stops claiming, lets its runs finish within --drain-s, and interrupts what is left after it', async () => {
+  it('stops claiming, lets its runs finish within --drain-s, and with resuming turned off interrupts what is left after it', async () => {
+    // the operator turned resuming off: what is left is interrupted, not left to another worker
+    // (resume-on-another-worker.test.ts); on the host, so that shell_task runs where no sandbox can start
+    mkdirSync(join(cluster.dir, '.runtrail'), { recursive: true });
+    writeFileSync(join(cluster.dir, '.runtrail', 'config.json'), JSON.stringify({ sandbox: { mode: 'off' }, durability: { resume: false } }));
     const api = await cluster.api();
     const w = await cluster.worker(2, ['--drain-s', '4']);
     const m = marker();
