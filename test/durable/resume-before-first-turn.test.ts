@@ -7,6 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { getJson, postJson } from '../server/helpers.js';
 import { eventually } from '../tools/helpers.js';
 import { checkEventLog, durableProject, killHard, MAIN, runEvents, runtrail, type DurableProject } from './durable-fixture.js';
 
@@ -101,5 +102,40 @@ describe.runIf(existsSync(MAIN))('a run killed before its first model turn', () 
     expect(status.diagnosis.summary).toContain('resumed 1 time already');
     expect(gateStarts()).toBe(2);
     expect(checkEventLog(runEvents(p.dir, runId))).toEqual([]);
+  }, 120_000);
+
+  it('while it waits in the queue: the next serve starts it from its request, after the run ahead of it', async () => {
+    p = durableProject([
+      { toolCalls: [{ name: 'lookup', args: { key: 'q', ms: 60_000 } }] },
+      { toolCalls: [{ name: 'write_artifact', args: { path: 'report.md', content: '# Done\n\nok\n' } }] },
+      { text: 'report written' },
+    ]);
+    const serve = async () => {
+      const s = runtrail(p!.dir, ['serve', '--port', '0', '--data-dir', 'data', '--concurrency', '1'], children);
+      expect(await eventually(() => /serving on (http:\S+)/.test(s.out()), 30_000), s.out()).toBe(true);
+      return { ...s, url: /serving on (http:\S+)/.exec(s.out())![1] };
+    };
+    const first = await serve();
+    const ahead = await postJson(`${first.url}/api/runs`, { plugin: 'worker', input: {} });
+    expect(await eventually(() => p!.effects().includes('start lookup:q'), 30_000)).toBe(true);
+    const queued = await postJson(`${first.url}/api/runs`, { plugin: 'worker', input: {} });
+    expect(queued.body.status).toBe('queued');
+    await killHard(first.child);
+    const queuedId = queued.body.run_id as string;
+    expect(runEvents(p.dir, queuedId).some((e) => e.stream === 'model')).toBe(false);
+
+    p.release();
+    const second = await serve();
+    for (const id of [ahead.body.run_id as string, queuedId]) {
+      let status = '';
+      for (const end = Date.now() + 60_000; Date.now() < end && status !== 'completed'; await new Promise((r) => setTimeout(r, 100)))
+        status = (await getJson(`${second.url}/api/runs/${id}`)).body.status as string;
+      expect(status, `${id}: ${second.out()}`).toBe('completed');
+    }
+    const events = runEvents(p.dir, queuedId);
+    expect(checkEventLog(events)).toEqual([]);
+    expect(events.find((e) => e.stream === 'lifecycle' && e.data.phase === 'resumed')?.data).toMatchObject({ attempt: 1, discardFromSeq: null });
+    expect(events.filter((e) => e.stream === 'lifecycle' && e.data.phase === 'start')).toHaveLength(1);
+    expect(existsSync(join(p.dir, 'data', 'runs', queuedId, 'artifacts', 'report.md'))).toBe(true);
   }, 120_000);
 });
