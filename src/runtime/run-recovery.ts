@@ -258,8 +258,17 @@ export class RunRecovery {
     if (!gone) return;
     for (const runId of (await store.activeRuns?.(5_000)) ?? []) {
       if (live.has(runId) || !(await gone(runId))) continue;
-      if (queue.reclaim && canResumeShared(store)) await queue.reclaim(runId);
+      if (queue.reclaim && canResumeShared(store) && (await this.mayBeTakenUp(runId))) await queue.reclaim(runId);
       else await this.interruptOrphan(runId, 'its worker stopped (no sign of life from it)');
     }
+  }
+
+  /** Whether a dead worker's run goes back in the queue: not when the operator or its agent said it
+   *  is not resumed (no worker would take it up, so it would wait there for nothing); the worker that
+   *  claims it decides the rest from its checkpoint. */
+  private async mayBeTakenUp(runId: string): Promise<boolean> {
+    if (!durabilityOf(this.o).resume) return false;
+    const status = await this.o.store.get(runId);
+    return !status || this.o.registry.get(status.plugin)?.durability !== 'interrupt';
   }
 }

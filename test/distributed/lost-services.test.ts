@@ -3,7 +3,7 @@
  * runs. Queued runs come back from PostgreSQL, live streams go on from it, the API answers 503 with
  * Retry-After while a service is away, and nothing is half-written once it is back.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { getJson, readSse } from '../server/helpers.js';
@@ -70,9 +70,13 @@ describe.skipIf(down !== null)('a worker killed while Redis lost everything', ()
   let own: Awaited<ReturnType<typeof ownRedisCluster>> | undefined;
   afterAll(() => own?.stop(), 30_000);
 
-  it('has its run interrupted from PostgreSQL and its presence file, once', async () => {
+  it('with resuming turned off has its run interrupted from PostgreSQL and its presence file, once', async () => {
     own = await ownRedisCluster({ RUNTRAIL_RECONCILE_MS: '500' });
     const { redis, cluster } = own;
+    // the operator turned resuming off: the reconciler ends the run instead of putting it back in the
+    // queue for another worker to take up (resume-on-another-worker.test.ts)
+    mkdirSync(join(cluster.dir, '.runtrail'), { recursive: true });
+    writeFileSync(join(cluster.dir, '.runtrail', 'config.json'), JSON.stringify({ durability: { resume: false } }));
     const api = await cluster.api();
     const worker = await cluster.worker(1);
     const m = marker();
