@@ -7,6 +7,7 @@ import type { LifecycleData } from '../events/agent-event.js';
 import { Diagnosis } from '../events/diagnosis.js';
 import type { ChatMessage, ModelProvider, ToolCallRequest } from '../providers/model-provider.js';
 import type { AgentLoopOptions } from './agent-loop.js';
+import type { ResumedEntry } from './run-state-machine.js';
 import type { RunInbox } from './run-inbox.js';
 import type { ResumeDecision } from './run-resume.js';
 
@@ -89,6 +90,14 @@ export function resumeLoop(
     },
     calls,
   };
+}
+
+/** The state the resumed attempt begins in, from its first step: the calls of the last turn are settled
+ *  first (tools executing), else the final answer is validated again, else the model takes a turn. */
+export function resumedEntry(resumed: ResumedLoop): ResumedEntry {
+  if (resumed.loop.pendingCalls.length) return 'tool_executing';
+  if (resumed.loop.final !== undefined) return 'validating';
+  return 'model_thinking';
 }
 
 function plural(n: number, one: string): string {

@@ -42,7 +42,7 @@ import { leftoversRecord } from './run-checkpoint.js';
 import type { SandboxPolicy } from '../sandbox/sandbox-policy.js';
 import { describeSandbox } from '../sandbox/sandbox-description.js';
 import { describeUnsupported, sandboxSupport } from '../sandbox/sandbox-support.js';
-import { restartedEvent, resumedEvent, resumeLoop } from './resumed-attempt.js';
+import { restartedEvent, resumedEntry, resumedEvent, resumeLoop } from './resumed-attempt.js';
 
 /** What the exec engineer's ProcessRegistry offers the loop (duck-typed to keep runtime → tools light). */
 export interface NoticeSource {
@@ -362,7 +362,12 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<Engi
       ...(rec.provider.position ? { provider: rec.provider.position() } : {}),
       plan: progress.state(),
     }));
-    if (resume && resumed) publish('lifecycle', resumedEvent(resume, resumed));
+    if (resume && resumed) {
+      publish('lifecycle', resumedEvent(resume, resumed));
+      // the status on disk may lag the state the dead process had reached: the attempt begins in the
+      // state its first step implies, whatever that status says
+      machine.enterResumed(resumedEntry(resumed));
+    }
     if (restart) publish('lifecycle', restartedEvent(restart));
     try {
       let repairs = rec.limits.stop_repair_turns;

@@ -38,6 +38,11 @@ export function loopStateAfter(e: PublishedEvent): 'model_thinking' | 'tool_exec
   return null;
 }
 
+/** The states a resumed attempt can begin in: the one its first step implies (a model turn, the calls of
+ *  the last turn to settle, or the final answer to validate again). */
+export type ResumedEntry = 'model_thinking' | 'tool_executing' | 'validating';
+const RESUMED_ENTRIES: readonly RunStatus[] = ['model_thinking', 'tool_executing', 'validating'];
+
 export class RunStateError extends Error {
   constructor(
     readonly from: RunStatus,
@@ -54,6 +59,8 @@ export type StateListener = (from: RunStatus | null, to: RunStatus) => void;
 export class RunStateMachine {
   private current: RunStatus;
   private readonly enteredAt = new Map<RunStatus, number>();
+  /** whether the machine has moved yet: a resumed entry is only its first move */
+  private moved = false;
   /** milliseconds spent in each state, summed over visits */
   readonly durations: Partial<Record<RunStatus, number>> = {};
 
@@ -78,11 +85,30 @@ export class RunStateMachine {
   transition(to: RunStatus): void {
     const from = this.current;
     if (!canTransition(from, to)) throw new RunStateError(from, to);
+    this.move(from, to);
+  }
+
+  /**
+   * The first move of a resumed attempt: it begins in the state its first step implies. The state it
+   * starts from is the run's status on disk, which lags the state the dead process had reached (the
+   * process can die before its last state change is written), so any live state is accepted as `from`;
+   * every later move goes through `transition` and its table. Throws RunStateError once the machine
+   * has moved, from a terminal state, or to a state no resumed attempt begins in.
+   */
+  enterResumed(to: ResumedEntry): void {
+    const from = this.current;
+    if (this.moved || isTerminalRunState(from) || !RESUMED_ENTRIES.includes(to)) throw new RunStateError(from, to);
+    if (from === to) this.moved = true;
+    else this.move(from, to);
+  }
+
+  private move(from: RunStatus, to: RunStatus): void {
     const now = this.clock();
     const since = this.enteredAt.get(from) ?? now;
     this.durations[from] = (this.durations[from] ?? 0) + (now - since);
     this.current = to;
     this.enteredAt.set(to, now);
+    this.moved = true;
     this.onChange?.(from, to);
   }
 

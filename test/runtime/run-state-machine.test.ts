@@ -34,4 +34,27 @@ describe('RunStateMachine', () => {
     expect(m.tryTransition('created')).toBe(false);
     expect(m.state).toBe('cancelled');
   });
+
+  it('a resumed attempt enters the state its first step implies from any live status, once, before any other move', () => {
+    for (const from of ['queued', 'created', 'planning', 'model_thinking', 'tool_executing', 'awaiting_approval', 'validating'] as RunStatus[]) {
+      for (const to of ['model_thinking', 'tool_executing', 'validating'] as const) {
+        const seen: Array<[RunStatus | null, RunStatus]> = [];
+        const m = new RunStateMachine(from, (f, t) => seen.push([f, t]));
+        m.enterResumed(to);
+        expect(m.state).toBe(to);
+        expect(seen).toEqual(from === to ? [] : [[from, to]]);
+        // the entry is the first move only: after it the table rules again
+        expect(() => m.enterResumed(to)).toThrow(RunStateError);
+      }
+    }
+    // a live run cannot use the entry to skip the table once it has moved
+    const live = new RunStateMachine('queued');
+    live.transition('created');
+    live.transition('planning');
+    expect(() => live.enterResumed('tool_executing')).toThrow(/planning → tool_executing/);
+    expect(() => live.transition('tool_executing')).toThrow(RunStateError);
+    // nothing resumes a run that ended, and no resumed attempt begins before its loop
+    expect(() => new RunStateMachine('failed').enterResumed('model_thinking')).toThrow(RunStateError);
+    expect(() => new RunStateMachine('planning').enterResumed('created' as never)).toThrow(RunStateError);
+  });
 });
