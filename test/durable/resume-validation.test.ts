@@ -4,7 +4,7 @@
  * the dead process had — and completes once.
  */
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeProject, type ProjectFixture } from '../extensions/project-fixture.js';
@@ -50,19 +50,30 @@ export default {
 };
 `;
 
+/** Runs the checker until its validator runs, kills it; `lagging`: the status run_status.json is left saying. */
+async function killDuringValidation(proj: ProjectFixture, lagging?: string): Promise<{ runId: string; root: string }> {
+  proj.write('checker.turns.json', JSON.stringify([{ text: 'the answer is 42' }]));
+  proj.write('.runtrail/plugins/checks.mjs', CHECKER(proj.dir));
+  const first = runtrail(proj.dir, ['run', 'checker', '--data-dir', 'data'], children);
+  expect(await eventually(() => validations(proj) === 1, 30_000), first.out()).toBe(true);
+  await killHard(first.child);
+  const runId = readdirSync(join(proj.dir, 'data', 'runs'))[0];
+  const root = join(proj.dir, 'data', 'runs', runId);
+  const statusFile = join(root, 'runtime', 'run_status.json');
+  expect(JSON.parse(readFileSync(statusFile, 'utf8')).status).toBe('validating');
+  if (lagging) writeFileSync(statusFile, JSON.stringify({ ...JSON.parse(readFileSync(statusFile, 'utf8')), status: lagging }));
+  return { runId, root };
+}
+
+function validations(proj: ProjectFixture): number {
+  const log = join(proj.dir, 'validations.log');
+  return existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).length : 0;
+}
+
 describe.runIf(existsSync(MAIN))('a run killed during its final validation', () => {
   it('validates the same answer again on resume, redoes no model turn, and completes once', async () => {
     p = makeProject({});
-    p.write('checker.turns.json', JSON.stringify([{ text: 'the answer is 42' }]));
-    p.write('.runtrail/plugins/checks.mjs', CHECKER(p.dir));
-    const validations = () =>
-      existsSync(join(p!.dir, 'validations.log')) ? readFileSync(join(p!.dir, 'validations.log'), 'utf8').split('\n').filter(Boolean).length : 0;
-    const first = runtrail(p.dir, ['run', 'checker', '--data-dir', 'data'], children);
-    expect(await eventually(() => validations() === 1, 30_000), first.out()).toBe(true);
-    await killHard(first.child);
-    const runId = readdirSync(join(p.dir, 'data', 'runs'))[0];
-    const root = join(p.dir, 'data', 'runs', runId);
-    expect(JSON.parse(readFileSync(join(root, 'runtime', 'run_status.json'), 'utf8')).status).toBe('validating');
+    const { runId, root } = await killDuringValidation(p);
 
     p.write('release', '');
     const again = runtrail(p.dir, ['resume', runId, '--data-dir', 'data'], children);
@@ -70,7 +81,7 @@ describe.runIf(existsSync(MAIN))('a run killed during its final validation', () 
     const status = JSON.parse(readFileSync(join(root, 'runtime', 'run_status.json'), 'utf8'));
     expect(status.status, again.out()).toBe('completed');
     expect(status.final_answer).toBe('the answer is 42');
-    expect(validations()).toBe(2);
+    expect(validations(p)).toBe(2);
     const events = runEvents(p.dir, runId);
     expect(checkEventLog(events)).toEqual([]);
     // one model turn in all: the answer was checkpointed, only its validation is redone
@@ -79,5 +90,23 @@ describe.runIf(existsSync(MAIN))('a run killed during its final validation', () 
     const metrics = JSON.parse(readFileSync(join(root, 'runtime', 'metrics.json'), 'utf8'));
     expect(metrics.resumes).toBe(1);
     expect(metrics.lost_to_resumes?.turns ?? 0).toBe(0);
+  }, 120_000);
+
+  it('with its status on disk lagging behind (it says planning): the answer is validated again and the run completes', async () => {
+    p = makeProject({});
+    const { runId, root } = await killDuringValidation(p, 'planning');
+
+    p.write('release', '');
+    const again = runtrail(p.dir, ['resume', runId, '--data-dir', 'data'], children);
+    expect(await again.exited, again.out()).toBe(0);
+    const status = JSON.parse(readFileSync(join(root, 'runtime', 'run_status.json'), 'utf8'));
+    expect(status.status, again.out()).toBe('completed');
+    expect(status.final_answer).toBe('the answer is 42');
+    expect(validations(p)).toBe(2);
+    const events = runEvents(p.dir, runId);
+    expect(checkEventLog(events)).toEqual([]);
+    const resumed = events.find((e) => e.stream === 'lifecycle' && e.data.phase === 'resumed');
+    const firstMove = events.find((e) => e.seq > resumed!.seq && e.stream === 'run' && e.data.type === 'run.state');
+    expect(firstMove?.data).toMatchObject({ from: 'planning', to: 'validating' });
   }, 120_000);
 });
