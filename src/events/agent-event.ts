@@ -71,25 +71,23 @@ export interface ModelTokens {
  *  and what a run's metrics are folded from. Built by model-call-event.ts. */
 export type ModelData =
   | { phase: 'start'; turn: number; attempt: number; provider: string; model: string }
-  | {
-      phase: 'end';
-      turn: number;
-      attempt: number;
-      provider: string;
-      model: string;
-      /** stop, tool-calls, length, content-filter, other; `error` for a failed call */
-      finishReason: string;
-      /** null when the provider reported no usage */
-      tokens: ModelTokens | null;
-      /** null when the model has no known price or no usage was reported */
-      costUsd: number | null;
-      /** wall clock (epoch ms) when the call was sent */
-      startedAt: number;
-      latencyMs: number;
-      firstTokenMs: number | null;
-      /** the diagnosis code of a failed call */
-      error?: string;
-    };
+  | ({ phase: 'end'; turn: number; attempt: number; provider: string; model: string } & ModelCallOutcome);
+
+/** How one model call went, as its end reports it. */
+export interface ModelCallOutcome {
+  /** stop, tool-calls, length, content-filter, other; `error` for a failed call */
+  finishReason: string;
+  /** null when the provider reported no usage */
+  tokens: ModelTokens | null;
+  /** null when the model has no known price or no usage was reported */
+  costUsd: number | null;
+  /** wall clock (epoch ms) when the call was sent */
+  startedAt: number;
+  latencyMs: number;
+  firstTokenMs: number | null;
+  /** the diagnosis code of a failed call */
+  error?: string;
+}
 
 export interface ProcessData {
   event: RuntimeProcessEvent;

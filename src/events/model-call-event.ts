@@ -3,7 +3,7 @@
  * cost and how long it took. A run's metrics (runtime/metrics.json, model_turns.jsonl) are folded
  * from these, so the end carries everything a model-call line says.
  */
-import type { ModelData, ModelTokens } from './agent-event.js';
+import type { ModelCallOutcome, ModelData } from './agent-event.js';
 
 /** Which call: the loop's turn (1-based), the provider retry (0 for the first try), the model. */
 export interface ModelCallId {
@@ -15,22 +15,6 @@ export interface ModelCallId {
 
 export type ModelCallStart = Extract<ModelData, { phase: 'start' }>;
 export type ModelCallEnd = Extract<ModelData, { phase: 'end' }>;
-
-/** How one model call went, as its end reports it. */
-export interface ModelCallOutcome {
-  /** stop, tool-calls, length, content-filter, other; `error` for a failed call */
-  finishReason: string;
-  /** null when the provider reported no usage */
-  tokens: ModelTokens | null;
-  /** null when the model has no known price or no usage was reported */
-  costUsd: number | null;
-  /** wall clock (epoch ms) when the call was sent */
-  startedAt: number;
-  latencyMs: number;
-  firstTokenMs: number | null;
-  /** the diagnosis code of a failed call */
-  error?: string;
-}
 
 /** Milliseconds to the microsecond: enough for a latency, short in events.jsonl. */
 const ms = (n: number): number => Math.round(n * 1000) / 1000;

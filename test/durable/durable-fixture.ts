@@ -9,7 +9,9 @@ import { dirname, join } from 'node:path';
 import type { AgentEvent } from '../../src/events/agent-event.js';
 import { parseEventLines } from '../../src/runtime/event-store.js';
 import { runtrailPackageRoot } from '../../src/runtime/package-root.js';
+import { expect } from 'vitest';
 import { agentFile, makeProject, type ProjectFixture } from '../extensions/project-fixture.js';
+import { eventually } from '../tools/helpers.js';
 
 export const MAIN = join(runtrailPackageRoot(), 'dist', 'src', 'cli', 'main.js');
 
@@ -93,6 +95,13 @@ export function runtrail(dir: string, args: string[], children: ChildProcess[]) 
   child.stderr!.setEncoding('utf8').on('data', (s: string) => (out += s));
   const exited = new Promise<number | null>((r) => child.once('close', (code) => r(code)));
   return { child, out: () => out, exited };
+}
+
+/** `runtrail serve` on a free port of loopback, once it says where it serves. */
+export async function serve(dir: string, children: ChildProcess[]) {
+  const s = runtrail(dir, ['serve', '--port', '0', '--data-dir', 'data'], children);
+  expect(await eventually(() => /serving on (http:\S+)/.test(s.out()), 30_000), s.out()).toBe(true);
+  return { ...s, url: /serving on (http:\S+)/.exec(s.out())![1] };
 }
 
 export async function killHard(child: ChildProcess): Promise<void> {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getJson, postJson, readSse } from '../server/helpers.js';
 import { eventually } from '../tools/helpers.js';
-import { checkEventLog, durableProject, killHard, MAIN, runEvents, runtrail, type DurableProject } from './durable-fixture.js';
+import { checkEventLog, durableProject, killHard, MAIN, runEvents, type DurableProject, serve } from './durable-fixture.js';
 
 const children: ChildProcess[] = [];
 let p: DurableProject | null = null;
@@ -19,12 +19,6 @@ afterEach(() => {
   p?.cleanup();
   p = null;
 });
-
-async function serve(dir: string) {
-  const s = runtrail(dir, ['serve', '--port', '0', '--data-dir', 'data'], children);
-  expect(await eventually(() => /serving on (http:\S+)/.test(s.out()), 30_000), s.out()).toBe(true);
-  return { ...s, url: /serving on (http:\S+)/.exec(s.out())![1] };
-}
 
 /** The run's pending approval, once there is one (asked over HTTP, as a person's client would). */
 async function pendingApproval(url: string, runId: string): Promise<string> {
@@ -63,7 +57,7 @@ describe.runIf(existsSync(MAIN))('serve killed with SIGKILL, started again', () 
       ],
       { agentExtra: 'permissions: { send: ask }' },
     );
-    const first = await serve(p.dir);
+    const first = await serve(p.dir, children);
     const created = await postJson(`${first.url}/api/runs`, { plugin: 'worker', input: {} });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const runId = created.body.run_id as string;
@@ -73,7 +67,7 @@ describe.runIf(existsSync(MAIN))('serve killed with SIGKILL, started again', () 
     const lastSeen = seen.events.at(-1)!.id!;
     await killHard(first.child);
 
-    const second = await serve(p.dir);
+    const second = await serve(p.dir, children);
     expect(await pendingApproval(second.url, runId)).toBe(asked);
     const decided = await postJson(`${second.url}/api/runs/${runId}/approvals/${asked}`, { decision: 'approve' });
     expect(decided.status, JSON.stringify(decided.body)).toBe(200);
@@ -86,7 +80,7 @@ describe.runIf(existsSync(MAIN))('serve killed with SIGKILL, started again', () 
     await killHard(second.child);
     p.release();
 
-    const third = await serve(p.dir);
+    const third = await serve(p.dir, children);
     expect(await statusOf(third.url, runId, 'completed')).toBe(true);
     expect(p.effects().filter((l) => l === 'start send:a')).toHaveLength(1);
     expect(p.effects().filter((l) => l === 'start send:b')).toHaveLength(1);
@@ -123,7 +117,7 @@ describe.runIf(existsSync(MAIN))('serve killed during a subagent', () => {
       '.runtrail/agents/boss.turns.json',
       JSON.stringify([{ toolCalls: [{ name: 'run_agent', args: { agent: 'worker', goal: 'look it up' } }] }, { text: 'boss done' }]),
     );
-    const first = await serve(p.dir);
+    const first = await serve(p.dir, children);
     const created = await postJson(`${first.url}/api/runs`, { plugin: 'boss', input: {} });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const runId = created.body.run_id as string;
@@ -131,7 +125,7 @@ describe.runIf(existsSync(MAIN))('serve killed during a subagent', () => {
     await killHard(first.child);
     p.release();
 
-    const second = await serve(p.dir);
+    const second = await serve(p.dir, children);
     expect(await statusOf(second.url, runId, 'completed')).toBe(true);
     const parent = (await getJson(`${second.url}/api/runs/${runId}`)).body;
     expect(parent.children).toHaveLength(1);

@@ -7,8 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { DefaultChatTransport, readUIMessageStream, type UIMessage } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventually } from '../tools/helpers.js';
-import { checkEventLog, durableProject, killHard, MAIN, runEvents, runtrail, type DurableProject } from './durable-fixture.js';
+import { checkEventLog, durableProject, killHard, MAIN, runEvents, type DurableProject, serve } from './durable-fixture.js';
 
 const children: ChildProcess[] = [];
 let p: DurableProject | null = null;
@@ -17,12 +16,6 @@ afterEach(() => {
   p?.cleanup();
   p = null;
 });
-
-async function serve(dir: string) {
-  const s = runtrail(dir, ['serve', '--port', '0', '--data-dir', 'data'], children);
-  expect(await eventually(() => /serving on (http:\S+)/.test(s.out()), 30_000), s.out()).toBe(true);
-  return { ...s, url: /serving on (http:\S+)/.exec(s.out())![1] };
-}
 
 const textOf = (m: UIMessage) => m.parts.flatMap((x) => (x.type === 'text' ? [x.text] : []));
 
@@ -33,7 +26,7 @@ describe.runIf(existsSync(MAIN))('a useChat client of a run whose serve was kill
       { text: long, chunkDelayMs: 100, toolCalls: [{ name: 'write_artifact', args: { path: 'report.md', content: '# Done\n\nok\n' } }] },
       { text: 'report written' },
     ]);
-    const first = await serve(p.dir);
+    const first = await serve(p.dir, children);
     const ctrl = new AbortController();
     const stream = await new DefaultChatTransport({ api: `${first.url}/api/chat?plugin=worker` }).sendMessages({
       chatId: 'kept-chat',
@@ -60,7 +53,7 @@ describe.runIf(existsSync(MAIN))('a useChat client of a run whose serve was kill
     expect(seen).toContain('part3');
     expect(seen).not.toContain('part29');
 
-    const second = await serve(p.dir);
+    const second = await serve(p.dir, children);
     const again = await new DefaultChatTransport({ api: `${second.url}/api/chat?plugin=worker` }).reconnectToStream({ chatId: 'kept-chat' });
     expect(again).not.toBeNull();
     let last: UIMessage | undefined;

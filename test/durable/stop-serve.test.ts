@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getJson, postJson, readSse } from '../server/helpers.js';
 import { eventually } from '../tools/helpers.js';
-import { checkEventLog, durableProject, MAIN, runEvents, runtrail, type DurableProject } from './durable-fixture.js';
+import { checkEventLog, durableProject, MAIN, runEvents, type DurableProject, serve } from './durable-fixture.js';
 
 const children: ChildProcess[] = [];
 let p: DurableProject | null = null;
@@ -26,12 +26,6 @@ const TURNS = [
   { text: 'report written' },
 ];
 
-async function serve(dir: string) {
-  const s = runtrail(dir, ['serve', '--port', '0', '--data-dir', 'data'], children);
-  expect(await eventually(() => /serving on (http:\S+)/.test(s.out()), 30_000), s.out()).toBe(true);
-  return { ...s, url: /serving on (http:\S+)/.exec(s.out())![1] };
-}
-
 function statusFile(runId: string): { status: string; diagnosis: { code: string } | null } {
   return JSON.parse(readFileSync(join(p!.dir, 'data', 'runs', runId, 'runtime', 'run_status.json'), 'utf8'));
 }
@@ -45,7 +39,7 @@ async function startRun(url: string): Promise<string> {
 describe.runIf(existsSync(MAIN))('serve stopped with SIGTERM mid-run', () => {
   it('leaves the run resumable (not cancelled); the next serve resumes it and it completes, its stream continued', async () => {
     p = durableProject(TURNS);
-    const first = await serve(p.dir);
+    const first = await serve(p.dir, children);
     const runId = await startRun(first.url);
     expect(await eventually(() => p!.effects().includes('start send:b'), 30_000)).toBe(true);
     const seen = await readSse(`${first.url}/api/runs/${runId}/events`, { stopWhen: (r) => r.events.length > 0 });
@@ -57,7 +51,7 @@ describe.runIf(existsSync(MAIN))('serve stopped with SIGTERM mid-run', () => {
     expect(runEvents(p.dir, runId).filter((e) => e.stream === 'run' && /^run\.(completed|failed|cancelled)$/.test(String(e.data.type)))).toEqual([]);
     p.release();
 
-    const second = await serve(p.dir);
+    const second = await serve(p.dir, children);
     expect(await eventually(() => statusFile(runId).status === 'completed', 30_000), second.out()).toBe(true);
     expect(await eventually(() => runEvents(p!.dir, runId).some((e) => e.stream === 'run' && e.data.type === 'run.completed'), 10_000)).toBe(true);
     expect((await getJson(`${second.url}/api/runs/${runId}`)).body.final_answer).toBe('report written');
@@ -83,7 +77,7 @@ describe.runIf(existsSync(MAIN))('serve stopped with SIGTERM mid-run', () => {
 
   it('cancels a run whose agent says durability: interrupt, as before', async () => {
     p = durableProject(TURNS, { agentExtra: 'durability: interrupt' });
-    const first = await serve(p.dir);
+    const first = await serve(p.dir, children);
     const runId = await startRun(first.url);
     expect(await eventually(() => p!.effects().includes('start send:b'), 30_000)).toBe(true);
     first.child.kill('SIGTERM');
