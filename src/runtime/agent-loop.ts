@@ -11,7 +11,7 @@ import type { RunLimits } from './run-service-types.js';
 import type { ExecutedToolCall, ToolExecutor } from './tool-executor.js';
 import type { ContextCompactor, UsageMark } from './compaction.js';
 import type { PublishFn } from './run-publisher.js';
-import type { LoopCounters } from './run-checkpoint.js';
+import type { LoopCounters } from './checkpoint-records.js';
 import { ModelTurns, type TextFilter, type TurnResult } from './agent-turn.js';
 
 export const DEFAULT_LIMITS: RunLimits = { max_iterations: 20, max_tool_calls: 60, timeout_s: 600, stop_repair_turns: 0 };

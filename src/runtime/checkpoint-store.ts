@@ -16,7 +16,7 @@ import {
   type CheckpointLog,
   type CheckpointRead,
 } from './checkpoint-log.js';
-import { CHECKPOINT_FILE, type CheckpointRecord } from './run-checkpoint.js';
+import { CHECKPOINT_FILE, type CheckpointRecord } from './checkpoint-records.js';
 
 export interface CheckpointStore {
   /** The log a live attempt appends to. `resumed`: the attempt goes on after a dead one (a torn last record is cut off first). */

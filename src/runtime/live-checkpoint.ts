@@ -8,7 +8,8 @@ import type { AgentEventBus } from '../events/agent-event-bus.js';
 import { maskSecrets } from '../events/secret-masker.js';
 import type { ToolResult } from '../tools/tool.js';
 import { fileCheckpoints, type CheckpointStore } from './checkpoint-store.js';
-import { RunCheckpoint, type CheckpointState, type ResumePoint } from './run-checkpoint.js';
+import type { ResumePoint } from './resume-point.js';
+import { RunCheckpoint, type CheckpointState } from './run-checkpoint.js';
 import type { ToolCallJournal } from './tool-executor.js';
 
 export class LiveCheckpoint {

@@ -13,7 +13,8 @@ import { endLeftoverSessions, interruptInSharedStore, markInterrupted, ownedByLi
 import { canResumeShared, sharedIo, takeUpSharedRun } from './shared-resume.js';
 import { EVENTS_FILE, repairEventsFile } from './event-store.js';
 import type { LiveRuns } from './live-runs.js';
-import { CHECKPOINT_FILE, noteLeftovers } from './run-checkpoint.js';
+import { CHECKPOINT_FILE } from './checkpoint-records.js';
+import { noteLeftovers } from './run-checkpoint.js';
 import type { RunHost } from './run-host.js';
 import type { RunQueue } from './run-queue.js';
 import type { RunRecord } from './run-record.js';

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import type { AgentEvent } from '../events/agent-event.js';
 import { Diagnosis, type DiagnosisDict } from '../events/diagnosis.js';
 import { EVENTS_FILE, readEvents } from './event-store.js';
-import { CHECKPOINT_FILE, loadCheckpoint, type LoadedCheckpoint, type ResumePoint, type StartPoint } from './run-checkpoint.js';
+import { CHECKPOINT_FILE } from './checkpoint-records.js';
+import { loadCheckpoint, type LoadedCheckpoint, type ResumePoint, type StartPoint } from './resume-point.js';
 import type { TokenCounts } from './run-metrics.js';
 
 /** The operator's settings (config.json `durability`). */

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExtensionRegistry } from '../../src/extensions/extension-registry.js';
 import { readCheckpointFile } from '../../src/runtime/checkpoint-log.js';
-import { CHECKPOINT_FILE, loadCheckpoint, type CheckpointRecord } from '../../src/runtime/run-checkpoint.js';
+import { CHECKPOINT_FILE, type CheckpointRecord } from '../../src/runtime/checkpoint-records.js';
+import { loadCheckpoint } from '../../src/runtime/resume-point.js';
 import { RunService } from '../../src/runtime/run-service.js';
 import { agentFile, makeProject, type ProjectFixture } from '../extensions/project-fixture.js';
 

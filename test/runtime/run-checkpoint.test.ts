@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/providers/model-provider.js';
 import { readCheckpointFile } from '../../src/runtime/checkpoint-log.js';
-import { loadCheckpoint, RunCheckpoint, type CheckpointRecord, type CheckpointState } from '../../src/runtime/run-checkpoint.js';
+import type { CheckpointRecord } from '../../src/runtime/checkpoint-records.js';
+import { loadCheckpoint } from '../../src/runtime/resume-point.js';
+import { RunCheckpoint, type CheckpointState } from '../../src/runtime/run-checkpoint.js';
 import { RunMetrics } from '../../src/runtime/run-metrics.js';
 
 const dirs: string[] = [];
