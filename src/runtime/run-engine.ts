@@ -128,7 +128,14 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<Engi
 
 /** The run's stages in order, to how it ends; a stage that cannot start the run ends it here with its diagnosis. */
 async function runStages(rec: RunRecord, deps: EngineDeps, run: RunScope): Promise<RunOutcome> {
-  beginRun(rec, deps, run);
+  // the run, as a runtime operation channels can show live (the ending closes what was opened)
+  run.pipeline = createProcessPipeline({
+    dataDir: deps.dataDir,
+    sessionId: rec.conversationId,
+    publish: (event) => run.publish('process', { event }),
+  });
+  run.runReporter = run.pipeline.reporter({ operationId: rec.runId, targetType: 'runtime', source: 'runtime' });
+  beginRun(rec, deps, run.runReporter, run);
   run.startFiles.add(rec.workspace.folder.writeJson('skillActivation', skillActivationRecord(rec)));
   run.startFiles.add(rec.workspace.folder.writeJson('resolvedConfig', resolvedConfigRecord(rec)));
   checkCancel(rec);
@@ -154,18 +161,11 @@ function checkCancel(rec: RunRecord): void {
   if (rec.abort.signal.aborted) throw new Cancelled();
 }
 
-/** The run as an operation (its process pipeline and reporter), its status `started`, its processes tracked and sandboxed. */
-function beginRun(rec: RunRecord, deps: EngineDeps, run: RunScope): void {
+/** The run says it started (on its operation and in its status); its processes are tracked and sandboxed; it enters `created`. */
+function beginRun(rec: RunRecord, deps: EngineDeps, runReporter: OperationReporter, run: RunScope): void {
   const { workspace, machine } = rec;
-  const pipeline = createProcessPipeline({
-    dataDir: deps.dataDir,
-    sessionId: rec.conversationId,
-    publish: (event) => run.publish('process', { event }),
-  });
-  run.pipeline = pipeline;
-  run.runReporter = pipeline.reporter({ operationId: rec.runId, targetType: 'runtime', source: 'runtime' });
   // the operation is the run (its id is on the line already): say what started
-  run.runReporter.start(`${rec.plugin.name} started`);
+  runReporter.start(`${rec.plugin.name} started`);
   rec.statusWriter.started(new Date(run.startedMs).toISOString());
   // before any tool can spawn: what this run starts is on disk while it lives (a SIGKILL runs no handler)
   deps.processRegistry?.trackScope?.(rec.runId, workspace.folder.path('processes'));
@@ -295,7 +295,7 @@ export interface FinaliseInput {
   runReporter: OperationReporter | null;
 }
 
-/** Step 9, also used for runs cancelled while queued: every file is written, terminal event last.
+/** A run's last stage, also used for runs cancelled while queued: every file is written, terminal event last.
  *  Whatever fails in it, the run ends: its status is terminal and its event log closed. Returns how it
  *  ended (a failure while finishing fails it); the host then frees its slot and answers wait(). */
 export async function finalise(rec: RunRecord, deps: EngineDeps, f: FinaliseInput): Promise<RunOutcome> {
