@@ -128,28 +128,33 @@ export function resumedEvent(resume: ResumeStart, resumed: ResumedLoop): Extract
   }
   const asked = [...resume.point.approvals.values()].filter((a) => a.status === 'pending');
   for (const a of asked) detail.push(`approval ${a.id} is asked again`);
-  if (resume.leftovers) detail.push(resume.leftovers);
-  if (resume.point.tornTail) detail.push('the last checkpoint record was cut short by the crash and left out');
-  const diagnosis = new Diagnosis({
-    code: 'resumed',
-    severity: 'warning',
-    summary: `run resumed from its checkpoint (attempt ${resume.attempt}) after its process stopped`,
-    detail: detail.join('\n'),
-    hint: lost.discardFromSeq !== null ? `the partial answer from event ${lost.discardFromSeq} on is discarded and redone` : '',
-  }).toDict();
-  return { phase: 'resumed', resumedAt: Date.now(), attempt: resume.attempt, fromSeq: resume.point.seq, discardFromSeq: lost.discardFromSeq, diagnosis };
+  return resumedData('its checkpoint', resume.attempt, resume.point.seq, lost.discardFromSeq, detail, resume.leftovers, resume.point.tornTail);
 }
 
 /** The `resumed` lifecycle event of a run started again from its request: it had taken no model turn. */
 export function restartedEvent(restart: RestartStart): Extract<LifecycleData, { phase: 'resumed' }> {
   const detail = ['the run stopped before its first model turn: it starts again from its request, nothing is redone'];
-  if (restart.leftovers) detail.push(restart.leftovers);
-  if (restart.start.tornTail) detail.push('the last checkpoint record was cut short by the crash and left out');
+  return resumedData('its start', restart.attempt, restart.lastSeq, null, detail, restart.leftovers, restart.start.tornTail);
+}
+
+/** What both kinds of resume say: what was done (`detail`), what the dead attempt left running, a torn last record. */
+function resumedData(
+  from: 'its checkpoint' | 'its start',
+  attempt: number,
+  fromSeq: number,
+  discardFromSeq: number | null,
+  detail: string[],
+  leftovers: string,
+  tornTail: boolean,
+): Extract<LifecycleData, { phase: 'resumed' }> {
+  if (leftovers) detail.push(leftovers);
+  if (tornTail) detail.push('the last checkpoint record was cut short by the crash and left out');
   const diagnosis = new Diagnosis({
     code: 'resumed',
     severity: 'warning',
-    summary: `run resumed from its start (attempt ${restart.attempt}) after its process stopped`,
+    summary: `run resumed from ${from} (attempt ${attempt}) after its process stopped`,
     detail: detail.join('\n'),
+    hint: discardFromSeq !== null ? `the partial answer from event ${discardFromSeq} on is discarded and redone` : '',
   }).toDict();
-  return { phase: 'resumed', resumedAt: Date.now(), attempt: restart.attempt, fromSeq: restart.lastSeq, discardFromSeq: null, diagnosis };
+  return { phase: 'resumed', resumedAt: Date.now(), attempt, fromSeq, discardFromSeq, diagnosis };
 }
