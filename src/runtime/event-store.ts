@@ -217,6 +217,11 @@ export function repairEventsFile(file: string): { lastSeq: number; repaired: boo
     }
   }
   if (repaired) truncateSync(file, Buffer.byteLength(lines.length ? `${lines.join('\n')}\n` : ''));
-  const events = parseEventLines(lines.join('\n'));
-  return { lastSeq: events.length ? events[events.length - 1].seq : 0, repaired };
+  // seqs only grow in the log, so the last line that is an event holds the last seq: the file is not
+  // parsed whole again (a resume reads its events once more anyway, where it needs them)
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const [last] = parseEventLines(lines[i]);
+    if (last) return { lastSeq: last.seq, repaired };
+  }
+  return { lastSeq: 0, repaired };
 }
