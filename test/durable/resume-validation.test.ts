@@ -55,7 +55,17 @@ async function killDuringValidation(proj: ProjectFixture, lagging?: string): Pro
   proj.write('checker.turns.json', JSON.stringify([{ text: 'the answer is 42' }]));
   proj.write('.runtrail/plugins/checks.mjs', CHECKER(proj.dir));
   const first = runtrail(proj.dir, ['run', 'checker', '--data-dir', 'data'], children);
-  expect(await eventually(() => validations(proj) === 1, 30_000), first.out()).toBe(true);
+  // the validator waits for its release: killed once it runs and the status file says so (the
+  // file is written in the background, a moment after the state changed)
+  const statusNow = (): string | null => {
+    try {
+      const runId = readdirSync(join(proj.dir, 'data', 'runs'))[0];
+      return JSON.parse(readFileSync(join(proj.dir, 'data', 'runs', runId, 'runtime', 'run_status.json'), 'utf8')).status;
+    } catch {
+      return null;
+    }
+  };
+  expect(await eventually(() => validations(proj) === 1 && statusNow() === 'validating', 30_000), first.out()).toBe(true);
   await killHard(first.child);
   const runId = readdirSync(join(proj.dir, 'data', 'runs'))[0];
   const root = join(proj.dir, 'data', 'runs', runId);
