@@ -20,6 +20,12 @@ export function exitFor(status: RunStatus): number {
 /** `start`: how the run to follow is had; default a new run from `req` (`resume` takes up a dead one). */
 export type RunStart = (service: RunService, req: CreateRunRequest, opts: { claw: string; traceparent?: string }) => Promise<RunStatusFile>;
 
+/** How a followed run ended: the exit code for it and its final status. */
+export interface FollowedRun {
+  exit: number;
+  status: RunStatusFile;
+}
+
 export async function executeAndFollow(
   req: CreateRunRequest,
   values: Values,
@@ -27,7 +33,7 @@ export async function executeAndFollow(
   format: WireFormat,
   project?: ProjectContext,
   start?: RunStart,
-): Promise<number> {
+): Promise<FollowedRun> {
   const ctx = project ?? (await projectContext(values, deps));
   // traces when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set; TRACEPARENT (an env carrier) makes the run part of the caller's trace
   const telemetry = await cliTelemetry(deps.env, deps.stderr);
@@ -63,7 +69,7 @@ export async function executeAndFollow(
     }
     const final = await service.wait(runId);
     printSummary(final, service.runsDir, note, writer.shownError?.() ?? null);
-    return exitFor(final.status);
+    return { exit: exitFor(final.status), status: final };
   } finally {
     await service.close();
     await finishTelemetry(telemetry, deps.stderr);

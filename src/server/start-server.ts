@@ -15,6 +15,7 @@ import type { Agent } from '../runtime/agent.js';
 import { presentedToken, redactUrl, tokenMatches, weakTokenReason } from './api-token.js';
 import { errorBody, sendError } from './http-error.js';
 import { ServerConfigError } from './server-config-error.js';
+import { DEFAULT_HOST, DEFAULT_PORT } from './default-address.js';
 import { ConnectionCaps, HTTP_LIMIT_DEFAULTS, SlowBodyGuard, type HttpLimits } from './http-limits.js';
 import { isLoopbackHost, listenRefusal } from './listen-guard.js';
 import { packageRoot } from './package-root.js';
@@ -333,8 +334,8 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const env = opts.env ?? process.env;
-  const host = opts.host ?? '127.0.0.1';
-  const port = opts.port ?? 7777;
+  const host = opts.host ?? DEFAULT_HOST;
+  const port = opts.port ?? DEFAULT_PORT;
   const token = opts.token ?? (env.RUNTRAIL_API_TOKEN || undefined);
   const refusal = listenRefusal(host, token) ?? (token !== undefined ? weakTokenReason(token) : null);
   if (refusal) throw new ServerConfigError(refusal);

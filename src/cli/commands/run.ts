@@ -96,7 +96,7 @@ export const runCommand: CliCommand = {
       ...(typeof reasoning === 'string' ? { reasoning: reasoning as ReasoningEffort } : {}),
       ...(Object.keys(limits).length ? { limits } : {}),
     };
-    return executeAndFollow(req, values, deps, values.json === true ? 'ndjson' : 'text', ctx, values.resume === true ? resumeOrCreate : undefined);
+    return (await executeAndFollow(req, values, deps, values.json === true ? 'ndjson' : 'text', ctx, values.resume === true ? resumeOrCreate : undefined)).exit;
   },
 };
 
