@@ -229,5 +229,6 @@ export { describeSandbox, sandboxStartLine, type SandboxDescription } from './sa
 export { sandboxSupport, describeUnsupported, type SandboxSupport } from './sandbox/sandbox-support.js';
 export { runSandboxProbes, type ProbeResult } from './sandbox/sandbox-probes.js';
 export { launchSandboxed, SandboxUnavailableError, type SandboxLaunch } from './sandbox/sandbox-launch.js';
-export { FilteringProxy, isPublicAddress, type ProxyDenial } from './sandbox/network-proxy.js';
+export { isPublicAddress } from './events/address-class.js';
+export { FilteringProxy, type ProxyDenial } from './sandbox/network-proxy.js';
 export { limitEnforcement, type LimitEnforcement } from './sandbox/sandbox-limits.js';

@@ -10,10 +10,10 @@
 import { lookup } from 'node:dns/promises';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { connect, isIP, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import ipaddr from 'ipaddr.js';
+import { classifyAddress, isPublicAddress, literalAddress } from '../events/address-class.js';
 import { PROXY_REFUSAL_PREFIX } from './sandbox-denial.js';
 
 export interface ProxyDenial {
@@ -30,20 +30,23 @@ export interface FilteringProxyOptions {
   addressAllowed?: (address: string) => boolean;
 }
 
-/** Public unicast only: no loopback, private, link-local, unique-local, CGNAT, multicast or reserved address. */
-export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return parsed.range() === 'unicast';
+/** A host as the allowlist compares it: an address in its canonical spelling, a name in lower case without a trailing dot. */
+function hostKey(host: string): string {
+  return literalAddress(host) ?? host.toLowerCase().replace(/\.$/, '');
+}
+
+/** An allowlist entry: `host`, `host:port`, `[v6]` or `[v6]:port`. */
+function parseEntry(entry: string): { host: string; port: number | null } {
+  const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry) ?? /^([^:]+)(?::(\d+))?$/.exec(entry);
+  return m ? { host: hostKey(m[1]), port: m[2] === undefined ? null : Number(m[2]) } : { host: hostKey(entry), port: null };
 }
 
 function allowedPort(allow: string[], host: string, port: number): boolean {
-  const h = host.toLowerCase().replace(/\.$/, '');
+  const h = hostKey(host);
   return allow.some((entry) => {
-    const [name, p] = entry.toLowerCase().split(':');
-    if (name !== h) return false;
-    return p === undefined ? port === 443 || port === 80 : Number(p) === port;
+    const e = parseEntry(entry);
+    if (e.host !== h) return false;
+    return e.port === null ? port === 443 || port === 80 : e.port === port;
   });
 }
 
@@ -77,15 +80,18 @@ export class FilteringProxy {
   /** The address to connect to, or why not. */
   async check(host: string, port: number): Promise<{ ok: true; address: string } | { ok: false; reason: string }> {
     if (!allowedPort(this.opts.allow, host, port)) return { ok: false, reason: `${host}:${port} is not on the allowlist` };
+    // an address in any spelling (`0x7f.1`, `[::127.0.0.1]`) is read as the address it is, never handed to DNS
+    const literal = literalAddress(host);
     let addresses: string[];
     try {
-      addresses = isIP(host) ? [host] : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+      addresses = literal !== null ? [literal] : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
     } catch (e) {
       return { ok: false, reason: `${host} does not resolve (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` };
     }
     const allowed = this.opts.addressAllowed ?? isPublicAddress;
     const bad = addresses.find((a) => !allowed(a));
-    if (bad !== undefined || addresses.length === 0) return { ok: false, reason: `${host} resolves to ${bad ?? 'nothing'}, which is not a public address` };
+    if (bad !== undefined) return { ok: false, reason: `${host} resolves to ${bad}, ${classifyAddress(bad).words}, not a public address` };
+    if (addresses.length === 0) return { ok: false, reason: `${host} resolves to nothing` };
     return { ok: true, address: addresses[0] };
   }
 

@@ -7,7 +7,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import { Webhook } from 'standardwebhooks';
-import { AddressRefused, isPublicAddress, literalAddress, refusalOf, safeLookup } from './address-guard.js';
+import { isPublicAddress, literalAddress, refusalOf } from '../events/address-class.js';
+import { AddressRefused, safeLookup } from './address-guard.js';
 
 export interface SendRequest {
   url: string;

@@ -3,7 +3,7 @@
  * the URL http(s) and allowed by `webhooks.allow`, an IP literal only public unless its entry names
  * it, and the secret a Standard Webhooks secret (`whsec_` + base64 of 24 to 64 bytes).
  */
-import { literalAddress, isPublicAddress, refusalOf } from './address-guard.js';
+import { isPublicAddress, literalAddress, refusalOf } from '../events/address-class.js';
 import type { WebhookAllowList } from './webhook-allow.js';
 import type { Checked, FieldIssue, RunWebhook } from './types.js';
 
