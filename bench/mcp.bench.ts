@@ -27,6 +27,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { AgentEvent } from '../src/events/agent-event.js';
 import { AgentEventBus } from '../src/events/agent-event-bus.js';
+import { fetchOnOwnSignal } from '../src/mcp/fetch-on-own-signal.js';
 import { parseServerDefinition } from '../src/mcp/mcp-config.js';
 import { McpToolSource } from '../src/mcp/mcp-tool-source.js';
 import { EventStore } from '../src/runtime/event-store.js';
@@ -380,7 +381,9 @@ export async function run(): Promise<void> {
       const url = `http://127.0.0.1:${port}/mcp`;
       const hb = new Bench(newDir(), srv.pid);
       await hb.init({ type: 'http', url });
-      const hbare = await connectBare(() => new StreamableHTTPClientTransport(new URL(url)));
+      // the bare Client fetches as Runtrail's connection does, each request on a signal of its own: with
+      // the SDK's default fetch every call leaves an abort listener on the transport's one signal
+      const hbare = await connectBare(() => new StreamableHTTPClientTransport(new URL(url), { fetch: fetchOnOwnSignal }));
       await throughput('streamable http (the same server instance)', hb, hbare, srv.pid);
       await layers('streamable http', { type: 'http', url }, hbare, hb.dir);
       await hbare.close();

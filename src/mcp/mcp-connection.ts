@@ -23,6 +23,8 @@ import {
 import type { ChildExit } from '../tools/supervised-child.js';
 import type { McpServerConfig } from './mcp-config.js';
 import { unavailableDiagnosis } from './mcp-diagnosis.js';
+import { CallSignals } from './call-signals.js';
+import { fetchOnOwnSignal } from './fetch-on-own-signal.js';
 import { connectReason } from './mcp-failure-reason.js';
 import { McpUnavailableError } from './mcp-unavailable-error.js';
 import { GroupStdioTransport, StdoutNoiseError } from './stdio-group-transport.js';
@@ -68,16 +70,6 @@ export interface McpConnectOptions {
 const HTTP_FALLBACK_STATUS = [400, 404, 405];
 const MAX_LOGS = 50;
 
-/**
- * fetch for the SDK's HTTP transports: they pass one long-lived signal to every request, on which
- * undici's Request keeps a listener until it is garbage-collected (thousands of calls on one
- * connection warn of a listener leak). Each request gets a signal of its own that follows the
- * transport's — a dependent signal, which the transport's holds only weakly.
- */
-function fetchOnOwnSignal(url: string | URL, init?: RequestInit): Promise<Response> {
-  return fetch(url, init?.signal ? { ...init, signal: AbortSignal.any([init.signal]) } : init);
-}
-
 export class McpConnection {
   tools: Tool[] = [];
   readonly timings: McpTimings = { startMs: 0, initializeMs: 0, listToolsMs: 0, totalMs: 0 };
@@ -88,6 +80,7 @@ export class McpConnection {
   private readonly toolListeners = new Set<(tools: Tool[]) => void>();
   private readonly closeListeners = new Set<() => void>();
   private readonly inflight = new Set<McpCallOptions>();
+  private readonly callSignals = new CallSignals();
   private refreshing: Promise<void> | null = null;
   private refreshAgain = false;
   private closedFlag = false;
@@ -295,6 +288,8 @@ export class McpConnection {
   /** One call; rejects with the SDK's McpError on a JSON-RPC error, a timeout or a closed connection. */
   async callTool(name: string, args: Record<string, unknown>, opts: McpCallOptions = {}): Promise<CallToolResult> {
     const o = this.cfg.options;
+    // the SDK keeps a listener on a request's signal for good: it gets one of this call's own
+    const callSignal = opts.signal ? this.callSignals.open(opts.signal) : undefined;
     this.inflight.add(opts);
     try {
       const request: RequestOptions = {
@@ -305,10 +300,11 @@ export class McpConnection {
         resetTimeoutOnProgress: true,
         maxTotalTimeout: o.timeoutMs,
       };
-      if (opts.signal) request.signal = opts.signal;
+      if (callSignal) request.signal = callSignal.signal;
       const r = await this.client.callTool({ name, arguments: args }, CallToolResultSchema, request);
       return r as CallToolResult;
     } finally {
+      callSignal?.end();
       this.inflight.delete(opts);
     }
   }
