@@ -1,6 +1,6 @@
 /**
  * Every tool an agent may name in `tools:`: the builtin agent tools (read_file, write_artifact,
- * list_artifacts, load_skill; by grant exec, process, execute_skill) and the code plugins' tools.
+ * write_chart, list_artifacts, load_skill; by grant exec, process, execute_skill) and the code plugins' tools.
  * A tool is made per run, bound to that run's folder, artifacts and skills.
  */
 import type { ArtifactContract, WorkspaceAccess } from '../runtime/agent.js';
@@ -14,6 +14,7 @@ import { createProcessTool } from '../tools/process-tool.js';
 import { createReadFileTool, type PathScheme } from '../tools/read-file-tool.js';
 import type { AnyToolDefinition, ToolExecutionContext, ToolResult } from '../tools/tool.js';
 import { createWriteArtifactTool } from '../tools/write-artifact-tool.js';
+import { createWriteChartTool } from '../tools/write-chart-tool.js';
 import type { PluginTool, PluginToolContext, PluginToolResult } from './define.js';
 import { NOOP_REPORTER } from '../events/noop-reporter.js';
 
@@ -32,6 +33,7 @@ export type ToolFactory = (ctx: ToolRunContext) => AnyToolDefinition;
 export const BUILTIN_AGENT_TOOLS: Record<string, ToolFactory> = {
   read_file: (c) => createReadFileTool({ files: c.workspace, schemes: { ...(c.skills.length ? { skill: skillScheme(c.skills) } : {}), ...c.schemes } }),
   write_artifact: (c) => createWriteArtifactTool({ workspace: c.workspace, contracts: c.artifacts }),
+  write_chart: (c) => createWriteChartTool({ workspace: c.workspace }),
   list_artifacts: (c) => createListArtifactsTool({ workspace: c.workspace, contracts: c.artifacts }),
   load_skill: (c) => createLoadSkillTool(c.skills),
   exec: (c) => createExecTool({ registry: defaultProcessRegistry(), scopeKey: c.runId, cwd: c.workspace.root, allowedRoots: [c.workspace.root] }),

@@ -1,13 +1,17 @@
 /**
- * Before a run starts: is there anything to analyse in this CSV? An empty file (0 bytes or only
- * whitespace) or a header without rows is an input error the user fixes, not a run that fails.
+ * Before a run starts: is there anything to analyse in this CSV? A file that is not text (an image,
+ * a workbook), an empty file (0 bytes or only whitespace) or a header without rows is an input error
+ * the user fixes, not a run that fails.
  * Reads only up to the second record; any other problem is left to the run's own read, which
  * names it with the details.
  */
 import { NotUtf8Error } from '../../shared/decode-text.js';
+import { notTextProblem } from '../../shared/not-text-problem.js';
 import { readRecords } from './feedback-csv-stream.js';
 
 export async function csvRowsProblem(file: string): Promise<string | null> {
+  const binary = await notTextProblem(file);
+  if (binary) return binary;
   for (const fallback of [false, true]) {
     const first: string[] = [];
     let records = 0;
