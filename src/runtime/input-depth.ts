@@ -28,7 +28,8 @@ export function tooDeepPath(value: unknown, max = MAX_INPUT_DEPTH, root = ''): s
     const n = stack.pop()!;
     const v = n.value;
     if (v === null || typeof v !== 'object') continue;
-    if (n.depth > max) {
+    // the root container is level 1: `{"a":{"b":1}}` (depth 0 and 1 here) is 2 levels
+    if (n.depth >= max) {
       const keys = pathOf(n).filter(Boolean);
       return keys.length > 8 ? `${keys.slice(0, 6).join('.')}.….${keys[keys.length - 1]}` : keys.join('.');
     }

@@ -22,6 +22,7 @@ import { packageRoot } from './package-root.js';
 import { pluginInfo } from './plugin-catalog.js';
 import { prometheusText } from './prometheus-text.js';
 import { registerImRoute } from './im-route.js';
+import { boundJsonBodies } from './json-body.js';
 import { registerRunRoutes } from './run-routes.js';
 import { registerSseRoute } from './sse-route.js';
 import { RunFrameHubs } from './run-frame-hub.js';
@@ -203,6 +204,8 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   const app: FastifyInstance = (typeof logger === 'object' && 'info' in logger
     ? Fastify({ loggerInstance: logger, ...common })
     : Fastify({ logger, ...common })) as unknown as FastifyInstance;
+  // every JSON body is bounded in depth (json-body.ts) as in size (bodyLimit), whatever route reads it
+  boundJsonBodies(app);
   const caps = new ConnectionCaps(app.server, limits);
   // a connection over the caps gets its answer before any route runs or any body is read, then closes
   app.addHook('onRequest', async (req, reply) => {
