@@ -14,7 +14,7 @@ import { toolResults } from '../src/plugins/shared/conversation.js';
 import type { Agent } from '../src/runtime/agent.js';
 import type { ModelTurn, ProcedureState } from '../src/providers/model-turn.js';
 import { runtrailPackageRoot } from '../src/runtime/package-root.js';
-import { RunService } from '../src/runtime/run-service.js';
+import { RunService } from '../src/runtime/service/run-service.js';
 import type { AnyToolDefinition } from '../src/tools/tool.js';
 
 function median(xs: number[]): number {

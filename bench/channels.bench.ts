@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { Api } from 'grammy';
 import { BUILTIN_CHANNELS } from '../src/channels/builtin-channels.js';
 import { ExtensionRegistry } from '../src/extensions/extension-registry.js';
-import { RunService } from '../src/runtime/run-service.js';
+import { RunService } from '../src/runtime/service/run-service.js';
 import { ChannelHost } from '../src/server/channel-host/channel-host.js';
 import { FakeTelegram } from '../test/channels/fakes/fake-telegram.js';
 

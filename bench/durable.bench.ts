@@ -30,7 +30,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ExtensionRegistry } from '../src/extensions/extension-registry.js';
-import { RunService } from '../src/runtime/run-service.js';
+import { RunService } from '../src/runtime/service/run-service.js';
 
 const CALLS = 1_000;
 /** calls per model turn (an agent may take at most 200 turns) */

@@ -12,9 +12,9 @@ import { parse } from 'csv-parse/sync';
 import { z } from 'zod';
 import { AgentEventBus } from '../src/events/agent-event-bus.js';
 import { createFeedbackLensPlugin } from '../src/plugins/feedbacklens/feedbacklens-plugin.js';
-import { EventStore } from '../src/runtime/event-store.js';
-import { RunService } from '../src/runtime/run-service.js';
-import { ToolExecutor } from '../src/runtime/tool-executor.js';
+import { EventStore } from '../src/runtime/storage/event-store.js';
+import { RunService } from '../src/runtime/service/run-service.js';
+import { ToolExecutor } from '../src/runtime/loop/tool-executor.js';
 import type { PublishFn } from '../src/runtime/run-publisher.js';
 import type { AnyToolDefinition } from '../src/tools/tool.js';
 

@@ -30,12 +30,12 @@ import { AgentEventBus } from '../src/events/agent-event-bus.js';
 import { fetchOnOwnSignal } from '../src/mcp/fetch-on-own-signal.js';
 import { parseServerDefinition } from '../src/mcp/mcp-config.js';
 import { McpToolSource } from '../src/mcp/mcp-tool-source.js';
-import { EventStore } from '../src/runtime/event-store.js';
-import { ToolExecutor } from '../src/runtime/tool-executor.js';
+import { EventStore } from '../src/runtime/storage/event-store.js';
+import { ToolExecutor } from '../src/runtime/loop/tool-executor.js';
 import { ExtensionRegistry } from '../src/extensions/extension-registry.js';
 import { McpServerPool } from '../src/mcp/mcp-server-pool.js';
 import { runtrailPackageRoot } from '../src/runtime/package-root.js';
-import { RunService } from '../src/runtime/run-service.js';
+import { RunService } from '../src/runtime/service/run-service.js';
 
 const EVERYTHING = join(runtrailPackageRoot(), 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 const CALLS = 1_000;

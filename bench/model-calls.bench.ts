@@ -14,8 +14,8 @@ import { chromium } from 'playwright-core';
 import { createTextOnlyPlugin } from '../src/plugins/text-only-plugin.js';
 import { createScriptProvider } from '../src/providers/script-provider.js';
 import type { Agent } from '../src/runtime/agent.js';
-import { MODEL_CALLS_FILE } from '../src/runtime/model-call-record.js';
-import { RunService } from '../src/runtime/run-service.js';
+import { MODEL_CALLS_FILE } from '../src/runtime/model-calls/model-call-record.js';
+import { RunService } from '../src/runtime/service/run-service.js';
 import { startServer } from '../src/server/start-server.js';
 import type { AnyToolDefinition } from '../src/tools/tool.js';
 

@@ -22,9 +22,9 @@ import { createEngineBridge } from '../src/events/engine-bridge.js';
 import { runTraceContext } from '../src/events/trace-context.js';
 import { SseAdapter } from '../src/channels/sse-adapter.js';
 import { createFeedbackLensPlugin } from '../src/plugins/feedbacklens/feedbacklens-plugin.js';
-import { RunService } from '../src/runtime/run-service.js';
+import { RunService } from '../src/runtime/service/run-service.js';
 import type { RunObserver } from '../src/runtime/run-service-types.js';
-import { ToolExecutor } from '../src/runtime/tool-executor.js';
+import { ToolExecutor } from '../src/runtime/loop/tool-executor.js';
 import { startTelemetry, type Telemetry } from '../src/telemetry/otel-telemetry.js';
 import type { AnyToolDefinition } from '../src/tools/tool.js';
 

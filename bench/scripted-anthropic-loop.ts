@@ -6,10 +6,10 @@
 import { z } from 'zod';
 import { createAiSdkProvider } from '../src/providers/ai-sdk-provider.js';
 import type { ReasoningEffort } from '../src/providers/model-provider.js';
-import { AgentLoop, DEFAULT_LIMITS, type LoopOutcome } from '../src/runtime/agent-loop.js';
-import { RunMetrics, type RunMetricsFile } from '../src/runtime/run-metrics.js';
+import { AgentLoop, DEFAULT_LIMITS, type LoopOutcome } from '../src/runtime/loop/agent-loop.js';
+import { RunMetrics, type RunMetricsFile } from '../src/runtime/metrics/run-metrics.js';
 import { noopPublish, publishing } from '../src/runtime/run-publisher.js';
-import { ToolExecutor } from '../src/runtime/tool-executor.js';
+import { ToolExecutor } from '../src/runtime/loop/tool-executor.js';
 import type { AnyToolDefinition, ToolImage } from '../src/tools/tool.js';
 import { startAnthropicLoopback, type ReceivedMessagesRequest, type ScriptedTurn } from './anthropic-loopback.js';
 

@@ -52,7 +52,7 @@ class StampedScriptModel implements ModelProvider {
 }
 
 async function childRuntrail(dataDir: string): Promise<void> {
-  const { RunService } = await import('../src/runtime/run-service.js');
+  const { RunService } = await import('../src/runtime/service/run-service.js');
   const { startServer } = await import('../src/server/start-server.js');
   const { createTextOnlyPlugin } = await import('../src/plugins/text-only-plugin.js');
   const { registerSecret } = await import('../src/events/secret-masker.js');

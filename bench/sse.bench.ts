@@ -16,7 +16,7 @@ import { AgentEventBus } from '../src/events/agent-event-bus.js';
 import { registerSecret } from '../src/events/secret-masker.js';
 import { createEngineBridge } from '../src/events/engine-bridge.js';
 import { SseAdapter } from '../src/channels/sse-adapter.js';
-import { EventStore } from '../src/runtime/event-store.js';
+import { EventStore } from '../src/runtime/storage/event-store.js';
 import { SseFrameWriter } from '../src/server/sse-frame-writer.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

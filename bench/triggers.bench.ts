@@ -19,7 +19,7 @@ import http from 'node:http';
 import { z } from 'zod';
 import type { ModelProvider, ModelStreamPart } from '../src/providers/model-provider.js';
 import { createTextOnlyPlugin } from '../src/plugins/text-only-plugin.js';
-import { RunService } from '../src/runtime/run-service.js';
+import { RunService } from '../src/runtime/service/run-service.js';
 import { TriggerHost } from '../src/triggers/trigger-host.js';
 import { triggerConfig, type TriggerConfig } from '../src/triggers/trigger-config.js';
 

@@ -4,7 +4,7 @@
  * terminal the call is denied at once, saying how to let it through.
  */
 import type { AgentEvent } from '../events/agent-event.js';
-import type { RunService } from '../runtime/run-service.js';
+import type { RunService } from '../runtime/service/run-service.js';
 import type { CliDeps } from './cli-io.js';
 
 export type ApprovalPolicy = 'ask' | 'approve-all' | 'deny-all';

@@ -1,6 +1,6 @@
 /** What the CLI needs from its process, injectable so tests run it in-process. */
 import type { Agent } from '../runtime/agent.js';
-import type { ProviderResolver } from '../runtime/run-service.js';
+import type { ProviderResolver } from '../runtime/service/run-service.js';
 import type { TerminalStream } from '../channels/terminal-adapter.js';
 
 export interface CliOut extends TerminalStream {

@@ -5,7 +5,7 @@
  */
 import type { ExtensionRegistry } from '../extensions/extension-registry.js';
 import { errorsOf, problemLine } from '../extensions/definition-problem.js';
-import { modelKeyVar } from '../runtime/model-key.js';
+import { modelKeyVar } from '../runtime/model-calls/model-key.js';
 import { describeUnsupported, sandboxSupport } from '../sandbox/sandbox-support.js';
 import { knownServers, probe, type ProbeResult } from './commands/mcp.js';
 

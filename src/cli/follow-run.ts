@@ -11,7 +11,7 @@ import { approvalHandler } from './cli-approvals.js';
 import { cliTelemetry, finishTelemetry } from './cli-telemetry.js';
 import { projectContext, serviceFor, type ProjectContext } from './project-context.js';
 import { createWireWriter, type WireFormat } from './wire-output.js';
-import type { RunService } from '../runtime/run-service.js';
+import type { RunService } from '../runtime/service/run-service.js';
 
 export function exitFor(status: RunStatus): number {
   return status === 'completed' ? EXIT.ok : status === 'cancelled' ? EXIT.cancelled : EXIT.failed;

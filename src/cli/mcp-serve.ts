@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { RunService } from '../runtime/run-service.js';
+import { RunService } from '../runtime/service/run-service.js';
 import { EXIT, UsageError, type CliDeps } from './cli-io.js';
 import { parse } from './args.js';
 import { stopMcp } from './mcp-lifecycle.js';

@@ -3,7 +3,7 @@
  * with its figures, what the request added since the call before it, and what came back. Long texts
  * are shortened here (the record and `--json` keep them whole).
  */
-import type { CaptureState, ModelCall } from '../runtime/model-call-record.js';
+import type { CaptureState, ModelCall } from '../runtime/model-calls/model-call-record.js';
 
 type SentMessage = ModelCall['request']['messages'][number];
 type SentPart = SentMessage['parts'][number];

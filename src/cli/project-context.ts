@@ -9,7 +9,7 @@ import { BUILTIN_CHANNELS } from '../channels/builtin-channels.js';
 import { ExtensionRegistry } from '../extensions/extension-registry.js';
 import { errorsOf, problemLine, type DefinitionProblem } from '../extensions/definition-problem.js';
 import { defaultSkillsDir } from '../runtime/package-root.js';
-import { RunService } from '../runtime/run-service.js';
+import { RunService } from '../runtime/service/run-service.js';
 import type { RunObserver } from '../runtime/run-service-types.js';
 import { UsageError, type CliDeps } from './cli-io.js';
 import { prepareMcp } from './mcp-lifecycle.js';

@@ -1,6 +1,6 @@
 /** The tokens and cost lines of `runtrail show`, from a run's runtime/metrics.json. */
-import { RunFolder } from '../runtime/run-folder.js';
-import type { RunMetricsFile } from '../runtime/run-metrics.js';
+import { RunFolder } from '../runtime/storage/run-folder.js';
+import type { RunMetricsFile } from '../runtime/metrics/run-metrics.js';
 
 /** metrics.json of a run, or null while it runs (or when it is unreadable). */
 export function readRunMetrics(runsDir: string, runId: string): Promise<RunMetricsFile | null> {

@@ -7,7 +7,7 @@
  */
 import { Queue, QueueEvents, WaitingError, Worker, type ConnectionOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { RunHandler, RunQueue, RunQueueStats } from '../runtime/run-queue.js';
+import type { RunHandler, RunQueue, RunQueueStats } from '../runtime/service/run-queue.js';
 import { ServiceUnavailableError } from './service-url.js';
 
 /** How often a run's job may come back after its worker stopped before BullMQ fails it. */

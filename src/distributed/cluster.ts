@@ -4,7 +4,7 @@
  * Without them this module is never loaded: one process, its files, no services.
  */
 import { Redis, type RedisOptions } from 'ioredis';
-import type { RunEventLog } from '../runtime/run-store.js';
+import type { RunEventLog } from '../runtime/storage/run-store.js';
 import { BullRunQueue } from './bullmq-run-queue.js';
 import { PgRunStore } from './pg-run-store.js';
 import { RedisEventFanout } from './redis-event-fanout.js';

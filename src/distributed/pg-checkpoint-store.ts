@@ -7,8 +7,8 @@
  * checksummed form), so a damaged row is found as a damaged line would be.
  */
 import type pg from 'pg';
-import type { CheckpointLog } from '../runtime/checkpoint-log.js';
-import type { CheckpointLineStore } from '../runtime/checkpoint-store.js';
+import type { CheckpointLog } from '../runtime/checkpoint/checkpoint-log.js';
+import type { CheckpointLineStore } from '../runtime/checkpoint/checkpoint-store.js';
 
 /** The table, created with the run store's schema. */
 export const CHECKPOINTS_SQL = (s: string) => `

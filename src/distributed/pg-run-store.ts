@@ -7,9 +7,9 @@
  */
 import pg from 'pg';
 import { isTerminalRunEvent, type AgentEvent, type RunStatus } from '../events/agent-event.js';
-import type { RunEventLog, RunStore } from '../runtime/run-store.js';
+import type { RunEventLog, RunStore } from '../runtime/storage/run-store.js';
 import type { RunListQuery, RunStatusFile } from '../runtime/run-service-types.js';
-import type { RunWorkspace } from '../runtime/run-workspace.js';
+import type { RunWorkspace } from '../runtime/storage/run-workspace.js';
 import { redactServiceUrl, ServiceUnavailableError } from './service-url.js';
 import { CHECKPOINTS_SQL, PgCheckpointStore } from './pg-checkpoint-store.js';
 

@@ -6,7 +6,7 @@
  */
 import type { Redis } from 'ioredis';
 import { isTerminalRunEvent, type AgentEvent } from '../events/agent-event.js';
-import type { EventFanout } from '../runtime/event-fanout.js';
+import type { EventFanout } from '../runtime/storage/event-fanout.js';
 
 export interface RedisEventFanoutOptions {
   /** Keys start with it (`<prefix>:events:<run_id>`). */

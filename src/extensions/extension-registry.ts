@@ -11,7 +11,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import type { Agent, DefinitionSource } from '../runtime/agent.js';
 import type { RunLimits } from '../runtime/run-service-types.js';
-import type { CaptureSettings } from '../runtime/capture-settings.js';
+import type { CaptureSettings } from '../runtime/model-calls/capture-settings.js';
 import type { OperatorSandboxSettings } from '../sandbox/sandbox-policy.js';
 import { listSkills, loadSkill } from '../skills/skill-loader.js';
 import { checkSchema, formatSchemaPath } from '../tools/schema.js';

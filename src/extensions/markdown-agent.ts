@@ -9,7 +9,7 @@ import { parseFrontmatter } from '../skills/frontmatter.js';
 import { checkSchema, compileJsonSchema, formatSchemaPath, type JsonSchema } from '../tools/schema.js';
 import type { ArtifactContract, PlanStep } from '../runtime/agent.js';
 import type { RunLimits } from '../runtime/run-service-types.js';
-import type { CaptureSettings } from '../runtime/capture-settings.js';
+import type { CaptureSettings } from '../runtime/model-calls/capture-settings.js';
 import type { AgentSandboxSettings } from '../sandbox/sandbox-policy.js';
 import { AGENT_FRONTMATTER_SCHEMA, type ARTIFACT_TYPES } from './agent-frontmatter-schema.js';
 import type { DefinitionProblem } from './definition-problem.js';

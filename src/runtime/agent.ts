@@ -8,7 +8,7 @@ import type { AnyToolDefinition } from '../tools/tool.js';
 import type { ToolSource } from '../tools/tool-source.js';
 import type { Schema } from '../tools/schema.js';
 import type { RunLimits } from './run-limits.js';
-import type { CaptureSettings } from './capture-settings.js';
+import type { CaptureSettings } from './model-calls/capture-settings.js';
 import type { AgentSandboxSettings } from '../sandbox/sandbox-policy.js';
 import type { LoadedSkill } from '../skills/skill-loader.js';
 

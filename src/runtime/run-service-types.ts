@@ -9,8 +9,8 @@ import type { AgentEventBus } from '../events/agent-event-bus.js';
 import type { RunTraceContext } from '../events/trace-context.js';
 import type { DiagnosisDict } from '../events/diagnosis.js';
 import type { ReasoningEffort } from '../providers/model-provider.js';
-import type { ModelUsageSnapshot } from './model-usage-totals.js';
-import type { ModelCallFeed } from './model-call-feed.js';
+import type { ModelUsageSnapshot } from './metrics/model-usage-totals.js';
+import type { ModelCallFeed } from './model-calls/model-call-feed.js';
 import type { Agent } from './agent.js';
 import type { RunLimits } from './run-limits.js';
 

@@ -7,7 +7,7 @@ import { createReadStream } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { MODEL_CALL_FILES_DIR, readModelCalls } from '../runtime/model-call-record.js';
+import { MODEL_CALL_FILES_DIR, readModelCalls } from '../runtime/model-calls/model-call-record.js';
 import type { RunServiceApi } from '../runtime/run-service-types.js';
 import { HttpError, invalidBody } from './http-error.js';
 import { isRunId } from './run-id-param.js';

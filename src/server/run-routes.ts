@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { RUN_STATUSES, type RunStatus } from '../events/agent-event.js';
 import type { CreateRunOptions, RunServiceApi, RunStatusFile, RunWebhook } from '../runtime/run-service-types.js';
 import type { Agent } from '../runtime/agent.js';
-import { RunFolder, type RunFile } from '../runtime/run-folder.js';
+import { RunFolder, type RunFile } from '../runtime/storage/run-folder.js';
 import { HttpError, invalidBody } from './http-error.js';
 import { fileInputIssues } from './input-roots.js';
 import { isRunId } from './run-id-param.js';

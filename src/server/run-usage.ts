@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { isTerminalRunState } from '../runtime/run-state-machine.js';
 import type { RunStatusFile } from '../runtime/run-service-types.js';
-import { RunFolder } from '../runtime/run-folder.js';
+import { RunFolder } from '../runtime/storage/run-folder.js';
 
 export interface RunUsage {
   duration_ms: number | null;

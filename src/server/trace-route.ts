@@ -2,8 +2,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { parseEventLines } from '../runtime/event-store.js';
-import { RunFolder } from '../runtime/run-folder.js';
+import { parseEventLines } from '../runtime/storage/event-store.js';
+import { RunFolder } from '../runtime/storage/run-folder.js';
 import type { RunServiceApi } from '../runtime/run-service-types.js';
 import { runTraceView } from '../telemetry/run-trace-view.js';
 import { HttpError } from './http-error.js';

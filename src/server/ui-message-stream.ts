@@ -13,7 +13,7 @@
  */
 import type { UIMessageChunk } from 'ai';
 import type { AgentEvent, AgentEventOf } from '../events/agent-event.js';
-import { inRanges, type SeqRange } from '../runtime/discarded-ranges.js';
+import { inRanges, type SeqRange } from '../runtime/storage/discarded-ranges.js';
 
 export const UI_MESSAGE_STREAM_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',

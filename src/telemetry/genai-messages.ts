@@ -4,7 +4,7 @@
  * the call's `chat` span. They are set only when OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT is
  * true: content is opt-in in the conventions, and the record it comes from is already masked.
  */
-import type { ModelCall } from '../runtime/model-call-record.js';
+import type { ModelCall } from '../runtime/model-calls/model-call-record.js';
 
 type Part = ModelCall['request']['messages'][number]['parts'][number];
 /** The conventions' part type for thinking (not a wire frame: named so the wire-literal sentinel can tell). */

@@ -10,7 +10,7 @@
 import { appendFile, readFile } from 'node:fs/promises';
 import { isTerminalRunEvent, type RunStatus } from '../events/agent-event.js';
 import { maskSecretValues } from '../events/secret-values.js';
-import { RunFolder } from '../runtime/run-folder.js';
+import { RunFolder } from '../runtime/storage/run-folder.js';
 import type { StepApproval } from '../events/engine-event.js';
 import type { ObservedRun, RunObserver, RunStatusFile } from '../runtime/run-service-types.js';
 import type { Clock } from './clock.js';

@@ -93,11 +93,11 @@ describe('layers (DESIGN.md)', () => {
   });
 
   it('the check really fails on violations', () => {
-    expect(layerViolations('events/x.ts', `import { RunService } from '../runtime/run-service.js';`)).toHaveLength(1);
+    expect(layerViolations('events/x.ts', `import { RunService } from '../runtime/service/run-service.js';`)).toHaveLength(1);
     expect(layerViolations('channels/x.ts', `import type { Tool } from '../tools/tool.js';`)).toHaveLength(1);
-    expect(layerViolations('tools/x.ts', `export * from '../runtime/run-id.js';`)).toHaveLength(1);
+    expect(layerViolations('tools/x.ts', `export * from '../runtime/storage/run-id.js';`)).toHaveLength(1);
     expect(layerViolations('runtime/x.ts', `const m = await import('../server/server.js');`)).toHaveLength(1);
-    expect(layerViolations('plugins/x.ts', `import { createRun } from '../runtime/run-engine.js';`)).toHaveLength(1);
+    expect(layerViolations('plugins/x.ts', `import { createRun } from '../runtime/run/run-engine.js';`)).toHaveLength(1);
     expect(layerViolations('plugins/x.ts', `import { type A, b } from '../runtime/agent.js';`)).toHaveLength(1);
     expect(layerViolations('events/x.ts', `import x from '../../package.json';`)).toHaveLength(1);
     expect(layerViolations('plugins/x.ts', `import { OfflineProvider } from '../providers/offline-provider.js';`)).toHaveLength(1);
@@ -111,6 +111,6 @@ describe('layers (DESIGN.md)', () => {
     expect(layerViolations('plugins/x.ts', `import { type Agent } from '../runtime/agent.js';`)).toEqual([]);
     expect(layerViolations('server/x.ts', `import { SseAdapter } from '../channels/sse-adapter.js';`)).toEqual([]);
     expect(layerViolations('events/sub/x.ts', `import { a } from '../agent-event.js'; import { z } from 'zod';`)).toEqual([]);
-    expect(layerViolations('index.ts', `export * from './runtime/run-service.js';`)).toEqual([]);
+    expect(layerViolations('index.ts', `export * from './runtime/service/run-service.js';`)).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { BUILTIN_CHANNELS } from '../../src/channels/builtin-channels.js';
 import { ExtensionRegistry } from '../../src/extensions/extension-registry.js';
-import { RunService } from '../../src/runtime/run-service.js';
+import { RunService } from '../../src/runtime/service/run-service.js';
 import { ChannelHost } from '../../src/server/channel-host/channel-host.js';
 import { agentFile, makeProject, type ProjectFixture } from '../extensions/project-fixture.js';
 

@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import type { CliDeps } from '../../src/cli/cli-io.js';
-import type { ModelCall } from '../../src/runtime/model-call-record.js';
+import type { ModelCall } from '../../src/runtime/model-calls/model-call-record.js';
 import { goodTurns, notesPlugin } from '../runtime/fixtures/fake-plugin.js';
 import { FakeProvider } from '../runtime/fixtures/fake-provider.js';
 import { makeEnv, type TestEnv } from '../runtime/fixtures/setup.js';

@@ -11,7 +11,7 @@ import { runtrailMain } from '../../src/cli/runtrail-command.js';
 import type { CliDeps } from '../../src/cli/cli-io.js';
 import { closestName, didYouMean } from '../../src/events/did-you-mean.js';
 import { createFeedbackLensPlugin } from '../../src/plugins/feedbacklens/feedbacklens-plugin.js';
-import { RunService } from '../../src/runtime/run-service.js';
+import { RunService } from '../../src/runtime/service/run-service.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import { postJson } from '../server/helpers.js';
 

@@ -9,12 +9,12 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { PgRunStore } from '../../src/distributed/pg-run-store.js';
-import { checkpointsInLines } from '../../src/runtime/checkpoint-store.js';
-import { EventStore } from '../../src/runtime/event-store.js';
-import type { CheckpointRecord } from '../../src/runtime/checkpoint-records.js';
-import { resumePointOf } from '../../src/runtime/resume-point.js';
+import { checkpointsInLines } from '../../src/runtime/checkpoint/checkpoint-store.js';
+import { EventStore } from '../../src/runtime/storage/event-store.js';
+import type { CheckpointRecord } from '../../src/runtime/checkpoint/checkpoint-records.js';
+import { resumePointOf } from '../../src/runtime/checkpoint/resume-point.js';
 import type { RunStatusFile } from '../../src/runtime/run-service-types.js';
-import { RunWorkspace } from '../../src/runtime/run-workspace.js';
+import { RunWorkspace } from '../../src/runtime/storage/run-workspace.js';
 import { PG_URL, removeIsolation, servicesDown, uniqueName } from './cluster-helpers.js';
 
 const down = await servicesDown();

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PgRunStore } from '../../src/distributed/pg-run-store.js';
-import { EventStore } from '../../src/runtime/event-store.js';
+import { EventStore } from '../../src/runtime/storage/event-store.js';
 import type { RunStatusFile } from '../../src/runtime/run-service-types.js';
-import { RunWorkspace } from '../../src/runtime/run-workspace.js';
+import { RunWorkspace } from '../../src/runtime/storage/run-workspace.js';
 import { PG_URL, removeIsolation, servicesDown, uniqueName } from './cluster-helpers.js';
 
 const down = await servicesDown();

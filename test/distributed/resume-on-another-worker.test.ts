@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseEventLines } from '../../src/runtime/event-store.js';
+import { parseEventLines } from '../../src/runtime/storage/event-store.js';
 import { writeDurableAgent } from '../durable/durable-fixture.js';
 import { getJson, postJson, readSse } from '../server/helpers.js';
 import { eventually } from '../tools/helpers.js';

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { AgentEvent } from '../../src/events/agent-event.js';
-import { parseEventLines } from '../../src/runtime/event-store.js';
+import { parseEventLines } from '../../src/runtime/storage/event-store.js';
 import { runtrailPackageRoot } from '../../src/runtime/package-root.js';
 import { expect } from 'vitest';
 import { agentFile, makeProject, type ProjectFixture } from '../extensions/project-fixture.js';

@@ -12,7 +12,7 @@ import type { AgentEvent } from '../../src/events/agent-event.js';
 import { createEngineBridge } from '../../src/events/engine-bridge.js';
 import { ExtensionRegistry } from '../../src/extensions/extension-registry.js';
 import { McpServerPool } from '../../src/mcp/mcp-server-pool.js';
-import { RunService } from '../../src/runtime/run-service.js';
+import { RunService } from '../../src/runtime/service/run-service.js';
 import { agentFile, makeProject, type ProjectFixture } from '../extensions/project-fixture.js';
 import { eventually, marker } from '../tools/helpers.js';
 import { everythingStdio, fixture, NODE, serverProcesses, startEverythingHttp, type HttpServer } from './helpers.js';

@@ -13,7 +13,7 @@ import type { AgentEventMap, AgentStream } from '../../src/events/agent-event.js
 import { McpServerPool } from '../../src/mcp/mcp-server-pool.js';
 import { McpToolSource, selectTools } from '../../src/mcp/mcp-tool-source.js';
 import { mcpToolName } from '../../src/mcp/mcp-tool-name.js';
-import { ToolExecutor } from '../../src/runtime/tool-executor.js';
+import { ToolExecutor } from '../../src/runtime/loop/tool-executor.js';
 import { eventually, marker, recordingReporter, type ReporterCall } from '../tools/helpers.js';
 import { everythingStdio, fixture, NODE, serverConfig, serverProcesses } from './helpers.js';
 

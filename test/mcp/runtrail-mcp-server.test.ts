@@ -14,7 +14,7 @@ import { startRuntrailMcpHttp, type RuntrailMcpHttp } from '../../src/cli/mcp-se
 import { createRuntrailMcpServer } from '../../src/cli/runtrail-mcp-server.js';
 import { ExtensionRegistry } from '../../src/extensions/extension-registry.js';
 import { McpServerPool } from '../../src/mcp/mcp-server-pool.js';
-import { RunService } from '../../src/runtime/run-service.js';
+import { RunService } from '../../src/runtime/service/run-service.js';
 import { runtrailPackageRoot } from '../../src/runtime/package-root.js';
 import { NOTES_AGENT } from '../extensions/project-fixture.js';
 import { eventually, liveProcesses } from '../tools/helpers.js';

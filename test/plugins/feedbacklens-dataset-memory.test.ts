@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FeedbackDataset, MEMORY_LIMITS, type MemoryLimits } from '../../src/plugins/feedbacklens/feedback-dataset.js';
 import { runtrailPackageRoot } from '../../src/runtime/package-root.js';
-import { RunWorkspace } from '../../src/runtime/run-workspace.js';
+import { RunWorkspace } from '../../src/runtime/storage/run-workspace.js';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createShellTaskPlugin } from '../../src/plugins/shell-task/shell-task-plugin.js';
 import { buildShellTaskReport, outputTail } from '../../src/plugins/shell-task/shell-task-report.js';
-import { RunService } from '../../src/runtime/run-service.js';
+import { RunService } from '../../src/runtime/service/run-service.js';
 import { ProcessRegistry } from '../../src/tools/process-registry.js';
 import { liveProcesses, marker } from '../tools/helpers.js';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/events/agent-event.js';
 import { ExtensionRegistry } from '../../src/extensions/extension-registry.js';
-import { RunService } from '../../src/runtime/run-service.js';
+import { RunService } from '../../src/runtime/service/run-service.js';
 import type { ProcessRegistry } from '../../src/tools/process-registry.js';
 import { defaultProcessRegistry } from '../../src/tools/default-process-registry.js';
 import { agentFile, makeProject, type ProjectFixture } from '../extensions/project-fixture.js';

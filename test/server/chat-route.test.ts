@@ -18,7 +18,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/runtime/agent.js';
 import { createChatPlugin } from '../../src/plugins/chat/chat-plugin.js';
 import { createScriptProvider } from '../../src/providers/script-provider.js';
-import { RunService, defaultProviderResolver } from '../../src/runtime/run-service.js';
+import { RunService, defaultProviderResolver } from '../../src/runtime/service/run-service.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import { tracePlugin, traceTurns } from '../fixtures/trace-plugin.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createParser } from 'eventsource-parser';
 import { startServer, type RunningServer, type ServerOptions } from '../../src/server/start-server.js';
 import type { RunServiceApi } from '../../src/runtime/run-service-types.js';
-import { RunService, type RunServiceOptions } from '../../src/runtime/run-service.js';
+import { RunService, type RunServiceOptions } from '../../src/runtime/service/run-service.js';
 
 export interface TestServer extends RunningServer {
   dataDir: string;

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExtensionRegistry } from '../../src/extensions/extension-registry.js';
-import { RunService } from '../../src/runtime/run-service.js';
+import { RunService } from '../../src/runtime/service/run-service.js';
 import { agentFile, makeProject, type ProjectFixture } from '../extensions/project-fixture.js';
 import { eventually } from '../tools/helpers.js';
 import { getJson, postJson, readSse, startTestServer, type TestServer } from './helpers.js';

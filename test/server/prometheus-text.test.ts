@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { prometheusText } from '../../src/server/prometheus-text.js';
 import { newStreamCounters } from '../../src/server/stream-counters.js';
-import { ModelUsageTotals } from '../../src/runtime/model-usage-totals.js';
+import { ModelUsageTotals } from '../../src/runtime/metrics/model-usage-totals.js';
 
 describe('/metrics: model tokens and cost', () => {
   it('counts tokens by kind, the cost of priced calls and the calls without a price', () => {

@@ -11,7 +11,7 @@ let dataDir = '';
 
 beforeAll(() => {
   // The child runs the built package (npm test builds first); build it when run alone.
-  if (!existsSync('dist/src/server/start-server.js') || !existsSync('dist/src/runtime/run-service.js')) {
+  if (!existsSync('dist/src/server/start-server.js') || !existsSync('dist/src/runtime/service/run-service.js')) {
     spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
   }
 }, 120_000);

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RunService } from '../../src/runtime/run-service.js';
+import { RunService } from '../../src/runtime/service/run-service.js';
 import { createScriptProvider } from '../../src/providers/script-provider.js';
 import type { ModelRequest } from '../../src/providers/model-provider.js';
 import { createTextOnlyPlugin } from '../../src/plugins/text-only-plugin.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExtensionRegistry } from '../../src/extensions/extension-registry.js';
-import { RunService } from '../../src/runtime/run-service.js';
+import { RunService } from '../../src/runtime/service/run-service.js';
 import { resolveSandboxPolicy } from '../../src/sandbox/sandbox-policy.js';
 import { createExecTool } from '../../src/tools/exec-tool.js';
 import { ProcessRegistry } from '../../src/tools/process-registry.js';

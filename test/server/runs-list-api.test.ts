@@ -1,6 +1,6 @@
 /** GET /api/runs for the runs list (usage columns, model / goal / conversation filters), /config, and the trace view's messages. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunService } from '../../src/runtime/run-service.js';
+import type { RunService } from '../../src/runtime/service/run-service.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import { goodTurns } from '../runtime/fixtures/fake-plugin.js';
 import { FakeProvider } from '../runtime/fixtures/fake-provider.js';

@@ -9,7 +9,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { z } from 'zod';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunService } from '../../src/runtime/run-service.js';
+import type { RunService } from '../../src/runtime/service/run-service.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import type { AnyToolDefinition } from '../../src/tools/tool.js';
 import { notesPlugin } from '../runtime/fixtures/fake-plugin.js';

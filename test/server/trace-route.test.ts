@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createScriptProvider } from '../../src/providers/script-provider.js';
-import { RunService } from '../../src/runtime/run-service.js';
+import { RunService } from '../../src/runtime/service/run-service.js';
 import type { RunTraceView } from '../../src/telemetry/run-trace-view.js';
 import { tracePlugin, traceTurns } from '../fixtures/trace-plugin.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';

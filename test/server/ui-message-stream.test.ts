@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/events/agent-event.js';
 import { AgentEventBus } from '../../src/events/agent-event-bus.js';
 import { Diagnosis } from '../../src/events/diagnosis.js';
-import { discardedRanges } from '../../src/runtime/discarded-ranges.js';
+import { discardedRanges } from '../../src/runtime/storage/discarded-ranges.js';
 import { UiMessageStreamTranslator } from '../../src/server/ui-message-stream.js';
 
 /** A run whose first turn was cut after two deltas, resumed, and redone whole. */

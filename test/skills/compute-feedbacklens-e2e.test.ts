@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFeedbackLensPlugin } from '../../src/plugins/feedbacklens/feedbacklens-plugin.js';
 import { defaultSkillsDir } from '../../src/runtime/package-root.js';
-import { RunService } from '../../src/runtime/run-service.js';
+import { RunService } from '../../src/runtime/service/run-service.js';
 import { computeSkillsIn, createExecuteSkillTool } from '../../src/skills/execute-skill-tool.js';
 import { ProcessRegistry } from '../../src/tools/process-registry.js';
 

@@ -5,8 +5,8 @@
  */
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readModelCalls } from '../../src/runtime/model-call-record.js';
-import type { RunService } from '../../src/runtime/run-service.js';
+import { readModelCalls } from '../../src/runtime/model-calls/model-call-record.js';
+import type { RunService } from '../../src/runtime/service/run-service.js';
 import { startTelemetry, type Telemetry } from '../../src/telemetry/otel-telemetry.js';
 import { goodTurns } from '../runtime/fixtures/fake-plugin.js';
 import { FakeProvider } from '../runtime/fixtures/fake-provider.js';

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { ModelTurn } from '../../src/providers/model-turn.js';
 import { toolResults } from '../../src/plugins/shared/conversation.js';
 import type { Agent } from '../../src/runtime/agent.js';
-import { RunService } from '../../src/runtime/run-service.js';
+import { RunService } from '../../src/runtime/service/run-service.js';
 import { startTelemetry, type Telemetry } from '../../src/telemetry/otel-telemetry.js';
 import { otlpTraceConfig, TelemetryConfigError, telemetryWanted } from '../../src/telemetry/otlp-config.js';
 import { goodTurns } from '../runtime/fixtures/fake-plugin.js';

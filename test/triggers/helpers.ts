@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { Clock } from '../../src/triggers/clock.js';
 import type { ModelProvider, ModelRequest, ModelStreamPart } from '../../src/providers/model-provider.js';
 import { createTextOnlyPlugin } from '../../src/plugins/text-only-plugin.js';
-import { RunService } from '../../src/runtime/run-service.js';
+import { RunService } from '../../src/runtime/service/run-service.js';
 import { TriggerHost, type TriggerHostOptions } from '../../src/triggers/trigger-host.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import { triggerConfig } from '../../src/triggers/trigger-config.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ExtensionRegistry } from '../../src/extensions/extension-registry.js';
-import { RunService } from '../../src/runtime/run-service.js';
+import { RunService } from '../../src/runtime/service/run-service.js';
 import { TriggerHost } from '../../src/triggers/trigger-host.js';
 import { triggerConfig } from '../../src/triggers/trigger-config.js';
 import { agentFile, makeProject, type ProjectFixture } from '../extensions/project-fixture.js';

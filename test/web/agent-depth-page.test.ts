@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext } from 'playwright-core';
 import { launchBrowser, type TestBrowser } from './browser.js';
 import { ExtensionRegistry } from '../../src/extensions/extension-registry.js';
-import { RunService } from '../../src/runtime/run-service.js';
+import { RunService } from '../../src/runtime/service/run-service.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import { agentFile, makeProject, type ProjectFixture } from '../extensions/project-fixture.js';
 import { postJson } from '../server/helpers.js';

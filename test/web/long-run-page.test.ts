@@ -14,7 +14,7 @@ import { launchBrowser, type TestBrowser } from './browser.js';
 import { createTextOnlyPlugin } from '../../src/plugins/text-only-plugin.js';
 import { createScriptProvider } from '../../src/providers/script-provider.js';
 import type { Agent } from '../../src/runtime/agent.js';
-import { RunService } from '../../src/runtime/run-service.js';
+import { RunService } from '../../src/runtime/service/run-service.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import type { AnyToolDefinition } from '../../src/tools/tool.js';
 

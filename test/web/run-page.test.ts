@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext } from 'playwright-core';
 import { launchBrowser, type TestBrowser } from './browser.js';
-import { RunService, defaultProviderResolver } from '../../src/runtime/run-service.js';
+import { RunService, defaultProviderResolver } from '../../src/runtime/service/run-service.js';
 import { createScriptProvider } from '../../src/providers/script-provider.js';
 import { readSse } from '../server/helpers.js';
 import { createFeedbackLensPlugin } from '../../src/plugins/feedbacklens/feedbacklens-plugin.js';

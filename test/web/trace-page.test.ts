@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext } from 'playwright-core';
 import { launchBrowser, type TestBrowser } from './browser.js';
-import { RunService } from '../../src/runtime/run-service.js';
+import { RunService } from '../../src/runtime/service/run-service.js';
 import { createScriptProvider } from '../../src/providers/script-provider.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import { tracePlugin, traceTurns } from '../fixtures/trace-plugin.js';

@@ -16,7 +16,7 @@ import { createTextOnlyPlugin } from '../../src/plugins/text-only-plugin.js';
 import type { ProcedureState } from '../../src/providers/model-turn.js';
 import { createScriptProvider } from '../../src/providers/script-provider.js';
 import type { Agent } from '../../src/runtime/agent.js';
-import { RunService, defaultProviderResolver } from '../../src/runtime/run-service.js';
+import { RunService, defaultProviderResolver } from '../../src/runtime/service/run-service.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import { createReadFileTool } from '../../src/tools/read-file-tool.js';
 import type { AnyToolDefinition } from '../../src/tools/tool.js';

@@ -1,7 +1,7 @@
 /** `runtrail show <run_id>`: a run's status, usage, answer and documents; `--calls`: its model calls. */
 import { join } from 'node:path';
 import { RunRequestError } from '../../runtime/run-request-error.js';
-import { readModelCalls } from '../../runtime/model-call-record.js';
+import { readModelCalls } from '../../runtime/model-calls/model-call-record.js';
 import { intOpt, parse } from '../args.js';
 import { EXIT, UsageError, type CliDeps } from '../cli-io.js';
 import type { CliCommand } from '../cli-command.js';

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { appendFile, chmod } from 'node:fs/promises';
 import { join } from 'node:path';
-import { replaceFile } from '../../runtime/replace-file.js';
+import { replaceFile } from '../../runtime/storage/replace-file.js';
 import type { ChannelStore } from '../../channels/channel-types.js';
 
 export function channelDir(dataDir: string, name: string): string {
