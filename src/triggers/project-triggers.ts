@@ -4,6 +4,8 @@
  */
 import type { DefinitionProblem } from '../extensions/definition-problem.js';
 import type { ExtensionRegistry } from '../extensions/extension-registry.js';
+import { defaultInputRoots } from '../runtime/data-dir.js';
+import { checkInputFiles, fileInputSources } from '../runtime/service/run-admission.js';
 import { checkPluginInput } from '../runtime/plugin-input.js';
 import { declaredSchedules, triggerConfigProblems } from './declared-schedules.js';
 import type { DefinitionContext } from './schedule-definition.js';
@@ -32,7 +34,27 @@ export function projectTriggerProblems(registry: Registry): DefinitionProblem[] 
   return [...triggerConfigProblems(registry.config), ...declaredSchedules(registry, registryContext(registry, config)).problems];
 }
 
-export function projectTriggers(registry: () => Registry, opts: Omit<TriggerHostOptions, 'agents' | 'inputIssues' | 'config' | 'declared'>): TriggerHost {
+/**
+ * The file inputs of a schedule's input, checked as the service that fires it admits a run's: inside
+ * its input roots (the data dir's uploads), existing, usable by the agent. Throws the same
+ * RunRequestError (`input_outside_roots`, `invalid_request`) as `POST /api/runs` would answer.
+ */
+export async function checkScheduleInputFiles(
+  registry: Registry,
+  agent: string,
+  input: Record<string, unknown>,
+  where: { dataDir: string; cwd: string },
+): Promise<void> {
+  const plugin = registry.get(agent);
+  if (!plugin) return;
+  const sources = fileInputSources(plugin, input, { cwd: where.cwd, inputRoots: defaultInputRoots(where.dataDir) });
+  await checkInputFiles(plugin, input, sources);
+}
+
+export function projectTriggers(
+  registry: () => Registry,
+  opts: Omit<TriggerHostOptions, 'agents' | 'inputIssues' | 'checkInputFiles' | 'config' | 'declared'> & { cwd?: string },
+): TriggerHost {
   // one parse per registry: read at every fire and delivery, changed only by a reload
   let parsedFor: Registry | null = null;
   let parsed: TriggerConfig | null = null;
@@ -48,6 +70,7 @@ export function projectTriggers(registry: () => Registry, opts: Omit<TriggerHost
     ...opts,
     agents: () => registry().names(),
     inputIssues: (a, i) => agentInputIssues(registry(), a, i),
+    checkInputFiles: (a, i) => checkScheduleInputFiles(registry(), a, i, { dataDir: opts.dataDir, cwd: opts.cwd ?? process.cwd() }),
     config,
     declared: () => declaredSchedules(registry(), registryContext(registry(), config())).schedules,
   });

@@ -35,6 +35,11 @@ export interface TriggerHostOptions {
   /** the agents that exist now, and the issues of an input for one */
   agents: () => string[];
   inputIssues?: (agent: string, input: Record<string, unknown>) => FieldIssue[];
+  /**
+   * Refuses (RunRequestError) an input whose files the runs it starts could not be given: outside the
+   * firing service's input roots, missing, unusable. A schedule is checked as a run request is.
+   */
+  checkInputFiles?: (agent: string, input: Record<string, unknown>) => Promise<void>;
   /** config.json's trigger keys, checked (read at each use: `serve --watch` may change them) */
   config?: () => TriggerConfig;
   /** the project's declared schedules (read at start and at each sync) */
@@ -209,6 +214,7 @@ export class TriggerHost {
   async create(body: unknown): Promise<ScheduleView> {
     const c = checkScheduleDefinition(body, this.definitionContext());
     if (!c.ok) invalid(c.issues);
+    await this.o.checkInputFiles?.(c.value.agent, c.value.input);
     const now = new Date(this.clock.now()).toISOString();
     const s: Schedule = {
       ...definitionOf(c.value),
@@ -257,6 +263,7 @@ export class TriggerHost {
     }
     const c = checkScheduleDefinition(body, this.definitionContext(), { base: definitionOf(s) });
     if (!c.ok) invalid(c.issues);
+    if (c.value.enabled) await this.o.checkInputFiles?.(c.value.agent, c.value.input);
     const next = definitionOf(c.value);
     const now = new Date(this.clock.now()).toISOString();
     const timing = (d: ScheduleDefinition) => JSON.stringify([d.every, d.cron, d.at, d.tz]);

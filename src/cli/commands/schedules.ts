@@ -70,7 +70,12 @@ async function triggersOf(ctx: ProjectContext, deps: CliDeps): Promise<TriggerHo
   const stores = settings
     ? await (await import('../../triggers/pg-trigger-store.js')).connectPgTriggerStores({ url: settings.databaseUrl, schema: settings.schema })
     : undefined;
-  const host = projectTriggers(() => ctx.registry, { dataDir: ctx.dataDir, log: (l) => deps.stderr.write(`runtrail: ${l}\n`), ...(stores ? { stores } : {}) });
+  const host = projectTriggers(() => ctx.registry, {
+    dataDir: ctx.dataDir,
+    cwd: deps.cwd,
+    log: (l) => deps.stderr.write(`runtrail: ${l}\n`),
+    ...(stores ? { stores } : {}),
+  });
   // what the project declares is listed (and fired by a server) like the rest
   await host.syncDeclared();
   return host;

@@ -129,7 +129,7 @@ export function fileInputSources(plugin: Plugin, input: Record<string, unknown>,
     const abs = resolve(opts.cwd, v);
     if (opts.inputRoots !== 'any' && !opts.inputRoots.some((r) => isUnder(abs, r))) {
       fail('input_outside_roots', `${field}: ${v} is outside the input roots (${opts.inputRoots.join(', ')})`, {
-        issues: [{ path: field, message: 'outside the input roots' }],
+        issues: [{ path: field, message: `${v} is outside the input roots (${opts.inputRoots.join(', ')})` }],
         field,
       });
     }

@@ -17,7 +17,7 @@ import { ThinkingTagFilter } from '../../events/thinking-tag-filter.js';
 import { registerEnvSecrets } from '../../events/secret-masker.js';
 import { defaultProcessRegistry } from '../../tools/default-process-registry.js';
 import type { Agent } from '../agent.js';
-import { defaultDataDir } from '../data-dir.js';
+import { defaultDataDir, defaultInputRoots } from '../data-dir.js';
 import { ownerOnlyDataDir, ownerOnlyUmask } from '../storage/owner-only.js';
 import { defaultSkillsDir } from '../package-root.js';
 import { AgentRegistry, type AgentSource } from '../agent-registry.js';
@@ -155,7 +155,7 @@ export class RunService implements RunServiceApi {
       skillDirs: this.skillDirs,
       env,
       cwd,
-      inputRoots: opts.inputRoots ?? [join(this.dataDir, 'uploads')],
+      inputRoots: opts.inputRoots ?? defaultInputRoots(this.dataDir),
       resolver,
       defaults,
       maxQueue,
