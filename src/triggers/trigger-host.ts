@@ -67,7 +67,26 @@ export interface ScheduleView extends Omit<ScheduleDefinition, 'webhook'> {
   last_run: FireRecord | null;
   runs: FireRecord[];
   backoff: { failures: number; until: string } | null;
+  /** the latest fire that went wrong: a run that could not start, or one that failed */
+  last_failure: FireRecord | null;
+  /** completion webhooks of its recent runs that failed, or are being retried after a failed attempt */
+  webhook_failures: WebhookFailure[];
 }
+
+/** A webhook message of a schedule's run that has not gone through, with its last attempt's error. */
+export interface WebhookFailure {
+  run_id: string;
+  webhook_id: string;
+  type: string;
+  url: string;
+  state: 'pending' | 'failed';
+  attempts: number;
+  error: string;
+  next_attempt_at: string | null;
+}
+
+/** How many of a schedule's latest runs are searched for failing webhooks. */
+const WEBHOOK_RUNS_SHOWN = 5;
 
 const TERMINAL: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
 
@@ -235,7 +254,7 @@ export class TriggerHost {
   }
 
   async list(): Promise<ScheduleView[]> {
-    return (await this.stores.schedules.list()).map((s) => this.view(s));
+    return Promise.all((await this.stores.schedules.list()).map((s) => this.view(s)));
   }
 
   async get(id: string): Promise<ScheduleView> {
@@ -299,7 +318,7 @@ export class TriggerHost {
     return this.scheduler.fireNow(id);
   }
 
-  view(s: Schedule): ScheduleView {
+  async view(s: Schedule): Promise<ScheduleView> {
     const { webhook, version: _v, due_after: _d, failures, backoff_until, fires, source, ...rest } = s;
     const next = this.scheduler.nextRunAt(s);
     return {
@@ -310,7 +329,33 @@ export class TriggerHost {
       last_run: fires.find((f) => f.run_id) ?? null,
       runs: fires,
       backoff: backoff_until && backoff_until > new Date(this.clock.now()).toISOString() ? { failures, until: backoff_until } : null,
+      last_failure: fires.find((f) => f.outcome === 'not_started' || f.run_status === 'failed') ?? null,
+      webhook_failures: await this.webhookFailures(fires),
     };
+  }
+
+  /** The webhook messages of the latest runs that have not gone through after an attempt, newest run first. */
+  private async webhookFailures(fires: FireRecord[]): Promise<WebhookFailure[]> {
+    const runIds = [...new Set(fires.flatMap((f) => (f.run_id ? [f.run_id] : [])))].slice(0, WEBHOOK_RUNS_SHOWN);
+    const out: WebhookFailure[] = [];
+    for (const runId of runIds) {
+      const v = await this.webhooks.view(runId);
+      for (const m of v.messages) {
+        if (m.state === 'delivered' || m.attempts === 0) continue;
+        const last = v.attempts.filter((a) => a.webhook_id === m.webhook_id).at(-1);
+        out.push({
+          run_id: runId,
+          webhook_id: m.webhook_id,
+          type: m.type,
+          url: last?.url ?? v.targets[m.target]?.url ?? '',
+          state: m.state,
+          attempts: m.attempts,
+          error: last?.error ?? (last?.http_status !== undefined ? `HTTP ${last.http_status}` : 'no attempt recorded'),
+          next_attempt_at: m.next_attempt_at === null ? null : new Date(m.next_attempt_at).toISOString(),
+        });
+      }
+    }
+    return out;
   }
 
   // ---- runs a schedule starts ----

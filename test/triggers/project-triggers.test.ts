@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CliDeps } from '../../src/cli/cli-io.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { createFeedbackLensPlugin } from '../../src/plugins/feedbacklens/feedbacklens-plugin.js';
-import { RunService } from '../../src/runtime/run-service.js';
+import { RunService } from '../../src/runtime/service/run-service.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import { projectTriggers } from '../../src/triggers/project-triggers.js';
 import type { TriggerHost } from '../../src/triggers/trigger-host.js';

@@ -94,7 +94,22 @@ function timing(s: ScheduleView): string {
 function line(s: ScheduleView): string {
   const last = s.last_run ? `last ${s.last_run.run_id} ${s.last_run.run_status ?? 'running'}` : 'no run yet';
   const state = s.enabled ? (s.backoff ? `backing off until ${s.backoff.until}` : `next ${s.next_run_at ?? 'none'}`) : 'paused';
-  return `${s.schedule_id}  ${s.agent}  ${timing(s)}  ${state}  ${last}${s.source === 'api' ? '' : `  (${s.source})`}\n`;
+  return `${s.schedule_id}  ${s.agent}  ${timing(s)}  ${state}  ${last}${s.source === 'api' ? '' : `  (${s.source})`}\n${problemLines(s)}`;
+}
+
+/** What went wrong lately, under the schedule's line: its last failed fire and the webhooks that are not getting through. */
+function problemLines(s: ScheduleView): string {
+  let out = '';
+  const f = s.last_failure;
+  if (f) {
+    const what = f.run_id ? `run ${f.run_id} ${f.run_status}` : 'no run started';
+    out += `  last failure (fire time ${f.fire_time}): ${what}${f.detail ? `: ${f.detail}` : ''}\n`;
+  }
+  for (const w of s.webhook_failures) {
+    const next = w.state === 'pending' ? (w.next_attempt_at ? `, retrying at ${w.next_attempt_at}` : ', retrying') : ', given up';
+    out += `  webhook ${w.type} of ${w.run_id} to ${w.url}: ${w.attempts} failed attempt(s), last: ${w.error}${next}\n`;
+  }
+  return out;
 }
 
 async function subcommand(
