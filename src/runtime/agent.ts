@@ -7,6 +7,7 @@
 import type { AnyToolDefinition } from '../tools/tool.js';
 import type { ToolSource } from '../tools/tool-source.js';
 import type { Schema } from '../tools/schema.js';
+import type { ConfinedPath, ReadBounds } from '../tools/confined-files.js';
 import type { RunLimits } from './run-limits.js';
 import type { CaptureSettings } from './model-calls/capture-settings.js';
 import type { AgentSandboxSettings } from '../sandbox/sandbox-policy.js';
@@ -21,6 +22,8 @@ export interface WorkspaceAccess {
   resolveRead(p: string): string;
   /** Resolve a path for writing (artifacts/ only, unless the capabilities widen it); throws on escape. */
   resolveWrite(p: string): string;
+  /** The first bytes of a regular file inside the read roots (never a FIFO, device or a link leading out), and its size. */
+  readFile(p: string, bounds?: ReadBounds): Promise<{ data: Buffer; size: number }>;
   readText(p: string): Promise<string>;
   writeArtifact(relPath: string, content: string | Uint8Array): Promise<{ path: string; bytes: number }>;
   /** What writeArtifact would leave on the disk (nothing is written): path under artifacts/, size, SHA-256. */
@@ -41,7 +44,7 @@ export interface AgentRunContext<Input> {
   /** The plugin's granted Agent Skills (`skills`), loaded by the runtime. */
   skills?: LoadedSkill[];
   /** read_file schemes the runtime grants (run://<child_run_id>/artifacts/<path> for subagents' files). */
-  schemes?: Record<string, (rest: string) => string>;
+  schemes?: Record<string, (rest: string) => ConfinedPath>;
 }
 
 export interface PlanStep {

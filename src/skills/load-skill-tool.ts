@@ -6,7 +6,7 @@
 import { readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { z } from 'zod';
-import { confinePath } from '../tools/confine-path.js';
+import type { PathScheme } from '../tools/read-file-tool.js';
 import type { ToolDefinition } from '../tools/tool.js';
 import { errorResult } from '../tools/tool-result.js';
 import type { LoadedSkill } from './skill-loader.js';
@@ -39,13 +39,13 @@ export function skillFiles(dir: string): string[] {
 }
 
 /** The `skill://<name>/<path>` resolver of read_file, over the granted skills only. */
-export function skillScheme(skills: readonly LoadedSkill[]): (rest: string) => string {
+export function skillScheme(skills: readonly LoadedSkill[]): PathScheme {
   return (rest) => {
     const slash = rest.indexOf('/');
     const name = slash < 0 ? rest : rest.slice(0, slash);
     const skill = skills.find((s) => s.manifest.name === name);
     if (!skill) throw new Error(`no granted skill "${name}" (granted: ${skills.map((s) => s.manifest.name).join(', ') || 'none'})`);
-    return confinePath(skill.dir, slash < 0 ? 'SKILL.md' : rest.slice(slash + 1) || 'SKILL.md', `the folder of skill ${name}`);
+    return { root: skill.dir, rel: slash < 0 ? 'SKILL.md' : rest.slice(slash + 1) || 'SKILL.md', what: `the folder of skill ${name}` };
   };
 }
 

@@ -5,10 +5,14 @@
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
+/** Why a path was refused, for a tool's error code: it leads outside, nothing is there, or it is not a regular file. */
+export type PathRefusal = 'refused' | 'not_found' | 'not_a_file' | 'too_slow';
+
 export class WorkspacePathError extends Error {
   constructor(
     readonly path: string,
     readonly reason: string,
+    readonly refusal: PathRefusal = 'refused',
   ) {
     super(`path ${JSON.stringify(path)} refused: ${reason}`);
     this.name = 'WorkspacePathError';

@@ -1,3 +1,5 @@
+import type { ReadBounds } from './confined-files.js';
+
 /**
  * What the file tools need of a run's folder (structurally the runtime's WorkspaceAccess): every path
  * resolved and confined by its owner; relative paths are relative to the run folder.
@@ -9,6 +11,8 @@ export interface FileAccess {
   resolveRead(p: string): string;
   /** Throws when `p` is outside the write roots. */
   resolveWrite(p: string): string;
+  /** The first bytes of a regular file inside the read roots, opened beneath its root, and its size; throws WorkspacePathError. */
+  readFile(p: string, bounds?: ReadBounds): Promise<{ data: Buffer; size: number }>;
   /** `relPath` is relative to artifacts/. */
   writeArtifact(relPath: string, content: string | Uint8Array): Promise<{ path: string; bytes: number }>;
   /** What writeArtifact would leave on the disk (nothing is written): path under artifacts/, size, SHA-256. */

@@ -3,8 +3,9 @@
  * relative to the run folder (input/…, artifacts/…, granted read roots); `scheme://…` paths go to a
  * resolver the caller grants (skill://<name>/<path>, run://<run_id>/artifacts/<path>).
  */
-import { open } from 'node:fs/promises';
 import { z } from 'zod';
+import { WorkspacePathError } from './confine-path.js';
+import { type ConfinedPath, DEFAULT_READ_BOUNDS, readRegularFile } from './confined-files.js';
 import type { FileAccess } from './file-access.js';
 import type { ToolDefinition } from './tool.js';
 import { errorResult } from './tool-result.js';
@@ -16,19 +17,17 @@ export const readFileArgs = z.object({
 });
 export type ReadFileArgs = z.infer<typeof readFileArgs>;
 
-/** `rest` is what follows `scheme://`; returns the absolute path, or throws to refuse. */
-export type PathScheme = (rest: string) => string;
+/** `rest` is what follows `scheme://`; returns the path below the root it is confined to, or throws to refuse. */
+export type PathScheme = (rest: string) => ConfinedPath;
 
 export interface ReadFileToolOptions {
-  files: Pick<FileAccess, 'resolveRead'>;
+  files: Pick<FileAccess, 'readFile'>;
   schemes?: Record<string, PathScheme>;
   /** Most characters returned by one call; default 50,000. */
   maxChars?: number;
 }
 
 const DEFAULT_LINES = 2000;
-/** Bytes read at most: a file larger than this is read in its first part (the model pages with offset). */
-const MAX_READ_BYTES = 16 * 1024 * 1024;
 
 export function createReadFileTool(o: ReadFileToolOptions): ToolDefinition<ReadFileArgs> {
   const maxChars = o.maxChars ?? 50_000;
@@ -41,9 +40,11 @@ export function createReadFileTool(o: ReadFileToolOptions): ToolDefinition<ReadF
     // it only reads: a call a crash cut short is run again
     idempotent: true,
     async execute(args) {
-      let abs: string;
+      let buf: Buffer;
+      let size: number;
       try {
         const m = /^([a-z][a-z0-9+.-]*):\/\/(.*)$/i.exec(args.path);
+        let read: Promise<{ data: Buffer; size: number }>;
         if (m) {
           const scheme = schemes[m[1].toLowerCase()];
           if (!scheme)
@@ -53,27 +54,22 @@ export function createReadFileTool(o: ReadFileToolOptions): ToolDefinition<ReadF
               '',
               schemeList.length ? `use a run-folder path or ${schemeList.join(', ')}` : 'use a path relative to the run folder',
             );
-          abs = scheme(m[2]);
+          let where: ConfinedPath;
+          try {
+            where = scheme(m[2]);
+          } catch (e) {
+            return errorResult('path_refused', `cannot read ${args.path}: ${(e as Error).message}`);
+          }
+          read = readRegularFile(where, DEFAULT_READ_BOUNDS);
         } else {
-          abs = o.files.resolveRead(args.path);
+          read = o.files.readFile(args.path, DEFAULT_READ_BOUNDS);
         }
+        ({ data: buf, size } = await read);
       } catch (e) {
-        return errorResult('path_refused', `cannot read ${args.path}: ${(e as Error).message}`);
-      }
-      let buf: Buffer;
-      let size: number;
-      try {
-        const fh = await open(abs, 'r');
-        try {
-          const st = await fh.stat();
-          if (!st.isFile()) return errorResult('not_a_file', `${args.path} is not a file`);
-          size = st.size;
-          buf = Buffer.alloc(Math.min(size, MAX_READ_BYTES));
-          await fh.read(buf, 0, buf.length, 0);
-        } finally {
-          await fh.close();
+        if (e instanceof WorkspacePathError) {
+          const code = { refused: 'path_refused', not_found: 'not_found', not_a_file: 'not_a_file', too_slow: 'read_timeout' }[e.refusal];
+          return errorResult(code, e.refusal === 'not_found' ? `${args.path} does not exist` : `cannot read ${args.path}: ${e.message}`);
         }
-      } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
         return errorResult(
           code === 'ENOENT' ? 'not_found' : 'read_failed',

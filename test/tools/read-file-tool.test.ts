@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { confinePath } from '../../src/tools/confine-path.js';
+import { readRegularFile } from '../../src/tools/confined-files.js';
 import { createReadFileTool } from '../../src/tools/read-file-tool.js';
 
 let dir = '';
@@ -16,8 +16,8 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const tool = (maxChars?: number) =>
   createReadFileTool({
-    files: { resolveRead: (p) => confinePath(join(dir, 'input'), p.replace(/^input\//, ''), 'input/') },
-    schemes: { demo: (rest) => join(dir, 'input', rest) },
+    files: { readFile: (p, bounds) => readRegularFile({ root: dir, rel: p, allow: (names) => (names[0] === 'input' ? null : 'outside input/') }, bounds) },
+    schemes: { demo: (rest) => ({ root: join(dir, 'input'), rel: rest }) },
     ...(maxChars ? { maxChars } : {}),
   });
 

@@ -208,8 +208,8 @@ function toolStage(rec: RunRecord, deps: EngineDeps, run: RunScope, progress: Pl
     preToolUse: [planHooks.pre, ...(deps.extraHooks?.preToolUse ?? [])],
     postToolUse: [...(deps.extraHooks?.postToolUse ?? []), planHooks.post],
     stop: [
-      requiredOutputHook(workspace.artifactsDir, plugin.artifacts),
-      artifactContractHook(workspace.artifactsDir, plugin.artifacts),
+      requiredOutputHook(workspace.root, plugin.artifacts),
+      artifactContractHook(workspace.root, plugin.artifacts),
       ...pluginValidatorHooks(plugin, { runId: rec.runId, input: rec.input, workspace }),
       ...(deps.extraHooks?.stop ?? []),
     ],

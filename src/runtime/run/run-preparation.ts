@@ -15,6 +15,7 @@ import type { ToolSource } from '../../tools/tool-source.js';
 import type { Agent, AgentRunContext } from '../agent.js';
 import type { ParsedCreateRunRequest } from '../create-run-request.js';
 import type { ModelChoice } from '../service/run-admission.js';
+import type { ConfinedPath } from '../../tools/confined-files.js';
 import { resolveCapabilities } from './run-capabilities.js';
 import type { RequestFile } from '../storage/run-folder.js';
 import type { RunRecord } from './run-record.js';
@@ -48,7 +49,7 @@ export interface PreparationHost {
   /** The earlier runs of a conversation, as the model's history. */
   historyFor(conversationId: string): Promise<ChatMessage[]>;
   /** `run://<child_run_id>/artifacts/<path>` of one of `rec`'s subagents. */
-  childArtifact(rec: RunRecord | null, rest: string): string;
+  childArtifact(rec: RunRecord | null, rest: string): ConfinedPath;
   /** What run_agent needs of the service, for one parent run. */
   subagentHost(parentOf: () => RunRecord, front: CreateRunOptions): SubagentHost;
   /** One event published on a run's bus (the service's counter). */

@@ -12,7 +12,7 @@ import type { ChatMessage } from '../../providers/model-provider.js';
 import type { ModelSpec } from '../../providers/resolve-model-provider.js';
 import { resolveSandboxPolicy, withBaseDir, type OperatorSandboxSettings } from '../../sandbox/sandbox-policy.js';
 import { loadSkill } from '../../skills/skill-loader.js';
-import { confinePath } from '../../tools/confine-path.js';
+import type { ConfinedPath } from '../../tools/confined-files.js';
 import type { Agent } from '../agent.js';
 import type { AgentSource } from '../agent-registry.js';
 import { resolveCapture } from '../model-calls/capture-settings.js';
@@ -235,11 +235,17 @@ export class RunHost implements PreparationHost {
   }
 
   /** `run://<child_run_id>/artifacts/<path>` of one of `rec`'s subagents, confined to that run's artifacts/. */
-  childArtifact(rec: RunRecord | null, rest: string): string {
+  childArtifact(rec: RunRecord | null, rest: string): ConfinedPath {
     const [id, dir, ...path] = rest.split('/');
     if (!rec?.children.includes(id)) throw new Error(`run ${id} is not a subagent of this run (subagents: ${rec?.children.join(', ') || 'none'})`);
     if (dir !== 'artifacts') throw new Error("only a subagent's artifacts/ can be read: run://<run_id>/artifacts/<path>");
-    return confinePath(join(this.runsDir, id, 'artifacts'), path.join('/') || '.', `the artifacts of ${id}`);
+    // opened from that run's folder: an artifacts/ its commands swapped for a link is seen as one
+    return {
+      root: join(this.runsDir, id),
+      rel: ['artifacts', ...path].join('/'),
+      what: `the folder of ${id}`,
+      allow: (names) => (names[0] === 'artifacts' ? null : `outside the artifacts of ${id}`),
+    };
   }
 
   subagentHost(parentOf: () => RunRecord, front: CreateRunOptions): SubagentHost {

@@ -7,13 +7,14 @@
  * answer null for a file that is absent or not valid JSON (a run that never got that far).
  */
 import { mkdirSync } from 'node:fs';
-import { mkdir, readFile, readdir, stat } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { maskSecrets } from '../../events/secret-masker.js';
 import { isInside, WorkspacePathError } from '../../tools/confine-path.js';
 import type { ReasoningEffort } from '../../providers/model-provider.js';
 import type { ResolvedCapture } from '../model-calls/capture-settings.js';
+import { listFilesBeneath } from '../../tools/confined-files.js';
 import { replaceFile } from './replace-file.js';
 import { RUN_DIRS, RUN_FILES, type RunFile } from './run-files.js';
 import type { RunManifest } from './run-manifest.js';
@@ -99,25 +100,9 @@ export class RunFolder {
     for (const d of ['', ...RUN_DIRS]) this.madeDirs.add(join(this.root, d));
   }
 
-  /** Every file under artifacts/, with its size, by path (posix, relative to artifacts/). */
-  async listArtifacts(): Promise<Array<{ path: string; bytes: number }>> {
-    const base = join(this.root, 'artifacts');
-    const out: Array<{ path: string; bytes: number }> = [];
-    const walk = async (dir: string): Promise<void> => {
-      let entries;
-      try {
-        entries = await readdir(dir, { withFileTypes: true });
-      } catch {
-        return;
-      }
-      for (const e of entries) {
-        const full = join(dir, e.name);
-        if (e.isDirectory()) await walk(full);
-        else if (e.isFile()) out.push({ path: relative(base, full).split(sep).join('/'), bytes: (await stat(full)).size });
-      }
-    };
-    await walk(base);
-    return out.sort((a, b) => a.path.localeCompare(b.path));
+  /** Every regular file under artifacts/, with its size, by path (posix, relative to artifacts/); opened beneath the folder by descriptor. */
+  listArtifacts(): Promise<Array<{ path: string; bytes: number }>> {
+    return listFilesBeneath({ root: this.root, rel: 'artifacts', what: 'the run folder' });
   }
 
   /** Writes `text` to `relPath` (relative to the folder, and inside it), atomically, secrets masked. */

@@ -1,13 +1,24 @@
 /**
- * The per-run folder: input/, runtime/, artifacts/. Every path a tool names is resolved
- * (NUL bytes, `..`, absolute paths, symlinks via realpath) and refused outside the allowed roots.
+ * The per-run folder: input/, runtime/, artifacts/. Every path a tool names is refused outside the
+ * allowed roots; files are opened beneath the run folder by descriptor (confined-files.ts), so what the
+ * run's own commands swap in meanwhile cannot redirect a read or a write.
  */
-import { constants as fsc, mkdirSync } from 'node:fs';
+import { closeSync, constants as fsc, createReadStream, createWriteStream, fstatSync, mkdirSync, openSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { chmod, copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { maskSecrets } from '../../events/secret-masker.js';
 import { isInside, realpathLoose, WorkspacePathError } from '../../tools/confine-path.js';
+import {
+  type ConfinedPath,
+  createFileBeneath,
+  DEFAULT_READ_BOUNDS,
+  kindOf,
+  type ReadBounds,
+  readRegularFile,
+  replaceFileBeneath,
+} from '../../tools/confined-files.js';
 import { RUN_DIRS, RunFolder } from './run-folder.js';
 import type { WorkspaceAccess } from '../agent.js';
 
@@ -114,27 +125,59 @@ export class RunWorkspace implements WorkspaceAccess {
     return this.confine(p, this.writeRoots, 'write');
   }
 
+  /**
+   * Where `p` is opened: below the run folder, or below the granted read root that holds it, with the
+   * resolved path (links followed by hand) checked against the roots.
+   */
+  private confined(p: string, roots: readonly string[], what: string): ConfinedPath {
+    if (typeof p !== 'string' || p.length === 0) throw new WorkspacePathError(String(p), 'empty path');
+    if (p.includes('\0')) throw new WorkspacePathError(p, 'contains a NUL byte');
+    const abs = resolve(this.root, p);
+    const base = isInside(abs, this.root) ? this.root : roots.find((r) => isInside(abs, r));
+    const refusal = `outside the ${what} roots (${roots.map((r) => this.show(r)).join(', ')})`;
+    if (base === undefined) throw new WorkspacePathError(p, refusal);
+    return {
+      root: base,
+      rel: relative(base, abs) || '.',
+      what: refusal.replace(/^outside /, ''),
+      allow: (names) => (roots.some((r) => isInside(join(base, ...names), r)) ? null : refusal),
+    };
+  }
+
+  /** The first bytes of a regular file the run may read (input/…, artifacts/…, a granted root), and its size. */
+  readFile(p: string, bounds: ReadBounds = DEFAULT_READ_BOUNDS): Promise<{ data: Buffer; size: number }> {
+    return readRegularFile(this.confined(p, this.readRoots, 'read'), bounds);
+  }
+
   async readText(p: string): Promise<string> {
-    return readFile(this.resolveRead(p), 'utf8');
+    const { data, size } = await this.readFile(p);
+    if (size > data.length) throw new WorkspacePathError(p, `is larger than ${DEFAULT_READ_BOUNDS.maxBytes} bytes (${size})`);
+    return data.toString('utf8');
   }
 
   /** `relPath` is relative to artifacts/ (a leading `artifacts/` is accepted too). Text has the server's
    *  secrets masked (bytes are written as given: an image is not text to mask). */
   async writeArtifact(relPath: string, text: string | Uint8Array): Promise<{ path: string; bytes: number }> {
-    const content = typeof text === 'string' ? maskSecrets(text) : text;
-    const target = this.artifactTarget(relPath);
-    await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, content);
-    const bytes = typeof content === 'string' ? Buffer.byteLength(content) : content.byteLength;
-    return { path: relative(this.artifactsDir, target).split(sep).join('/'), bytes };
+    const content = typeof text === 'string' ? Buffer.from(maskSecrets(text)) : text;
+    const names = await replaceFileBeneath(this.confined(this.artifactRel(relPath), this.writeRoots, 'write'), content);
+    return {
+      path: relative(this.artifactsDir, join(this.root, ...names))
+        .split(sep)
+        .join('/'),
+      bytes: content.byteLength,
+    };
+  }
+
+  /** artifacts/<relPath>, relative to the run folder. */
+  private artifactRel(relPath: string): string {
+    if (typeof relPath !== 'string' || relPath.length === 0) throw new WorkspacePathError(String(relPath), 'empty path');
+    if (isAbsolute(relPath)) throw new WorkspacePathError(relPath, 'artifact paths are relative to artifacts/');
+    return join('artifacts', relPath.replace(/^artifacts[\\/]/, ''));
   }
 
   /** The file artifacts/<relPath> names, confined to the write roots. */
   private artifactTarget(relPath: string): string {
-    if (typeof relPath !== 'string' || relPath.length === 0) throw new WorkspacePathError(String(relPath), 'empty path');
-    if (isAbsolute(relPath)) throw new WorkspacePathError(relPath, 'artifact paths are relative to artifacts/');
-    const rel = relPath.replace(/^artifacts[\\/]/, '');
-    return this.resolveWrite(join('artifacts', rel));
+    return this.resolveWrite(this.artifactRel(relPath));
   }
 
   /** What writeArtifact(relPath, text) would leave on the disk (its secrets masked as it masks them):
@@ -148,8 +191,8 @@ export class RunWorkspace implements WorkspaceAccess {
   /** The size and SHA-256 of artifacts/<path> as it is on the disk, or null when it cannot be read. */
   async artifactOnDisk(path: string): Promise<{ bytes: number; sha256: string } | null> {
     try {
-      const content = await readFile(this.artifactTarget(path));
-      return { bytes: content.byteLength, sha256: sha256(content) };
+      const { data, size } = await readRegularFile(this.confined(this.artifactRel(path), this.writeRoots, 'write'), ARTIFACT_HASH_BOUNDS);
+      return size === data.length ? { bytes: size, sha256: sha256(data) } : null;
     } catch {
       return null;
     }
@@ -177,21 +220,33 @@ export class RunWorkspace implements WorkspaceAccess {
     return this.folder.listArtifacts();
   }
 
-  /** Copies an outside file into input/ under a safe unique name; returns the workspace-relative path. */
+  /**
+   * Copies an outside file (an upload, a file the CLI was given) into input/ under a safe unique name;
+   * returns the workspace-relative path. Only a regular file is copied: a FIFO or device named as an
+   * input is refused, not waited on. The copy is its owner's alone, made new beneath the run folder.
+   */
   async importInput(source: string, preferredName?: string): Promise<string> {
     const name = (preferredName ?? basename(source)).replace(/[^A-Za-z0-9._-]/g, '_') || 'input';
-    let candidate = name;
-    for (let i = 1; ; i++) {
-      try {
-        await copyFile(source, join(this.inputDir, candidate), fsc.COPYFILE_EXCL);
-        // a copy keeps its source's mode: the run's copy is its owner's alone
-        await chmod(join(this.inputDir, candidate), 0o600);
+    const from = openSync(source, fsc.O_RDONLY | fsc.O_NONBLOCK | fsc.O_NOCTTY);
+    try {
+      const st = fstatSync(from);
+      if (!st.isFile()) throw new WorkspacePathError(source, `is ${kindOf(st)}, not a regular file`, 'not_a_file');
+      let candidate = name;
+      for (let i = 1; ; i++) {
+        let to: number;
+        try {
+          to = createFileBeneath({ root: this.root, rel: `input/${candidate}`, what: 'the run folder' });
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+          const dot = name.lastIndexOf('.');
+          candidate = dot > 0 ? `${name.slice(0, dot)}_${i}${name.slice(dot)}` : `${name}_${i}`;
+          continue;
+        }
+        await pipeline(createReadStream('', { fd: from, autoClose: false, start: 0 }), createWriteStream('', { fd: to }));
         return `input/${candidate}`;
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-        const dot = name.lastIndexOf('.');
-        candidate = dot > 0 ? `${name.slice(0, dot)}_${i}${name.slice(dot)}` : `${name}_${i}`;
       }
+    } finally {
+      closeSync(from);
     }
   }
 }
@@ -219,6 +274,9 @@ export async function reserveRunFolder(runsDir: string, nextId: () => string, op
     }
   }
 }
+
+/** A file write_artifact wrote is at most 10 MB: one larger is not hashed (it is not what the call left). */
+const ARTIFACT_HASH_BOUNDS: ReadBounds = { maxBytes: 64 * 1024 * 1024, timeoutMs: 10_000 };
 
 function sha256(content: Uint8Array): string {
   return createHash('sha256').update(content).digest('hex');

@@ -4,6 +4,7 @@ import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { WorkspaceAccess } from '../../../src/runtime/agent.js';
+import { readRegularFile } from '../../../src/tools/confined-files.js';
 
 export interface TempWorkspace extends WorkspaceAccess {
   /** put a file into input/ and return its workspace-relative path */
@@ -26,6 +27,7 @@ export function createTempWorkspace(runId = 'run_test'): TempWorkspace {
     resolveRead: (p) => inside(p, ['input', 'artifacts', 'runtime']),
     resolveWrite: (p) => inside(p, ['artifacts']),
     readText: (p) => readFile(ws.resolveRead(p), 'utf8'),
+    readFile: (p, bounds) => readRegularFile({ root, rel: relative(root, ws.resolveRead(p)) }, bounds),
     async writeArtifact(rel, content) {
       const target = ws.resolveWrite(join('artifacts', rel.replace(/^artifacts\//, '')));
       await mkdir(dirname(target), { recursive: true });

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { artifactContractHook, requiredOutputHook, runStopHooks } from '../../..
 let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'runtrail-stop-'));
+  mkdirSync(join(dir, 'artifacts'));
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -29,13 +30,13 @@ const hooks = () => [requiredOutputHook(dir, contract), artifactContractHook(dir
 
 describe('stop hooks', () => {
   it('pass when every required artifact exists and matches the contract', async () => {
-    writeFileSync(join(dir, 'a.json'), JSON.stringify({ items: [{ priority: 'P0' }] }));
-    writeFileSync(join(dir, 'r.md'), '# Report\n\n## summary\n\ntext\n\n### Top Issues ##\n');
+    writeFileSync(join(dir, 'artifacts', 'a.json'), JSON.stringify({ items: [{ priority: 'P0' }] }));
+    writeFileSync(join(dir, 'artifacts', 'r.md'), '# Report\n\n## summary\n\ntext\n\n### Top Issues ##\n');
     expect(await runStopHooks(hooks())).toEqual({ ok: true, byHook: [] });
   });
 
   it('name the missing file, the bad enum, and headings hidden in code fences', async () => {
-    writeFileSync(join(dir, 'a.json'), JSON.stringify({ items: [{ priority: 'urgent' }] }));
+    writeFileSync(join(dir, 'artifacts', 'a.json'), JSON.stringify({ items: [{ priority: 'urgent' }] }));
     const out = await runStopHooks(hooks());
     expect(out.ok).toBe(false);
     expect(out.byHook.find((h) => h.hook === 'RequiredOutput')?.issues).toEqual([
@@ -43,7 +44,7 @@ describe('stop hooks', () => {
     ]);
     expect(out.byHook.find((h) => h.hook === 'ArtifactContract')?.issues[0].message).toMatch(/a\.json: items\[0\]\.priority: .*urgent/);
 
-    writeFileSync(join(dir, 'r.md'), '# Report\n\n```md\n## Summary\n```\n## Top Issues\n');
+    writeFileSync(join(dir, 'artifacts', 'r.md'), '# Report\n\n```md\n## Summary\n```\n## Top Issues\n');
     const out2 = await runStopHooks(hooks());
     expect(out2.byHook.find((h) => h.hook === 'ArtifactContract')?.issues.map((i) => i.message)).toContainEqual(
       expect.stringMatching(/^r\.md lacks the heading "Summary" \(found: "report", "top issues"\)$/),
@@ -51,8 +52,8 @@ describe('stop hooks', () => {
   });
 
   it('report unparsable JSON, and a crashing hook as an issue', async () => {
-    writeFileSync(join(dir, 'a.json'), '{"items": [');
-    writeFileSync(join(dir, 'r.md'), '## Summary\n## Top Issues\n');
+    writeFileSync(join(dir, 'artifacts', 'a.json'), '{"items": [');
+    writeFileSync(join(dir, 'artifacts', 'r.md'), '## Summary\n## Top Issues\n');
     const crash = {
       name: 'Crashy',
       check: async () => {

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,6 +72,16 @@ describe('RunWorkspace', () => {
     writeFileSync(src, 'x');
     expect(await ws.importInput(src)).toBe('input/my_file.csv');
     expect(await ws.importInput(src)).toBe('input/my_file_1.csv');
+  });
+
+  it('imports only a regular file: a FIFO named as an input is refused at once, and a link planted in input/ is not written through', async () => {
+    execFileSync('mkfifo', [join(dir, 'pipe.csv')]);
+    await expect(ws.importInput(join(dir, 'pipe.csv'))).rejects.toThrow(/is a FIFO, not a regular file/);
+    writeFileSync(join(dir, 'data.csv'), 'a,b\n');
+    symlinkSync(join(dir, 'secret.txt'), join(ws.inputDir, 'data.csv'));
+    expect(await ws.importInput(join(dir, 'data.csv'))).toBe('input/data_1.csv');
+    expect(readFileSync(join(dir, 'secret.txt'), 'utf8')).toBe('secret');
+    expect(readFileSync(join(ws.inputDir, 'data_1.csv'), 'utf8')).toBe('a,b\n');
   });
 });
 
