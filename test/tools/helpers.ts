@@ -1,4 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { OperationReporter, ProgressUpdate } from '../../src/events/operation-reporter-types.js';
 import type { ProcessSource, ProcessTargetType } from '../../src/events/process-event.js';
 
@@ -16,6 +19,14 @@ export function liveProcesses(marker: string): string[] {
 /** A unique `sleep` argument, so the process table can be searched for exactly this test's children. */
 export function marker(): string {
   return `${300 + Math.floor(Math.random() * 600)}.${process.pid}${Math.floor(Math.random() * 1e6)}`;
+}
+
+/**
+ * A folder of this test file's own to run commands in: the shared temp folder holds other users'
+ * folders (a CI checkout owned by another uid), which a sandbox with it as workspace cannot enter.
+ */
+export function ownWorkdir(): string {
+  return mkdtempSync(join(tmpdir(), 'runtrail-exec-'));
 }
 
 export interface ReporterCall {

@@ -1,10 +1,11 @@
-import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProcessRegistry } from '../../src/tools/process-registry.js';
 import { createExecTool } from '../../src/tools/exec-tool.js';
 import { createProcessTool } from '../../src/tools/process-tool.js';
 import { signalBridgeActive } from '../../src/tools/signal-bridge.js';
-import { eventually, liveProcesses, marker } from './helpers.js';
+import { eventually, liveProcesses, marker, ownWorkdir } from './helpers.js';
+
+const WORKDIR = ownWorkdir();
 
 // A short grace keeps the SIGKILL path quick; the 3 s default is checked in exec-config.test.ts.
 let registry: ProcessRegistry;
@@ -21,7 +22,7 @@ const commandProcesses = (m: string) => liveProcesses(m).filter((l) => !l.includ
 function setup(opts: ConstructorParameters<typeof ProcessRegistry>[0] = {}) {
   registry = new ProcessRegistry({ killGraceMs: 300, ...opts });
   return {
-    exec: createExecTool({ registry, scopeKey: 'run', cwd: tmpdir() }),
+    exec: createExecTool({ registry, scopeKey: 'run', cwd: WORKDIR }),
     proc: createProcessTool({ registry, scopeKey: 'run' }),
   };
 }
@@ -87,7 +88,7 @@ describe('no orphans', () => {
 
   it('shutdown ends every live session of every run', async () => {
     const { exec } = setup();
-    const exec2 = createExecTool({ registry, scopeKey: 'other', cwd: tmpdir() });
+    const exec2 = createExecTool({ registry, scopeKey: 'other', cwd: WORKDIR });
     const m = marker();
     await exec.execute({ command: `sleep ${m}`, background: true });
     await exec2.execute({ command: `trap '' TERM; sleep ${m}`, background: true });
@@ -126,7 +127,7 @@ describe('ending a session while it is being spawned', () => {
   it('killScope during a (pty) spawn still ends the child and does not hang', async () => {
     registry = new ProcessRegistry({ killGraceMs: 300 });
     const m = marker();
-    const starting = registry.start({ scopeKey: 'r', command: `sleep ${m}`, cwd: tmpdir(), env: { PATH: process.env.PATH ?? '/bin' }, pty: true });
+    const starting = registry.start({ scopeKey: 'r', command: `sleep ${m}`, cwd: WORKDIR, env: { PATH: process.env.PATH ?? '/bin' }, pty: true });
     await registry.killScope('r');
     const s = await starting;
     await s.done;

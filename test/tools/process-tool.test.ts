@@ -1,9 +1,10 @@
-import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProcessRegistry } from '../../src/tools/process-registry.js';
 import { createExecTool } from '../../src/tools/exec-tool.js';
 import { createProcessTool } from '../../src/tools/process-tool.js';
-import { liveProcesses, marker } from './helpers.js';
+import { liveProcesses, marker, ownWorkdir } from './helpers.js';
+
+const WORKDIR = ownWorkdir();
 
 let registry: ProcessRegistry;
 afterEach(async () => {
@@ -13,7 +14,7 @@ afterEach(async () => {
 function setup(scopeKey = 'run_a', reg?: ProcessRegistry) {
   registry = reg ?? registry ?? new ProcessRegistry();
   return {
-    exec: createExecTool({ registry, scopeKey, cwd: tmpdir() }),
+    exec: createExecTool({ registry, scopeKey, cwd: WORKDIR }),
     proc: createProcessTool({ registry, scopeKey }),
   };
 }
@@ -129,7 +130,7 @@ describe('process tool', () => {
     expect((await a.proc.execute({ action: 'list' })).details?.sessions).toEqual([]);
     await reg.shutdown();
     expect(liveProcesses(mb)).toEqual([]);
-    await expect(reg.start({ scopeKey: 'x', command: 'true', cwd: tmpdir(), env: {} })).rejects.toThrow(/shut down/);
+    await expect(reg.start({ scopeKey: 'x', command: 'true', cwd: WORKDIR, env: {} })).rejects.toThrow(/shut down/);
   });
 
   it('keeps at most the configured number of finished sessions, oldest dropped first', async () => {
