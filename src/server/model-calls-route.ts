@@ -9,7 +9,8 @@ import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { MODEL_CALL_FILES_DIR, readModelCalls } from '../runtime/model-calls/model-call-record.js';
 import type { RunServiceApi } from '../runtime/run-service-types.js';
-import { HttpError, invalidBody } from './http-error.js';
+import { HttpError } from './http-error.js';
+import { intQuery } from './query-params.js';
 import { isRunId } from './run-id-param.js';
 
 const FILE_NAME = /^[0-9a-f]{32}\.(png|jpg|gif|webp|pdf|txt|bin)$/;
@@ -23,14 +24,6 @@ const FILE_TYPES: Record<string, string> = {
   bin: 'application/octet-stream',
 };
 
-function intParam(v: string | undefined, name: string, min: number, max: number): number | undefined {
-  if (v === undefined || v === '') return undefined;
-  const n = /^\d{1,9}$/.test(v) ? Number(v) : NaN;
-  if (!Number.isInteger(n) || n < min || n > max)
-    throw invalidBody([{ path: name, message: `must be an integer in ${min}..${max}, got ${JSON.stringify(v).slice(0, 40)}` }]);
-  return n;
-}
-
 export function registerModelCallsRoute(app: FastifyInstance, service: RunServiceApi, opts: { dataDir: string }): void {
   const runOf = async (id: string) => {
     const run = isRunId(id) ? await service.get(id) : null;
@@ -41,10 +34,10 @@ export function registerModelCallsRoute(app: FastifyInstance, service: RunServic
   app.get<{ Params: { id: string }; Querystring: Record<string, string | undefined> }>('/api/runs/:id/model-calls', async (req) => {
     const q = req.query ?? {};
     const query = {
-      offset: intParam(q.offset, 'offset', 0, 1e9) ?? 0,
-      limit: intParam(q.limit, 'limit', 1, 200) ?? 20,
-      turn: intParam(q.turn, 'turn', 1, 1e9),
-      call: intParam(q.call, 'call', 1, 1e9),
+      offset: intQuery(q.offset, 'offset', 0, 1e9) ?? 0,
+      limit: intQuery(q.limit, 'limit', 1, 200) ?? 20,
+      turn: intQuery(q.turn, 'turn', 1, 1e9),
+      call: intQuery(q.call, 'call', 1, 1e9),
     };
     const run = await runOf(req.params.id);
     return readModelCalls(run.run_id, join(opts.dataDir, 'runs', run.run_id), query);

@@ -9,6 +9,7 @@ import type { CreateRunOptions, RunServiceApi, RunStatusFile, RunWebhook } from 
 import type { Agent } from '../runtime/agent.js';
 import { RunFolder, type RunFile } from '../runtime/storage/run-folder.js';
 import { HttpError, invalidBody } from './http-error.js';
+import { intQuery, oneOfQuery, textQuery } from './query-params.js';
 import { fileInputIssues } from './input-roots.js';
 import { isRunId } from './run-id-param.js';
 import { RunUsageReader } from './run-usage.js';
@@ -60,13 +61,6 @@ function isScriptModel(model: unknown): boolean {
         .trim()
         .toLowerCase() === 'script',
   );
-}
-
-function intParam(v: unknown, name: string, min: number, max: number, dflt: number): number {
-  if (v === undefined || v === '') return dflt;
-  const n = typeof v === 'string' && /^\d{1,9}$/.test(v) ? Number(v) : NaN;
-  if (!Number.isInteger(n) || n < min || n > max) throw invalidBody([{ path: name, message: `must be an integer in ${min}..${max}` }]);
-  return n;
 }
 
 async function requireRun(service: RunServiceApi, id: string): Promise<RunStatusFile> {
@@ -124,12 +118,6 @@ export async function createRunOverHttp(service: RunServiceApi, body: unknown, o
   return service.create(b, { ...front, fromNetwork: true, ...(webhook ? { webhook } : {}) });
 }
 
-function textParam(v: string | undefined, name: string, max: number): string | undefined {
-  if (v === undefined || v === '') return undefined;
-  if (v.length > max) throw invalidBody([{ path: name, message: `must be at most ${max} characters` }]);
-  return v;
-}
-
 export function registerRunRoutes(app: FastifyInstance, service: RunServiceApi, opts: RunRouteOptions): void {
   const usage = new RunUsageReader(opts.dataDir);
   app.post('/api/runs', async (req, reply) => {
@@ -139,17 +127,15 @@ export function registerRunRoutes(app: FastifyInstance, service: RunServiceApi, 
 
   app.get<{ Querystring: Record<string, string | undefined> }>('/api/runs', async (req) => {
     const q = req.query ?? {};
-    if (q.status !== undefined && !STATUSES.includes(q.status as RunStatus)) {
-      throw invalidBody([{ path: 'status', message: `must be one of ${STATUSES.join('|')}` }]);
-    }
-    const limit = intParam(q.limit, 'limit', 1, 500, 50);
-    const offset = intParam(q.offset, 'offset', 0, 1e9, 0);
+    const status = oneOfQuery(q.status, 'status', STATUSES);
+    const limit = intQuery(q.limit, 'limit', 1, 500) ?? 50;
+    const offset = intQuery(q.offset, 'offset', 0, 1e9) ?? 0;
     const { runs, total } = await service.list({
-      status: q.status as RunStatus | undefined,
+      status,
       plugin: q.plugin || undefined,
-      model: textParam(q.model, 'model', 200),
-      goal: textParam(q.q, 'q', 200),
-      conversation: textParam(q.conversation, 'conversation', 200),
+      model: textQuery(q.model, 'model', 200),
+      goal: textQuery(q.q, 'q', 200),
+      conversation: textQuery(q.conversation, 'conversation', 200),
       limit,
       offset,
     });

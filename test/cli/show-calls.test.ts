@@ -81,6 +81,11 @@ describe('runtrail show --calls', () => {
     expect(await runCli(['show', runId, '--calls', '--turn', '2'], one.d)).toBe(0);
     expect(one.stdout.text).toMatch(/^── call 2 · turn 2 /);
     expect(one.stdout.text).not.toMatch(/^── call [13] /m);
+    // a turn the run never reached: the run's turns said, exit 2
+    const past = deps();
+    expect(await runCli(['show', runId, '--calls', '--turn', '99'], past.d)).toBe(2);
+    expect(past.stderr.text).toContain(`--turn 99: run ${runId} has 3 turns with recorded model calls (1..3)`);
+    expect(past.stdout.text).toBe('');
   });
 
   it('says when capture was off, and names a bad option', async () => {

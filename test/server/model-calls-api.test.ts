@@ -260,15 +260,20 @@ describe('GET /api/runs/:id/model-calls', () => {
     );
     const runId = await runToEnd(url);
     expect(await calls(url, runId)).toMatchObject({ capture: 'off', total: 0, calls: [] });
-    for (const [q, field] of [
-      ['limit=0', 'limit'],
-      ['limit=abc', 'limit'],
-      ['turn=-1', 'turn'],
-      ['offset=1.5', 'offset'],
+    for (const [q, field, range] of [
+      ['limit=0', 'limit', '1..200'],
+      ['limit=500', 'limit', '1..200'],
+      ['limit=abc', 'limit', '1..200'],
+      ['turn=-1', 'turn', '1..'],
+      ['offset=1.5', 'offset', '0..'],
     ]) {
       const r = await getJson(`${url}/api/runs/${runId}/model-calls?${q}`);
       expect(r.status).toBe(400);
-      expect(JSON.stringify(r.body)).toContain(field);
+      // a query error, not a body's: the parameter, its range and what was sent
+      expect(r.body.error.code).toBe('invalid_query');
+      expect(r.body.error.message).toMatch(new RegExp(`^query parameter ${field} must be a whole number in ${range.replace('.', '\\.')}`));
+      expect(r.body.error.message).toContain(JSON.stringify(q.split('=')[1]));
+      expect(r.body.error.message).not.toContain('body');
     }
     expect((await getJson(`${url}/api/runs/run_20000101_000000_000000/model-calls`)).status).toBe(404);
     expect((await getJson(`${url}/api/runs/${runId}/model-calls/files/..%2Frun_status.json`)).status).toBe(404);

@@ -51,7 +51,10 @@ describe('run API', () => {
     const bad = await getJson(`${server.url}/api/runs?status=sleeping`);
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.issues[0].path).toBe('status');
-    expect((await getJson(`${server.url}/api/runs?limit=0`)).status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: 'invalid_query', message: expect.stringMatching(/^query parameter status must be one of queued\|/) });
+    const tooMany = await getJson(`${server.url}/api/runs?limit=900`);
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.error).toMatchObject({ code: 'invalid_query', message: 'query parameter limit must be a whole number in 1..500, got "900"' });
   });
 
   it('maps every refusal to a JSON error with the issue-5 status', async () => {

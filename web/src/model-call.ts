@@ -73,6 +73,8 @@ export interface ModelCallsPage {
   run_id: string;
   capture: 'on' | 'off' | 'unknown';
   total: number;
+  /** the highest loop turn a recorded call belongs to */
+  turns: number;
   offset: number;
   limit: number;
   calls: ModelCall[];

@@ -19,6 +19,11 @@ async function printCalls(runId: string, runsDir: string, opts: { json: boolean;
   for (let offset = 0; ; offset += PAGE) {
     const page = await readModelCalls(runId, root, { offset, limit: PAGE, ...(opts.turn !== undefined ? { turn: opts.turn } : {}) });
     if (page.total === 0) {
+      // a turn the run never reached is a mistyped option, not a run without calls
+      if (opts.turn !== undefined && page.turns > 0)
+        throw new UsageError(
+          `--turn ${opts.turn}: run ${runId} has ${page.turns} turn${page.turns === 1 ? '' : 's'} with recorded model calls (1..${page.turns})`,
+        );
       if (opts.json) return;
       deps.stdout.write(`${noCallsText(page.capture)}\n`);
       return;

@@ -90,6 +90,8 @@ export interface ModelCallsPage {
   /** `off`: the run was configured not to record model calls (capture.model_io: false). */
   capture: CaptureState;
   total: number;
+  /** The highest loop turn any recorded call belongs to (0 for none): what `turn` can name. */
+  turns: number;
   offset: number;
   limit: number;
   calls: ModelCall[];
@@ -211,5 +213,6 @@ export async function readModelCalls(runId: string, runRoot: string, q: ModelCal
   const sets = calls.some((c) => c.request.tools) ? await readToolSets(runRoot) : {};
   const tool_sets: Record<string, ToolSpec[]> = {};
   for (const c of calls) if (c.request.tools && sets[c.request.tools.set]) tool_sets[c.request.tools.set] = sets[c.request.tools.set];
-  return { run_id: runId, capture, total: matching.length, offset, limit, calls, tool_sets };
+  const turns = lines.reduce((max, l) => Math.max(max, l.turn ?? 0), 0);
+  return { run_id: runId, capture, total: matching.length, turns, offset, limit, calls, tool_sets };
 }

@@ -39,6 +39,7 @@ import {
   type ModelCallResponse,
 } from './model-call-record.js';
 import { tokenCounts } from '../metrics/run-metrics.js';
+import { earlierAttemptCalls } from './earlier-attempt-calls.js';
 
 /**
  * The masking every recorded text goes through: the same as the event log's (credential-looking
@@ -117,6 +118,8 @@ export class ModelCallRecorder {
   private writes: Promise<void> = Promise.resolve();
   private filesDir: Promise<void> | null = null;
   private failure: string | null = null;
+  /** the file ends in a line a crash cut short: the first line written starts on a line of its own */
+  private lineBreakFirst = false;
   private readonly unsubscribe: () => void;
   private readonly mask: (text: string) => string;
   private readonly maxBytes: number;
@@ -124,6 +127,12 @@ export class ModelCallRecorder {
   constructor(private readonly o: ModelCallRecorderOptions) {
     this.mask = o.mask ?? maskRecordedText;
     this.maxBytes = o.maxCallBytes ?? DEFAULT_MAX_CALL_BYTES;
+    // a resumed (or restarted) run records into its dead attempt's file: its calls go on numbering
+    // after the last one there, its tool lists stay listed, and a line the crash cut stays on its own
+    const earlier = earlierAttemptCalls(o.root);
+    this.calls = earlier.lastCall;
+    this.lineBreakFirst = earlier.tornTail;
+    for (const [set, tools] of Object.entries(earlier.toolSets)) this.toolSets.set(set, tools);
     this.unsubscribe = o.subscribe((ev) => this.onEvent(ev));
   }
 
@@ -457,7 +466,8 @@ export class ModelCallRecorder {
   private appendLine(text: string): void {
     try {
       this.fd ??= openSync(join(this.o.root, MODEL_CALLS_FILE), 'a', 0o600);
-      const buf = Buffer.from(text);
+      const buf = Buffer.from(this.lineBreakFirst ? `\n${text}` : text);
+      this.lineBreakFirst = false;
       for (let off = 0; off < buf.length; ) off += writeSync(this.fd, buf, off, buf.length - off);
     } catch (e) {
       this.failure ??= (e as Error).message;

@@ -3,12 +3,16 @@
  * request the provider received and what it answered, tied to its span, turn and tool calls; secrets
  * masked, images as files of the run, each line capped, and nothing at all when capture is off.
  */
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { AgentEvent } from '../../../src/events/agent-event.js';
+import type { ChatMessage } from '../../../src/providers/model-provider.js';
 import { sentMessageOf } from '../../../src/providers/sent-request.js';
+import { ModelCallRecorder } from '../../../src/runtime/model-calls/model-call-recorder.js';
+import { requestDiff, type Message } from '../../../web/src/model-call.js';
 import { MODEL_CALLS_FILE, parseModelCallLines, readModelCalls, type ModelCallLine } from '../../../src/runtime/model-calls/model-call-record.js';
 import type { RunService } from '../../../src/runtime/service/run-service.js';
 import { RunService as Service } from '../../../src/runtime/service/run-service.js';
@@ -242,5 +246,75 @@ describe("a compaction's summary call", () => {
     // the turn after it was sent the summary in place of the older turns
     expect(after.request.messages.some((m) => m.parts.some((p) => p.type === 'text' && p.content.startsWith('[summary of earlier turns')))).toBe(true);
     expect(page.calls.filter((c) => c.kind === 'turn').map((c) => c.span_id)).toEqual(['model:1.0', 'model:2.0', 'model:3.0', 'model:4.0']);
+  });
+});
+
+describe("a resumed run's model calls", () => {
+  let dir = '';
+  afterEach(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** One attempt's recorder on the run folder, as run-scope opens it, and a way to play its turns. */
+  function attempt(runRoot: string, provider: FakeProvider) {
+    const listeners = new Set<(ev: AgentEvent) => void>();
+    const recorder = new ModelCallRecorder({
+      root: runRoot,
+      traceId: 't',
+      subscribe: (fn) => {
+        listeners.add(fn);
+        return () => listeners.delete(fn);
+      },
+    });
+    const model = recorder.wrap(provider);
+    const tools = [{ name: 'read_notes', description: 'reads', inputSchema: { type: 'object' } }];
+    return {
+      recorder,
+      async turn(turn: number, messages: ChatMessage[]): Promise<void> {
+        const start = { stream: 'model', data: { phase: 'start', turn, attempt: 0, provider: 'fake', model: 'fake-1' } } as unknown as AgentEvent;
+        for (const fn of listeners) fn(start);
+        for await (const _ of model.stream({ system: 'sys', messages, tools })) {
+          // played to its end
+        }
+      },
+    };
+  }
+
+  it('go on numbering after the dead attempt, one call per number, each diffed against the turn before it', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'runtrail-calls-'));
+    mkdirSync(join(dir, 'runtime'));
+    const messages: ChatMessage[] = [{ role: 'user', content: 'count the notes' }];
+    const first = attempt(dir, new FakeProvider(() => ({ text: 'reading', toolCalls: [{ name: 'read_notes', args: {} }] })));
+    for (let turn = 1; turn <= 3; turn++) {
+      await first.turn(turn, [...messages]);
+      messages.push({ role: 'assistant', content: `turn ${turn}` }, { role: 'user', content: `result ${turn}` });
+    }
+    await first.recorder.close();
+    // the process died while writing its fourth call's line
+    appendFileSync(join(dir, MODEL_CALLS_FILE), '{"call":4,"kind":"turn","span_id":"model:4.0","tur');
+
+    const second = attempt(dir, new FakeProvider(() => ({ text: 'done' })));
+    await second.turn(4, [...messages]);
+    messages.push({ role: 'assistant', content: 'turn 4' }, { role: 'user', content: 'result 4' });
+    await second.turn(5, [...messages]);
+    await second.recorder.close();
+
+    const page = await readModelCalls('run', dir, { limit: 100 });
+    expect(page.calls.map((c) => [c.call, c.turn, c.previous_call])).toEqual([
+      [1, 1, null],
+      [2, 2, 1],
+      [3, 3, 2],
+      [5, 4, 3],
+      [6, 5, 5],
+    ]);
+    for (const n of [1, 3, 5, 6]) expect((await readModelCalls('run', dir, { call: n })).calls.map((c) => c.call)).toEqual([n]);
+    // the first call after the resume added two messages to the third call's request, and says so
+    const [resumed] = (await readModelCalls('run', dir, { call: 5 })).calls;
+    const [before] = (await readModelCalls('run', dir, { call: 3 })).calls;
+    const diff = requestDiff(before.request.messages as Message[], resumed.request.messages as Message[]);
+    expect(diff.added.to - diff.added.from).toBe(2);
+    // the tool list the first attempt's calls name is still on record
+    expect(page.tool_sets[page.calls[0].request.tools!.set]).toHaveLength(1);
+    expect((await readModelCalls('run', dir, { call: 1 })).tool_sets).not.toEqual({});
   });
 });
