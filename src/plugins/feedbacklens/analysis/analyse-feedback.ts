@@ -16,11 +16,19 @@ export type { FeedbackStats, ThemeSample, ThemeSummary } from './feedback-stats.
 
 /** Every row is analysed; themes are fitted on all of them (no sample, whatever the count). */
 export function analyseFeedback(rows: FeedbackRow[], opts: { productName?: string; language?: CorpusLanguage } = {}): FeedbackStats {
+  return analyseFeedbackRows(rows, opts).stats;
+}
+
+/** The analysis, and which theme each row went to (an index into `stats.themes`, -1: none). */
+export function analyseFeedbackRows(
+  rows: FeedbackRow[],
+  opts: { productName?: string; language?: CorpusLanguage } = {},
+): { stats: FeedbackStats; themeOfRow: Int32Array } {
   const language = opts.language ?? detectCorpusLanguage(rows.map((r) => r.text));
   const tally = new FeedbackTally();
   for (const r of rows) tally.add(r);
   const analyser = new FeedbackAnalyser(tally, { language, productName: opts.productName, fitRows: Number.POSITIVE_INFINITY });
   rows.forEach((r, i) => analyser.fitRow(i, r.text));
   analyser.fit();
-  return analyser.finish((i) => rows[i].feedback_id);
+  return { stats: analyser.finish((i) => rows[i].feedback_id), themeOfRow: analyser.themeOfRows() };
 }

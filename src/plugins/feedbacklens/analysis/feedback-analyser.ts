@@ -29,6 +29,8 @@ const round = (x: number, d = 3): number => Math.round(x * 10 ** d) / 10 ** d;
 const LABELS = ['positive', 'neutral', 'negative'] as const;
 
 interface ThemeDraft extends Omit<ThemeSummary, 'feedback_ids' | 'representative_ids'> {
+  /** every row of the theme, most central first */
+  memberRows: Int32Array;
   feedbackRows: number[];
   representativeRows: number[];
 }
@@ -199,6 +201,7 @@ export class FeedbackAnalyser {
         priority_score: round(priorityScore),
         // praise is kept, not fixed: it never outranks a problem
         priority: sentiment === 'positive' ? 'P3' : priorityOf(priorityScore),
+        memberRows: m,
         feedbackRows: Array.from(m.subarray(0, 20)),
         representativeRows: reps,
       });
@@ -216,12 +219,22 @@ export class FeedbackAnalyser {
     return [...rows].sort((a, b) => a - b);
   }
 
+  /** Each row's theme (an index into the finished `themes`), or -1 when no theme explains it. */
+  themeOfRows(): Int32Array {
+    this.drafts ??= this.buildDrafts();
+    const out = new Int32Array(this.n).fill(-1);
+    this.drafts.forEach((t, k) => {
+      for (const d of t.memberRows) out[d] = k;
+    });
+    return out;
+  }
+
   /** The statistics; `idOf` gives the feedback_id of each row `citedRows` named. */
   finish(idOf: (row: number) => string): FeedbackStats {
     this.drafts ??= this.buildDrafts();
     const model = this.model as ThemeModel;
     const t = this.tally;
-    const themes: ThemeSummary[] = this.drafts.map(({ feedbackRows, representativeRows, ...rest }) => ({
+    const themes: ThemeSummary[] = this.drafts.map(({ memberRows: _all, feedbackRows, representativeRows, ...rest }) => ({
       ...rest,
       feedback_ids: feedbackRows.map(idOf),
       representative_ids: representativeRows.map(idOf),
