@@ -13,6 +13,7 @@ import { RUN_STATUSES } from '../events/agent-event.js';
 import type { RunServiceApi, RunStatusFile } from '../runtime/run-service-types.js';
 import { isTerminalRunState } from '../runtime/run-state-machine.js';
 import { HttpError, invalidBody, issuesFromZod, sendError } from './http-error.js';
+import { agentNamed, named } from './agent-field.js';
 import { createRunOverHttp, traceparentOf, type RunRouteOptions } from './run-routes.js';
 import { tooManyClients, type StreamOptions } from './sse-route.js';
 import { clientKey } from './http-limits.js';
@@ -37,6 +38,8 @@ const ChatBody = z.strictObject({
   messages: z.array(message).min(1, 'must hold at least the user message').max(1000),
   trigger: z.enum(['submit-message', 'regenerate-message']).optional(),
   messageId: z.string().max(200).optional(),
+  agent: z.string().min(1).max(100).optional(),
+  /** the older word for `agent` */
   plugin: z.string().min(1).max(100).optional(),
   input: z.unknown().optional(),
   model: z.unknown().optional(),
@@ -91,13 +94,12 @@ function goalOf(body: ChatBody): string {
   return text;
 }
 
-function pluginOf(body: ChatBody, query: unknown, dflt: string): string {
-  const q = (query as Record<string, unknown> | undefined)?.plugin;
-  const fromQuery = typeof q === 'string' && q !== '' ? q : undefined;
-  if (fromQuery && body.plugin && fromQuery !== body.plugin) {
-    throw invalidBody([{ path: 'plugin', message: `?plugin=${fromQuery} and the body's plugin ${JSON.stringify(body.plugin)} differ` }]);
-  }
-  return body.plugin ?? fromQuery ?? dflt;
+/** The agent: the body's `agent` (or `plugin`), else ?agent= (or ?plugin=), else the default; two different ones are refused. */
+function agentOf(body: ChatBody, query: unknown, dflt: string): string {
+  const q = (query as Record<string, unknown> | undefined) ?? {};
+  return (
+    agentNamed(named(body.agent, "the body's agent"), named(body.plugin, "the body's plugin"), named(q.agent, '?agent='), named(q.plugin, '?plugin=')) ?? dflt
+  );
 }
 
 /**
@@ -223,8 +225,8 @@ export function registerChatRoutes(app: FastifyInstance, service: RunServiceApi,
         },
       );
     }
-    const { id, messages: _m, trigger: _t, messageId: _mid, plugin: _p, ...rest } = body;
-    const runBody = { ...rest, plugin: pluginOf(body, req.query, opts.defaultPlugin), goal, input: rest.input ?? {}, conversation_id: id };
+    const { id, messages: _m, trigger: _t, messageId: _mid, plugin: _p, agent: _a, ...rest } = body;
+    const runBody = { ...rest, agent: agentOf(body, req.query, opts.defaultPlugin), goal, input: rest.input ?? {}, conversation_id: id };
     const run = await createRunOverHttp(service, runBody, opts.run, { claw: 'web', ...traceparentOf(req.headers) });
     return streamRun(req, reply, service, run, opts);
   });

@@ -10,6 +10,7 @@ import type { Agent } from '../runtime/agent.js';
 import { RunFolder, type RunFile } from '../runtime/storage/run-folder.js';
 import { HttpError, invalidBody } from './http-error.js';
 import { intQuery, oneOfQuery, textQuery } from './query-params.js';
+import { agentNamed, named, runBodyWithAgent } from './agent-field.js';
 import { fileInputIssues } from './input-roots.js';
 import { isRunId } from './run-id-param.js';
 import { RunUsageReader } from './run-usage.js';
@@ -100,9 +101,9 @@ export function traceparentOf(headers: Record<string, string | string[] | undefi
 /** What HTTP refuses before the service sees a request (a script model, file inputs outside the roots); then creates the run. */
 export async function createRunOverHttp(service: RunServiceApi, body: unknown, opts: RunRouteOptions, front: CreateRunOptions): Promise<RunStatusFile> {
   if (!body || typeof body !== 'object' || Array.isArray(body)) {
-    throw invalidBody([{ path: '(body)', message: 'must be a JSON object { plugin, goal?, input, ... }' }]);
+    throw invalidBody([{ path: '(body)', message: 'must be a JSON object { agent, goal?, input, ... }' }]);
   }
-  const { webhook: rawWebhook, ...b } = body as Record<string, unknown>;
+  const { webhook: rawWebhook, ...b } = runBodyWithAgent(body as Record<string, unknown>);
   if (rawWebhook !== undefined && !opts.checkWebhook)
     throw invalidBody([{ path: 'webhook', message: 'this server sends no webhooks (start it with runtrail serve)' }]);
   const webhook = rawWebhook === undefined ? undefined : opts.checkWebhook!(rawWebhook);
@@ -132,7 +133,7 @@ export function registerRunRoutes(app: FastifyInstance, service: RunServiceApi, 
     const offset = intQuery(q.offset, 'offset', 0, 1e9) ?? 0;
     const { runs, total } = await service.list({
       status,
-      plugin: q.plugin || undefined,
+      plugin: agentNamed(named(textQuery(q.agent, 'agent', 100), '?agent='), named(textQuery(q.plugin, 'plugin', 100), '?plugin=')) ?? undefined,
       model: textQuery(q.model, 'model', 200),
       goal: textQuery(q.q, 'q', 200),
       conversation: textQuery(q.conversation, 'conversation', 200),

@@ -211,7 +211,8 @@ describe('POST /api/chat (AI SDK UI message stream v1)', () => {
     ]);
     expect(paths(await post({ id: 'c', messages: [userMessage('x')], surprise: 1 }))).toEqual(['(body)']);
     expect((await post({ id: 'c', messages: [userMessage('x')], surprise: 1 })).body.error.message).toContain('surprise');
-    expect(paths(await post({ id: 'c', messages: [userMessage('x')], plugin: 'chat' }, '?plugin=tracer'))).toEqual(['plugin']);
+    expect(paths(await post({ id: 'c', messages: [userMessage('x')], plugin: 'chat' }, '?plugin=tracer'))).toEqual(['agent']);
+    expect(paths(await post({ id: 'c', messages: [userMessage('x')], agent: 'chat' }, '?agent=tracer'))).toEqual(['agent']);
     const unknown = await post({ id: 'c', messages: [userMessage('x')] }, '?plugin=nosuch');
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('unknown_plugin');

@@ -57,6 +57,25 @@ describe('run API', () => {
     expect(tooMany.body.error).toMatchObject({ code: 'invalid_query', message: 'query parameter limit must be a whole number in 1..500, got "900"' });
   });
 
+  it('names the agent as `agent`, or as `plugin` (its older name), and refuses two different ones', async () => {
+    const service = new FakeRunService();
+    server = await startTestServer(service);
+    const byAgent = await postJson(`${server.url}/api/runs`, { agent: 'echo', goal: 'g', input: {} });
+    expect(byAgent.status).toBe(201);
+    expect((await getJson(`${server.url}/api/runs/${byAgent.body.run_id}`)).body.plugin).toBe('echo');
+    expect((await postJson(`${server.url}/api/runs`, { plugin: 'chat', goal: 'g', input: {} })).status).toBe(201);
+    expect((await postJson(`${server.url}/api/runs`, { agent: 'chat', plugin: 'chat', input: {} })).status).toBe(201);
+    const both = await postJson(`${server.url}/api/runs`, { agent: 'echo', plugin: 'chat', input: {} });
+    expect(both.status).toBe(400);
+    expect(both.body.error.details.issues).toEqual([{ path: 'agent', message: 'agent "echo" and plugin "chat" differ' }]);
+    const none = await postJson(`${server.url}/api/runs`, { goal: 'g', input: {} });
+    expect(none.status).toBe(400);
+    expect(none.body.error.details.issues[0]).toMatchObject({ path: 'agent', message: expect.stringContaining('required') });
+    const unknown = await postJson(`${server.url}/api/runs`, { agent: 'nope', input: {} });
+    expect(unknown.status).toBe(404);
+    expect((await getJson(`${server.url}/api/runs?agent=echo`)).body.runs.map((r: { plugin: string }) => r.plugin)).toEqual(['echo']);
+  });
+
   it('maps every refusal to a JSON error with the issue-5 status', async () => {
     const service = new FakeRunService();
     service.maxRuns = 2;
@@ -89,7 +108,7 @@ describe('run API', () => {
     const outside = await postJson(`${u}/api/runs`, { plugin: 'files', input: { csv_path: '/etc/passwd' } });
     expect(outside.body.error.details.issues[0].path).toBe('input.csv_path');
     const missing = await postJson(`${u}/api/runs`, { input: {} });
-    expect(missing.body.error.details.issues[0].path).toBe('plugin');
+    expect(missing.body.error.details.issues[0].path).toBe('agent');
 
     const a = await postJson(`${u}/api/runs`, { plugin: 'echo', input: {} });
     await service.wait(a.body.run_id);
