@@ -11,6 +11,7 @@ import { runtrailMain } from '../../src/cli/runtrail-command.js';
 import type { CliDeps } from '../../src/cli/cli-io.js';
 import { closestName, didYouMean } from '../../src/events/did-you-mean.js';
 import { createFeedbackLensPlugin } from '../../src/plugins/feedbacklens/feedbacklens-plugin.js';
+import { checkPluginInput } from '../../src/runtime/plugin-input.js';
 import { RunService } from '../../src/runtime/service/run-service.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import { postJson } from '../server/helpers.js';
@@ -87,6 +88,27 @@ describe('CLI usage errors', () => {
     expect(r.err).not.toContain('Commands:');
     r = await cli(['run', 'feedbacklens', 'what hurts users most']);
     expect(r.err).toContain("did you mean --goal 'what hurts users most'?");
+    expect(runFolders()).toEqual([]);
+  });
+
+  it('a mistyped input key is named with the input it most likely meant, and the missing one said missing', async () => {
+    const r = await cli(['run', 'feedbacklens', '--input', 'csv_pth=x.csv']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('input.csv_pth: is not an input of this agent (did you mean csv_path?)');
+    expect(r.err).toContain('input.csv_path: is required and was not given');
+    expect(r.err).not.toMatch(/received undefined|unknown field/);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    // a word far from every input: the inputs listed
+    expect((await cli(['run', 'feedbacklens', '--input', 'csv_path=x.csv', '--input', 'colour=red'])).err).toContain(
+      'input.colour: is not an input of this agent (its inputs: csv_path, product_name, max_rows)',
+    );
+    // an agent whose input is a JSON Schema (a Markdown agent's) reads the same
+    const jsonAgent = { inputSchema: { type: 'object', properties: { topic: { type: 'string' } }, required: ['topic'], additionalProperties: false } };
+    const checked = checkPluginInput(jsonAgent as never, { tpoic: 'cats' });
+    expect(checked.ok ? [] : checked.issues).toEqual([
+      { path: ['tpoic'], message: 'is not an input of this agent (did you mean topic?)' },
+      { path: ['topic'], message: 'is required and was not given' },
+    ]);
     expect(runFolders()).toEqual([]);
   });
 

@@ -116,8 +116,8 @@ describe('a Markdown agent run', () => {
       code: 'invalid_request',
       details: {
         issues: expect.arrayContaining([
-          { path: 'input.changes', message: 'is required' },
-          { path: 'input.other', message: 'is not a known field' },
+          { path: 'input.changes', message: 'is required and was not given' },
+          { path: 'input.other', message: expect.stringMatching(/^is not an input of this agent \(its inputs: changes/) },
         ]),
       },
     });
