@@ -58,14 +58,20 @@ export function loadRegistry(projectDir: string, deps: Pick<CliDeps, 'env' | 'pl
   });
 }
 
+/** channels.json of the project or the user (`.runtrail/channels.json`, `~/.runtrail/channels.json`). */
+function isChannelsFile(file: string): boolean {
+  return file === 'channels.json' || file.endsWith('/channels.json');
+}
+
 /** Prints the registry's problems (errors and warnings) to stderr; throws StrictError on an error with --strict. */
 export function reportProblems(
   registry: ExtensionRegistry,
   deps: Pick<CliDeps, 'stderr' | 'cwd' | 'env'>,
   strict: boolean,
   more: DefinitionProblem[] = [],
+  shown: (p: DefinitionProblem) => boolean = () => true,
 ): void {
-  const problems = [...registry.problems, ...more];
+  const problems = [...registry.problems, ...more].filter(shown);
   for (const p of problems) deps.stderr.write(`runtrail: ${p.level === 'warning' ? 'warning: ' : ''}${problemLine(p)}\n`);
   const errors = errorsOf(problems);
   if (strict && errors.length)
@@ -75,7 +81,9 @@ export function reportProblems(
 export async function projectContext(values: Values, deps: CliDeps): Promise<ProjectContext> {
   const projectDir = projectDirOf(values, deps);
   const registry = await loadRegistry(projectDir, deps);
-  reportProblems(registry, deps, values.strict === true);
+  // these commands start no chat channel: channels.json's problems (a token variable not set) are
+  // for serve, channels and validate to say
+  reportProblems(registry, deps, values.strict === true, [], (p) => !isChannelsFile(p.file));
   const dataDir = dataDirOf(values, deps, projectDir);
   // MCP servers are recorded under the data dir; a SIGKILLed Runtrail's leftovers there are ended now
   await prepareMcp(registry, dataDir, deps.stderr);

@@ -23,7 +23,7 @@ export const channelsCommand: CliCommand = {
                       HTTP server; \`serve\` starts them too)
 `,
   async run(args, deps) {
-    const [sub, ...rest] = args;
+    const { sub, rest } = subcommandOf(args);
     switch (sub) {
       case 'list':
       case 'check':
@@ -41,6 +41,23 @@ export const channelsCommand: CliCommand = {
     }
   },
 };
+
+/** The options every command takes that come with a value: `channels --project DIR list` reads as `channels list --project DIR`. */
+const VALUE_OPTIONS = new Set(['--project', '--data-dir']);
+
+/** The subcommand is the first word that is not an option (or an option's value); the options keep their place. */
+function subcommandOf(args: string[]): { sub: string | undefined; rest: string[] } {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (VALUE_OPTIONS.has(a)) {
+      i++;
+      continue;
+    }
+    if (a.startsWith('--') && a !== '--help') continue;
+    return { sub: a, rest: [...args.slice(0, i), ...args.slice(i + 1)] };
+  }
+  return { sub: undefined, rest: args };
+}
 
 async function listOrCheck(sub: 'list' | 'check', args: string[], deps: CliDeps): Promise<number> {
   const { values, positionals } = parse(args, { json: { type: 'boolean' } });
