@@ -43,6 +43,11 @@ export function uploadLimitsFromConfig(c: UploadLimitsConfig | undefined): Parti
   return out;
 }
 
+/** The setting that raises a limit, as the operator writes it: a refusal says what to change. */
+function raisedBy(setting: keyof UploadLimitsConfig): string {
+  return `; the server's config.json "uploads": { "${setting}" } raises it`;
+}
+
 /** Why an upload is refused: the limit it met, in the client's words. */
 export interface UploadRefusal {
   status: 413 | 429;
@@ -152,7 +157,7 @@ export class UploadQuota {
         refusal: {
           status: 429,
           code: 'upload_quota',
-          message: `${client} already has ${files} uploads on this server (at most ${this.limits.maxFilesPerClient}); they are removed after ${hours} h`,
+          message: `${client} already has ${files} uploads on this server (at most ${this.limits.maxFilesPerClient}); they are removed after ${hours} h${raisedBy('max_files_per_client')}`,
         },
       };
     }
@@ -163,7 +168,7 @@ export class UploadQuota {
         refusal: {
           status: 413,
           code: 'upload_quota',
-          message: `${client} already has ${bytes} bytes of uploads stored or on their way to this server (at most ${this.limits.maxBytesPerClient}); they are removed after ${hours} h`,
+          message: `${client} already has ${bytes} bytes of uploads stored or on their way to this server (at most ${this.limits.maxBytesPerClient}); they are removed after ${hours} h${raisedBy('max_bytes_per_client')}`,
         },
       };
     }
@@ -195,8 +200,12 @@ export class UploadQuota {
       ? {
           status: 413,
           code: 'upload_quota',
-          message: `upload is larger than the ${maxBytes} bytes left of ${client}'s ${this.limits.maxBytesPerClient}-byte quota`,
+          message: `upload is larger than the ${maxBytes} bytes left of ${client}'s ${this.limits.maxBytesPerClient}-byte quota${raisedBy('max_bytes_per_client')}`,
         }
-      : { status: 413, code: 'file_too_large', message: `upload is larger than the limit (${this.limits.maxFileBytes} bytes)` };
+      : {
+          status: 413,
+          code: 'file_too_large',
+          message: `upload is larger than the limit (${this.limits.maxFileBytes} bytes)${raisedBy('max_file_bytes')}`,
+        };
   }
 }

@@ -227,7 +227,11 @@ describe('run API', () => {
     big.append('file', new Blob(['x'.repeat(5000)]), 'big.csv');
     const tooBig = await fetch(`${server.url}/api/uploads`, { method: 'POST', body: big });
     expect(tooBig.status).toBe(413);
-    expect(((await tooBig.json()) as { error: { code: string } }).error.code).toBe('file_too_large');
+    // the refusal says which setting raises the limit
+    expect(((await tooBig.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'file_too_large',
+      message: expect.stringMatching(/^upload is larger than the limit \(\d+ bytes\); the server's config\.json "uploads": \{ "max_file_bytes" \} raises it$/),
+    });
     expect(readdirSync(join(server.dataDir, 'uploads'))).toHaveLength(1);
     const notMultipart = await postJson(`${server.url}/api/uploads`, { file: 'x' });
     expect(notMultipart.status).toBe(400);

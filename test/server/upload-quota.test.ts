@@ -49,6 +49,7 @@ describe('upload quota per client', () => {
     expect(fourth.status).toBe(429);
     expect(fourth.body.error.code).toBe('upload_quota');
     expect(fourth.body.error.message).toContain('127.0.0.2 already has 3 uploads on this server (at most 3)');
+    expect(fourth.body.error.message).toContain(`the server's config.json "uploads": { "max_files_per_client" } raises it`);
     const other = await uploadFrom(server.url, '127.0.0.3', 'mine.csv', 'a,b\n1,2\n');
     expect(other.status).toBe(201);
     expect(other.body.path.startsWith(join(server.dataDir, 'uploads', '127.0.0.3') + '/')).toBe(true);
@@ -63,6 +64,7 @@ describe('upload quota per client', () => {
     const cut = await uploadFrom(server.url, '127.0.0.2', 'c.csv', 'z'.repeat(500));
     expect(cut.status).toBe(413);
     expect(cut.body.error.message).toContain('larger than the 400 bytes left of 127.0.0.2');
+    expect(cut.body.error.message).toContain(`the server's config.json "uploads": { "max_bytes_per_client" } raises it`);
     expect((await uploadFrom(server.url, '127.0.0.2', 'd.csv', 'z'.repeat(400))).status).toBe(201);
     const full = await uploadFrom(server.url, '127.0.0.2', 'e.csv', 'w');
     expect(full.status).toBe(413);

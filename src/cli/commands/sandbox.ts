@@ -13,6 +13,12 @@ import { EXIT, UsageError } from '../cli-io.js';
 import type { CliCommand } from '../cli-command.js';
 import { loadRegistry, projectDirOf } from '../project-context.js';
 
+/** What the printed policy is: an agent's or none, within config.json's "sandbox" or, when no config.json sets one, the defaults. */
+function policyLabel(agentName: string | undefined, configured: boolean): string {
+  const base = configured ? `config.json's "sandbox" settings` : `the default settings (no config.json sets "sandbox")`;
+  return agentName ? `sandbox of agent ${agentName}, within ${base}` : `sandbox of ${base}`;
+}
+
 export const sandboxCommand: CliCommand = {
   name: 'sandbox',
   usage: `  sandbox check [agent]  the sandbox policy of an agent (or config.json's alone) and canary probes run
@@ -33,10 +39,10 @@ export const sandboxCommand: CliCommand = {
     const failed = (policy.mode === 'on' && !support.ok) || probes.some((p) => p.outcome === 'escaped' || p.outcome === 'blocked');
     if (values.json) {
       deps.stdout.write(
-        `${JSON.stringify({ ok: !failed, agent: agentName ?? null, policy: description, ...(support.ok ? {} : { unavailable: describeUnsupported(support) }), probes })}\n`,
+        `${JSON.stringify({ ok: !failed, agent: agentName ?? null, settings: registry.config.sandbox !== undefined ? 'config.json' : 'defaults', policy: description, ...(support.ok ? {} : { unavailable: describeUnsupported(support) }), probes })}\n`,
       );
     } else {
-      deps.stdout.write(`sandbox of ${agentName ? `agent ${agentName}` : "config.json's settings"}:\n${JSON.stringify(description, null, 2)}\n`);
+      deps.stdout.write(`${policyLabel(agentName, registry.config.sandbox !== undefined)}:\n${JSON.stringify(description, null, 2)}\n`);
       if (policy.mode === 'on' && !support.ok) deps.stdout.write(`✗ ${describeUnsupported(support)}\n`);
       for (const p of probes) deps.stdout.write(`${p.outcome === 'escaped' || p.outcome === 'blocked' ? '✗' : '✓'} ${p.name}: ${p.outcome} (${p.detail})\n`);
     }
