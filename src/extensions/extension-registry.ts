@@ -13,6 +13,7 @@ import type { Agent, DefinitionSource } from '../runtime/agent.js';
 import type { RunLimits } from '../runtime/run-service-types.js';
 import type { CaptureSettings } from '../runtime/model-calls/capture-settings.js';
 import type { OperatorSandboxSettings } from '../sandbox/sandbox-policy.js';
+import { sandboxPathProblems, type PinContext } from '../sandbox/sandbox-paths.js';
 import { listSkills, loadSkill } from '../skills/skill-loader.js';
 import { checkSchema, formatSchemaPath } from '../tools/schema.js';
 import { CONFIG_SCHEMA } from './agent-frontmatter-schema.js';
@@ -136,6 +137,11 @@ export class ExtensionRegistry {
     return r;
   }
 
+  /** Where the sandbox paths of this project's definitions resolve, and what they may not reach. */
+  private pinContext(): PinContext {
+    return { projectDir: this.projectDir, protectedDirs: [join(this.projectDir, '.runtrail')] };
+  }
+
   /** A file as the user knows it. */
   private display(layer: Layer, abs: string): string {
     const rel = relative(layer.root, abs).split(sep).join('/');
@@ -186,7 +192,11 @@ export class ExtensionRegistry {
     if (cfg.model) this.config.model = cfg.model;
     if (cfg.limits) this.config.limits = { ...this.config.limits, ...cfg.limits };
     if (cfg.capture) this.config.capture = { ...this.config.capture, ...cfg.capture };
-    if (cfg.sandbox) this.config.sandbox = { ...this.config.sandbox, ...cfg.sandbox };
+    if (cfg.sandbox) {
+      // relative paths are the project's; none may reach .runtrail (the config, the runs) or hold it
+      for (const p of sandboxPathProblems(cfg.sandbox, this.pinContext())) this.problem(shown, p.message, p.field);
+      this.config.sandbox = { ...this.config.sandbox, ...cfg.sandbox };
+    }
     if (cfg.durability) this.config.durability = { ...this.config.durability, ...cfg.durability };
     if (cfg.request_limits) this.config.request_limits = { ...this.config.request_limits, ...cfg.request_limits };
     if (cfg.http) this.config.http = { ...this.config.http, ...cfg.http };
@@ -302,9 +312,11 @@ export class ExtensionRegistry {
         continue;
       }
       this.problems.push(...parsed.warnings);
+      for (const p of sandboxPathProblems(parsed.agent.sandbox, this.pinContext())) this.problem(shown, p.message, p.field);
       const mcp = resolveAgentMcp(parsed.agent, this.mcpServers, { file: shown, env: this.opts.env ?? process.env, baseDir: this.projectDir });
       this.problems.push(...mcp.problems);
-      if (!(await this.checkReferences(parsed.agent, shown)) || mcp.problems.some((p) => p.level === 'error')) {
+      const ownErrors = this.problems.slice(before).some((p) => p.level === 'error' && p.file === shown);
+      if (!(await this.checkReferences(parsed.agent, shown)) || mcp.problems.some((p) => p.level === 'error') || ownErrors) {
         this.noteFailed([stem, parsed.agent.name], shown, before);
         continue;
       }

@@ -4,6 +4,7 @@
  * `${VAR:-default}` expand from the environment. Problems name the file, the field and the value; a
  * definition that cannot be used is still kept (with `unusable`) so a run that needs it fails clearly.
  */
+import { pinPath } from '../sandbox/sandbox-paths.js';
 import { AGENT_SANDBOX_SCHEMA, resolveSandboxPolicy, type AgentSandboxSettings, type SandboxPolicy } from '../sandbox/sandbox-policy.js';
 import { isAbsolute, resolve } from 'node:path';
 import { isPlausibleSecret, isSecretEnvName, registerSecret } from '../events/secret-masker.js';
@@ -193,7 +194,7 @@ export function parseServerDefinition(name: string, raw: unknown, ctx: McpParseC
     // mcp.json is the operator's: what it says of a server's sandbox is the operator's grant, read/write relative to its folder
     if (d.sandbox) {
       const own = d.sandbox === true ? {} : d.sandbox;
-      const rel = (p: string) => (isAbsolute(p) ? p : resolve(ctx.baseDir, p));
+      const rel = (p: string) => pinPath(p, ctx.baseDir);
       transport.sandbox = resolveSandboxPolicy({ ...own, read: own.read?.map(rel), write: own.write?.map(rel) }, undefined);
     }
     shown = {

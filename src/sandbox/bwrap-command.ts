@@ -4,8 +4,9 @@
  * private /tmp and home; own pid, ipc, uts and (unless the host network is granted) net namespaces;
  * no capabilities; the sandbox dies with the process that started it.
  */
-import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync, type Dirent } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { dirname, isAbsolute } from 'node:path';
+import { guardArgs, RepositoryMovedError, type RepositoryGuard } from './git-guard.js';
 import type { SandboxPolicy } from './sandbox-policy.js';
 import { PROXY_SOCKET_INSIDE } from './network-proxy.js';
 
@@ -28,11 +29,6 @@ const ETC_SECRETS = [
   '/etc/ssl/private',
   '/etc/security/opasswd',
 ];
-/** How deep below a writable root repositories are looked for (their hooks and config stay read-only). */
-const REPO_SEARCH_DEPTH = 3;
-const REPO_SEARCH_DIRS = 200;
-const REPO_SEARCH_SKIP = new Set(['node_modules', '.venv', 'venv', '__pycache__', 'dist', 'build', 'target']);
-
 export interface SandboxedSpawn {
   /** The command to run inside. */
   file: string;
@@ -44,8 +40,8 @@ export interface SandboxedSpawn {
   readable?: string[];
   /** Paths inside the writable roots that stay read-only (the run's own record). */
   readOnlyInside?: string[];
-  /** Relative `read`/`write` paths of the policy resolve against this (the project). */
-  baseDir?: string;
+  /** The operator's repositories in the configured workdirs, decided when the run started: read-only. */
+  guards?: RepositoryGuard[];
   /** A pty session keeps its terminal as controlling tty (no new session). */
   pty?: boolean;
   /** The proxy's unix socket, bound in at PROXY_SOCKET_INSIDE, when the policy allows named hosts. */
@@ -61,58 +57,22 @@ function real(p: string): string | null {
   }
 }
 
-function isDir(p: string): boolean {
+/** `p` resolved, when it exists and is itself no symlink (the folders above it are Runtrail's). */
+function ownPath(p: string): string | null {
   try {
-    return statSync(p).isDirectory();
+    return lstatSync(p).isSymbolicLink() ? null : realpathSync(p);
   } catch {
-    return false;
+    return null;
   }
 }
 
-/**
- * `.git` folders (and worktree pointer files) at or below `root`, a few levels deep and at most
- * REPO_SEARCH_DIRS folders read (a sandbox starts on every exec: a workspace of thousands of folders
- * must not cost tens of ms; a repository deeper than that is not protected).
- */
-function repositoriesUnder(root: string, depth = REPO_SEARCH_DEPTH): string[] {
-  const found: string[] = [];
-  let budget = REPO_SEARCH_DIRS;
-  const walk = (dir: string, left: number) => {
-    if (budget-- <= 0) return;
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      const p = join(dir, e.name);
-      if (e.name === '.git') found.push(p);
-      else if (left > 0 && e.isDirectory() && !REPO_SEARCH_SKIP.has(e.name) && !e.name.startsWith('.')) walk(p, left - 1);
-    }
-  };
-  walk(root, depth);
-  return found;
-}
-
-/** The read-only binds that keep a repository's hooks and config out of reach of what runs inside. */
-function gitProtection(gitPath: string): string[] {
-  let st;
-  try {
-    st = lstatSync(gitPath);
-  } catch {
-    return [];
-  }
-  // a worktree's `.git` is a pointer file: the pointer itself must not be redirected
-  if (!st.isDirectory()) return ['--ro-bind', gitPath, gitPath];
-  const out: string[] = [];
-  for (const name of ['hooks', 'config', 'info']) {
-    const p = join(gitPath, name);
-    if (existsSync(p)) out.push('--ro-bind', p, p);
-  }
-  // without a hooks folder a command could create one: an empty read-only one stands in its place
-  if (!existsSync(join(gitPath, 'hooks'))) out.push('--tmpfs', join(gitPath, 'hooks'), '--remount-ro', join(gitPath, 'hooks'));
-  return out;
+/** A pinned path as it is now: null when it is gone, refused when it resolves elsewhere than pinned. */
+function pinned(p: string, kind: 'read' | 'write'): string | null {
+  if (!isAbsolute(p)) throw new RepositoryMovedError(`sandbox ${kind} path ${JSON.stringify(p)} is not absolute: paths are pinned before a run starts`);
+  const r = real(p);
+  if (r !== null && r !== p)
+    throw new RepositoryMovedError(`sandbox ${kind} path ${p} now resolves to ${r}; the sandbox binds only what was pinned when the run started`);
+  return r;
 }
 
 /** The folder node runs from, when it is not under the system folders (nvm, /opt): read-only inside. */
@@ -156,16 +116,22 @@ export function bwrapArgs(policy: Extract<SandboxPolicy, { mode: 'on' }>, spec: 
   if (prefix) a.push('--ro-bind', prefix, prefix);
   a.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--dir', SANDBOX_HOME, '--dir', '/var/tmp');
 
-  const base = spec.baseDir ?? process.cwd();
-  const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
-  for (const p of [...policy.read.map(abs), ...(spec.readable ?? [])]) {
-    const r = real(p);
+  // the policy's paths were pinned (absolute, symlinks resolved) before the run started: one that
+  // resolves elsewhere now was changed by something since, and is refused, never followed
+  for (const p of [...policy.read, ...(spec.readable ?? [])]) {
+    const r = pinned(p, 'read');
     if (r) a.push('--ro-bind', r, r);
   }
-  const writable = [...spec.writable, ...policy.write.map(abs)].map(real).filter((p): p is string => p !== null);
-  for (const w of writable) a.push('--bind', w, w);
-  for (const w of writable) if (isDir(w)) for (const git of repositoriesUnder(w)) a.push(...gitProtection(git));
-  for (const p of spec.readOnlyInside ?? []) if (existsSync(p)) a.push('--ro-bind', p, p);
+  const writable = [...spec.writable, ...policy.write].map((p) => pinned(p, 'write')).filter((p): p is string => p !== null);
+  // a folder before what lies inside it: a later bind of the parent would hide the child's mount
+  for (const w of [...new Set(writable)].sort((x, y) => x.split('/').length - y.split('/').length)) a.push('--bind', w, w);
+  a.push(...guardArgs(spec.guards ?? []));
+  // the run's record: bound onto itself only while it is the file or folder Runtrail made (a run may
+  // create one that is not there yet, say as a symlink to a host file, which must not become a bind)
+  for (const p of spec.readOnlyInside ?? []) {
+    const r = ownPath(p);
+    if (r) a.push('--ro-bind', r, r);
+  }
   if (spec.proxySocket) a.push('--ro-bind', spec.proxySocket, PROXY_SOCKET_INSIDE);
 
   // the tmpfs root itself stays read-only: a write outside the listed places fails

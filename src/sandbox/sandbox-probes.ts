@@ -12,6 +12,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sandboxEnv } from './bwrap-command.js';
 import { launchSandboxed } from './sandbox-launch.js';
+import { pinSandboxPaths, type PinContext } from './sandbox-paths.js';
 import { resolveSandboxPolicy, type OperatorSandboxSettings, type SandboxPolicy } from './sandbox-policy.js';
 import { sandboxSupport } from './sandbox-support.js';
 
@@ -115,8 +116,11 @@ export async function runSandboxProbes(policy: Extract<SandboxPolicy, { mode: 'o
 /** The probes as `runtrail doctor` lists its checks (config.json's own sandbox settings). */
 export async function sandboxProbeChecks(
   operator: OperatorSandboxSettings | undefined,
+  where: PinContext,
 ): Promise<Array<{ name: string; status: 'ok' | 'warn' | 'fail'; detail: string }>> {
-  const policy = resolveSandboxPolicy(operator, undefined);
+  const pinned = pinSandboxPaths(resolveSandboxPolicy(operator, undefined), where);
+  if (!pinned.ok) return [{ name: 'sandbox paths', status: 'fail', detail: `config.json ${pinned.refused.field}: ${pinned.refused.message}` }];
+  const policy = pinned.policy;
   if (policy.mode === 'off')
     return [{ name: 'sandbox mode', status: 'warn', detail: 'config.json sets sandbox.mode "off": the commands of runs run on the host' }];
   if (!sandboxSupport().ok) return [];

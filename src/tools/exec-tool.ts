@@ -54,6 +54,8 @@ function inside(root: string, p: string): boolean {
 export function createExecTool(opts: ExecToolOptions): ToolDefinition<ExecArgs> {
   const { registry, scopeKey } = opts;
   const roots = (opts.allowedRoots ?? [opts.cwd]).map(real);
+  // the roots beside the run's own folder were configured by the operator or the run's creator
+  const workdirs = roots.filter((r) => r !== real(opts.cwd));
   const processTool = opts.processToolEnabled ?? true;
 
   return {
@@ -135,7 +137,7 @@ export function createExecTool(opts: ExecToolOptions): ToolDefinition<ExecArgs> 
           reporter,
           notifyOnExit: opts.notifyOnExit,
           notifyOnExitEmptySuccess: opts.notifyOnExitEmptySuccess,
-          sandbox: args.elevated ? 'host' : { writable: roots },
+          sandbox: args.elevated ? 'host' : { writable: roots, workdirs },
         });
       } catch (e) {
         reporter?.fail((e as Error).message);

@@ -12,6 +12,7 @@ import { ProcessSession } from './process-session.js';
 import { spawnSupervised } from './supervised-child.js';
 import { minimalBaseEnv } from './exec-config.js';
 import { sandboxEnv } from '../sandbox/bwrap-command.js';
+import { guardRepository, type RepositoryGuard } from '../sandbox/git-guard.js';
 import { launchSandboxed, type SandboxLaunch } from '../sandbox/sandbox-launch.js';
 import { resolveSandboxPolicy, sandboxSummary, type SandboxPolicy } from '../sandbox/sandbox-policy.js';
 
@@ -20,8 +21,6 @@ export interface ScopeSandbox {
   policy: SandboxPolicy;
   /** Paths inside the writable roots that stay read-only (the run's own record). */
   readOnlyInside?: string[];
-  /** Relative `read`/`write` paths of the policy resolve against this (the project). */
-  baseDir?: string;
 }
 
 export interface ProcessRegistryOptions extends Partial<ExecLimits> {
@@ -54,8 +53,10 @@ export interface StartSessionOptions {
   /**
    * The places the process works in (read-write) and reads (a skill's folder) when the scope is
    * sandboxed; `'host'` runs it outside the sandbox (an elevated call the caller has allowed).
+   * `workdirs` are the writable places the operator or the run's creator configured (not the run's
+   * own folder): a repository there when the scope first uses it stays read-only.
    */
-  sandbox?: { writable: string[]; readable?: string[] } | 'host';
+  sandbox?: { writable: string[]; readable?: string[]; workdirs?: string[] } | 'host';
 }
 
 interface PendingNotice {
@@ -70,6 +71,8 @@ export class ProcessRegistry {
   /** Scopes whose live sessions are recorded on disk (a run's runtime/processes.json). */
   private readonly ledgers = new Map<string, ProcessLedger>();
   private readonly sandboxes = new Map<string, ScopeSandbox>();
+  /** Per scope: the configured workdirs seen so far and the guard of the repository each held then. */
+  private readonly repositoryGuards = new Map<string, Map<string, RepositoryGuard | null>>();
   private readonly defaultSandbox: SandboxPolicy;
   private readonly notifyOnExit: boolean;
   private readonly notifyOnExitEmptySuccess: boolean;
@@ -113,7 +116,7 @@ export class ProcessRegistry {
             writable: where.writable,
             readable: where.readable,
             readOnlyInside: scope.readOnlyInside,
-            baseDir: scope.baseDir,
+            guards: this.guardsOf(opts.scopeKey, policy, where.workdirs ?? [], where.writable),
             pty: opts.pty,
           },
           { onDenied: (d) => session.sandboxDenials.push(`${d.host}:${d.port}`) },
@@ -166,6 +169,19 @@ export class ProcessRegistry {
   /** Every session this scope starts from now on runs in this sandbox (a run's policy). */
   sandboxScope(scopeKey: string, sandbox: ScopeSandbox): void {
     this.sandboxes.set(scopeKey, sandbox);
+  }
+
+  /**
+   * The repository guards of a scope's configured workdirs: each workdir's `.git` as it was the
+   * first time the scope used that workdir (before any process of the scope could write there),
+   * never looked at again but to check it is still the same.
+   */
+  private guardsOf(scopeKey: string, policy: Extract<SandboxPolicy, { mode: 'on' }>, workdirs: string[], writable: string[]): RepositoryGuard[] {
+    let known = this.repositoryGuards.get(scopeKey);
+    if (!known) this.repositoryGuards.set(scopeKey, (known = new Map()));
+    const roots = [...writable, ...policy.write];
+    for (const w of [...policy.write, ...workdirs]) if (!known.has(w)) known.set(w, guardRepository(w, roots));
+    return [...new Set([...policy.write, ...workdirs])].map((w) => known.get(w)).filter((g): g is RepositoryGuard => g != null);
   }
 
   sandboxOf(scopeKey: string): ScopeSandbox {
@@ -231,6 +247,7 @@ export class ProcessRegistry {
     this.notices.delete(scopeKey);
     this.ledgers.delete(scopeKey);
     this.sandboxes.delete(scopeKey);
+    this.repositoryGuards.delete(scopeKey);
   }
 
   /** Server shutdown: ends everything; the registry refuses new sessions afterwards. */

@@ -5,6 +5,7 @@
  * mounts, and this is how a node can tell.
  */
 import { sandboxProbeChecks } from '../../sandbox/sandbox-probes.js';
+import { runtrailDirs } from '../../sandbox/sandbox-paths.js';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ClusterConfigError, clusterSettings, type ClusterSettings } from '../../distributed/cluster-settings.js';
@@ -139,7 +140,7 @@ async function doctor(values: { json?: unknown }, dataDir: string, deps: CliDeps
   checks.push(...apiKeyChecks(registry, deps.env));
   checks.push(sandboxCheck());
   // real attempts from inside a sandbox of config.json's settings: each must be refused
-  checks.push(...(await sandboxProbeChecks(registry.config.sandbox)));
+  checks.push(...(await sandboxProbeChecks(registry.config.sandbox, { projectDir, protectedDirs: runtrailDirs(projectDir, dataDir) })));
   // each chat channel of channels.json asked of its service (a wrong token, an API root that does not answer)
   checks.push(...(await checkChannels([...registry.channels.values()])));
   const ok = checks.every((c) => c.status !== 'fail');

@@ -6,12 +6,12 @@
  */
 import { describeSandbox } from '../../sandbox/sandbox-description.js';
 import { runSandboxProbes } from '../../sandbox/sandbox-probes.js';
-import { resolveSandboxPolicy } from '../../sandbox/sandbox-policy.js';
+import { pinnedRunPolicy, runtrailDirs } from '../../sandbox/sandbox-paths.js';
 import { describeUnsupported, sandboxSupport } from '../../sandbox/sandbox-support.js';
 import { parse } from '../args.js';
 import { EXIT, UsageError } from '../cli-io.js';
 import type { CliCommand } from '../cli-command.js';
-import { loadRegistry, projectDirOf } from '../project-context.js';
+import { dataDirOf, loadRegistry, projectDirOf } from '../project-context.js';
 
 /** What the printed policy is: an agent's or none, within config.json's "sandbox" or, when no config.json sets one, the defaults. */
 function policyLabel(agentName: string | undefined, configured: boolean): string {
@@ -29,10 +29,17 @@ export const sandboxCommand: CliCommand = {
     const [sub, agentName, extra] = positionals;
     if (sub !== 'check') throw new UsageError(`sandbox takes "check [agent]", got ${sub === undefined ? 'nothing' : JSON.stringify(sub)}`);
     if (extra !== undefined) throw new UsageError(`sandbox check takes at most one agent, got ${JSON.stringify(extra)} too`);
-    const registry = await loadRegistry(projectDirOf(values, deps), deps);
+    const projectDir = projectDirOf(values, deps);
+    const registry = await loadRegistry(projectDir, deps);
     const agent = agentName === undefined ? undefined : registry.get(agentName);
     if (agentName !== undefined && !agent) throw new UsageError(`no agent ${JSON.stringify(agentName)}; runtrail agents lists them`);
-    const policy = resolveSandboxPolicy(registry.config.sandbox, agent?.sandbox);
+    const pinned = pinnedRunPolicy(registry.config.sandbox, agent?.sandbox, {
+      projectDir,
+      protectedDirs: runtrailDirs(projectDir, dataDirOf(values, deps, projectDir)),
+      agentName: agentName ?? '',
+    });
+    if (!pinned.ok) throw new UsageError(`${pinned.refused.field}: ${pinned.refused.message}`);
+    const policy = pinned.policy;
     const description = describeSandbox(policy);
     const support = sandboxSupport();
     const probes = policy.mode === 'on' && support.ok ? await runSandboxProbes(policy) : [];

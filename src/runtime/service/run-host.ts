@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { Diagnosis } from '../../events/diagnosis.js';
 import type { ChatMessage } from '../../providers/model-provider.js';
 import type { ModelSpec } from '../../providers/resolve-model-provider.js';
-import { resolveSandboxPolicy, withBaseDir, type OperatorSandboxSettings } from '../../sandbox/sandbox-policy.js';
+import type { OperatorSandboxSettings, SandboxPolicy } from '../../sandbox/sandbox-policy.js';
+import { pinnedRunPolicy, runtrailDirs } from '../../sandbox/sandbox-paths.js';
 import { loadSkill } from '../../skills/skill-loader.js';
 import type { ConfinedPath } from '../../tools/confined-files.js';
 import type { Agent } from '../agent.js';
@@ -45,8 +46,8 @@ export interface RunHostOptions {
   skillDirs: string[];
   registry: AgentSource;
   resolver: ProviderResolver;
-  /** Base of a rebuilt run's relative sandbox paths when its request file has none resolved. */
-  cwd: string;
+  /** Base of a rebuilt run's relative sandbox paths when its request file has none resolved: the project folder. */
+  projectDir: string;
   /** config.json's sandbox settings, read when a run is rebuilt. */
   sandboxDefaults: () => OperatorSandboxSettings | undefined;
   observers: readonly RunObserver[];
@@ -207,7 +208,7 @@ export class RunHost implements PreparationHost {
       limits: r.limits,
       reasoning: file.reasoning,
       capture: r.capture ?? resolveCapture(undefined, plugin.capture),
-      sandbox: r.sandbox ?? withBaseDir(resolveSandboxPolicy(this.o.sandboxDefaults(), plugin.sandbox), this.o.cwd),
+      sandbox: r.sandbox ?? this.rebuiltSandbox(plugin),
       requested: { model: file.model, limits: file.limits, skill: file.skill },
       trace: { traceId: file.trace.trace_id, parentSpanId: file.trace.parent_span_id, sampled: true },
       claw: r.claw,
@@ -218,6 +219,17 @@ export class RunHost implements PreparationHost {
     await rec.workspace.folder.writeOwner();
     this.live.hold(rec);
     return rec;
+  }
+
+  /** The sandbox of a rebuilt run whose record has none: pinned as a new run's is, or the run cannot go on. */
+  private rebuiltSandbox(plugin: Agent): SandboxPolicy {
+    const pinned = pinnedRunPolicy(this.o.sandboxDefaults(), plugin.sandbox, {
+      projectDir: this.o.projectDir,
+      protectedDirs: runtrailDirs(this.o.projectDir, this.dataDir),
+      agentName: plugin.name,
+    });
+    if (!pinned.ok) throw new Error(`${pinned.refused.field}: ${pinned.refused.message}`);
+    return pinned.policy;
   }
 
   countEvent(): void {

@@ -7,9 +7,11 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runTraceContext } from '../../events/trace-context.js';
-import { resolveSandboxPolicy, withBaseDir } from '../../sandbox/sandbox-policy.js';
+import type { SandboxPolicy } from '../../sandbox/sandbox-policy.js';
+import { pinnedRunPolicy } from '../../sandbox/sandbox-paths.js';
 import { DEFAULT_LIMITS } from '../loop/agent-loop.js';
 import type { AgentSource } from '../agent-registry.js';
+import type { Agent } from '../agent.js';
 import { resolveCapture } from '../model-calls/capture-settings.js';
 import {
   activeSkill,
@@ -45,6 +47,10 @@ export interface RunIntakeOptions {
   skillDirs: string[];
   env: Record<string, string | undefined>;
   cwd: string;
+  /** Relative sandbox paths resolve here (the project folder, not the working folder of a CLI). */
+  projectDir: string;
+  /** Folders no sandbox path may reach (the data dir, `<project>/.runtrail`). */
+  protectedDirs: string[];
   /** Where file inputs may come from: 'any' (the CLI) or folders. */
   inputRoots: string[] | 'any';
   resolver: ProviderResolver;
@@ -111,6 +117,13 @@ export class RunIntake {
     }
   }
 
+  /** The run's sandbox with its paths pinned; a path reaching Runtrail's own folders refuses the run (400, CLI exit 2). */
+  private sandboxOf(operator: RunServiceDefaults['sandbox'], plugin: Agent): SandboxPolicy {
+    const pinned = pinnedRunPolicy(operator, plugin.sandbox, { projectDir: this.o.projectDir, protectedDirs: this.o.protectedDirs, agentName: plugin.name });
+    if (!pinned.ok) fail('invalid_request', `${pinned.refused.field}: ${pinned.refused.message}`, { field: pinned.refused.field, value: pinned.refused.value });
+    return pinned.policy;
+  }
+
   private async createReserved(
     runId: string,
     p: Pick<RunSpec, 'req' | 'plugin' | 'input' | 'sources' | 'skill' | 'skills' | 'provider' | 'model'>,
@@ -130,8 +143,8 @@ export class RunIntake {
       limits: { ...DEFAULT_LIMITS, ...defaults.limits, ...plugin.limits, ...(req.limits ?? {}) },
       reasoning: req.reasoning ?? 'off',
       capture: resolveCapture(defaults.capture, plugin.capture),
-      // relative read/write paths are the project's: made absolute here, so the run's record holds them as they apply
-      sandbox: withBaseDir(resolveSandboxPolicy(defaults.sandbox, plugin.sandbox), this.o.cwd),
+      // relative read/write paths are the project's: pinned here, so the run's record holds them as they apply
+      sandbox: this.sandboxOf(defaults.sandbox, plugin),
       requested: { model: req.model ?? null, limits: req.limits ?? {}, skill: req.skill ?? null },
       // a subagent is part of its parent's trace: its run span goes under the parent's invoke_agent span
       trace: parent

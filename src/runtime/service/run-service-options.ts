@@ -67,6 +67,8 @@ export interface RunServiceOptions {
   env?: Record<string, string | undefined>;
   /** Base for relative file inputs and script paths; default process.cwd(). */
   cwd?: string;
+  /** Base of the sandbox's relative read/write paths: the project folder (default: the registry's, else cwd). */
+  projectDir?: string;
   /** Throws RunRequestError (or any Error) when the model spec cannot be served. */
   providerResolver?: ProviderResolver;
   hooks?: Partial<RunHooks>;

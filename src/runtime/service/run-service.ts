@@ -39,6 +39,7 @@ import { RunSubagents } from './run-subagents.js';
 import { crashVerdict, RunRecovery } from '../recovery/run-recovery.js';
 import { RunAccess } from './run-access.js';
 import { RunShutdown } from './run-shutdown.js';
+import { runtrailDirs } from '../../sandbox/sandbox-paths.js';
 
 export type { ProviderResolver };
 export type { RunServiceOptions, RunServiceDefaults } from './run-service-options.js';
@@ -76,6 +77,8 @@ export class RunService implements RunServiceApi {
     registerEnvSecrets(env);
     ownerOnlyUmask();
     const cwd = opts.cwd ?? process.cwd();
+    // the sandbox's relative paths are the project's, whatever folder the CLI was started from
+    const projectDir = resolve(opts.projectDir ?? registryProjectDir(registry) ?? cwd);
     const resolver = opts.providerResolver ?? defaultProviderResolver;
     const defaults = () => opts.defaults?.() ?? {};
     const live = new LiveRuns();
@@ -108,7 +111,7 @@ export class RunService implements RunServiceApi {
       skillDirs: this.skillDirs,
       registry,
       resolver,
-      cwd,
+      projectDir,
       sandboxDefaults: () => defaults().sandbox,
       observers: opts.observers ?? [],
       engine: {
@@ -155,6 +158,8 @@ export class RunService implements RunServiceApi {
       skillDirs: this.skillDirs,
       env,
       cwd,
+      projectDir,
+      protectedDirs: runtrailDirs(projectDir, this.dataDir),
       inputRoots: opts.inputRoots ?? defaultInputRoots(this.dataDir),
       resolver,
       defaults,
@@ -281,4 +286,10 @@ export class RunService implements RunServiceApi {
     this.recovery.stop();
     return this.shutdown.drain(drainMs);
   }
+}
+
+/** The project folder an extension registry was loaded from, when the agent source is one. */
+function registryProjectDir(source: AgentSource): string | undefined {
+  const dir = (source as { projectDir?: unknown }).projectDir;
+  return typeof dir === 'string' ? dir : undefined;
 }
