@@ -70,20 +70,26 @@ export function reportProblems(
   strict: boolean,
   more: DefinitionProblem[] = [],
   shown: (p: DefinitionProblem) => boolean = () => true,
+  o: { startsRuns?: boolean } = {},
 ): void {
   const problems = [...registry.problems, ...more].filter(shown);
+  // a run is not started under durability settings config.json gets wrong: how many crashes it may
+  // be resumed after would be a guess
+  const refused = o.startsRuns ? errorsOf(problems).filter((p) => p.file.endsWith('config.json') && p.field?.startsWith('durability')) : [];
+  if (refused.length) throw new StrictError(`${refused.map(problemLine).join('\n')}\n(no run is started until config.json's durability is fixed)`);
   for (const p of problems) deps.stderr.write(`runtrail: ${p.level === 'warning' ? 'warning: ' : ''}${problemLine(p)}\n`);
   const errors = errorsOf(problems);
   if (strict && errors.length)
     throw new StrictError(`${errors.length} definition problem(s); --strict stops here (${hintCommand(deps, 'validate')} lists them)`);
 }
 
-export async function projectContext(values: Values, deps: CliDeps): Promise<ProjectContext> {
+/** `startsRuns`: the command runs or resumes runs (refused when their durability settings are wrong). */
+export async function projectContext(values: Values, deps: CliDeps, o: { startsRuns?: boolean } = {}): Promise<ProjectContext> {
   const projectDir = projectDirOf(values, deps);
   const registry = await loadRegistry(projectDir, deps);
   // these commands start no chat channel: channels.json's problems (a token variable not set) are
   // for serve, channels and validate to say
-  reportProblems(registry, deps, values.strict === true, [], (p) => !isChannelsFile(p.file));
+  reportProblems(registry, deps, values.strict === true, [], (p) => !isChannelsFile(p.file), o);
   const dataDir = dataDirOf(values, deps, projectDir);
   // MCP servers are recorded under the data dir; a SIGKILLed Runtrail's leftovers there are ended now
   await prepareMcp(registry, dataDir, deps.stderr);

@@ -26,6 +26,9 @@ import { cliTelemetry, finishTelemetry } from './cli-telemetry.js';
 import { startChannels } from '../server/channel-host/start-channels.js';
 import type { ChatAnnouncer } from '../server/channel-host/types.js';
 
+/** How long a stopping `serve` gives the tool calls in flight to finish before it leaves its runs (--drain-s). */
+export const SERVE_DRAIN_S = 10;
+
 export interface ServingNode {
   /** The HTTP server's URL; null for a worker (it serves no requests). */
   url: string | null;
@@ -84,7 +87,7 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
   // schedules and webhooks (croner, standardwebhooks) load with the server, not with every command
   const { projectTriggerProblems, projectTriggers } = await import('../triggers/project-triggers.js');
   const triggerProblems = () => projectTriggerProblems(registry);
-  reportProblems(registry, { ...io, env: opts.env, cwd: opts.projectDir }, opts.strict === true, triggerProblems());
+  reportProblems(registry, { ...io, env: opts.env, cwd: opts.projectDir }, opts.strict === true, triggerProblems(), undefined, { startsRuns: true });
   io.stderr.write(`runtrail: ${sandboxStartLine(registry.config.sandbox)}\n`);
   await prepareMcp(registry, opts.dataDir, io.stderr);
   const source = new LiveAgentSource(registry);
@@ -105,7 +108,11 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
         drainsOnSignal: role !== 'api',
         workerGone: async (runId: string) => joined.runOwnerGone(opts.dataDir, new RunFolder(join(opts.dataDir, 'runs'), runId).path('owner')),
       }
-    : { ...(opts.concurrency ? { concurrency: opts.concurrency } : {}) };
+    : {
+        ...(opts.concurrency ? { concurrency: opts.concurrency } : {}),
+        // the commands of the calls in flight are not sent the stop signal: they get --drain-s to finish
+        drainsOnSignal: (opts.drainS ?? SERVE_DRAIN_S) > 0,
+      };
   let serverUrl: string | null = null;
   // several nodes keep schedules and webhooks in PostgreSQL, where a fire time is claimed once
   const stores = joined
@@ -137,6 +144,7 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
     env: opts.env,
     // runs a killed server left behind go on from their checkpoints
     resumeOnStart: true,
+    log: (line) => io.stderr.write(`runtrail: ${line}\n`),
     ...shared,
     observers: [...(telemetry ? [telemetry.observer] : []), triggers.observer],
   });
@@ -165,8 +173,9 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
     await channels?.stop();
     await server?.close();
     // a server that stops (a deploy, Ctrl-C) does not throw work away: a run that can be resumed is
-    // left to be, and its next start (or another worker) takes it up; the others are cancelled
-    await service.close(undefined, { leaveResumable: true });
+    // left to be, once the tool calls it has in flight finished (--drain-s at most), and its next start
+    // (or another worker) takes it up; the others are cancelled
+    await service.close(undefined, { leaveResumable: true, graceMs: joined ? 0 : (opts.drainS ?? SERVE_DRAIN_S) * 1000 });
     await joined?.presence?.stop();
     await joined?.cluster.close();
     await stopMcp(registry.mcpPool);

@@ -185,7 +185,7 @@ export class ExtensionRegistry {
     const { shown, raw } = read;
     const c = checkSchema<ProjectConfig>(CONFIG_SCHEMA, raw);
     if (!c.ok) {
-      for (const i of c.issues) this.problem(shown, i.message, i.path.length ? formatSchemaPath(i.path) : undefined);
+      for (const i of c.issues) this.problem(shown, withValue(i.message, raw, i.path), i.path.length ? formatSchemaPath(i.path) : undefined);
       return;
     }
     const cfg = c.value;
@@ -436,4 +436,13 @@ export class ExtensionRegistry {
   entries(): AgentEntry[] {
     return this.names().map((n) => this.agents.get(n)!);
   }
+}
+
+/** A durability setting's problem says the value it found: the field bounds what a crash costs, and
+ *  its value is what the operator reads for. */
+function withValue(message: string, raw: unknown, path: ReadonlyArray<string | number>): string {
+  if (path[0] !== 'durability' || path.length < 2) return message;
+  let v: unknown = raw;
+  for (const k of path) v = v !== null && typeof v === 'object' ? (v as Record<string | number, unknown>)[k] : undefined;
+  return v === undefined ? message : `${message}, got ${JSON.stringify(v)}`;
 }

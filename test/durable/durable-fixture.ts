@@ -97,9 +97,9 @@ export function runtrail(dir: string, args: string[], children: ChildProcess[]) 
   return { child, out: () => out, exited };
 }
 
-/** `runtrail serve` on a free port of loopback, once it says where it serves. */
-export async function serve(dir: string, children: ChildProcess[]) {
-  const s = runtrail(dir, ['serve', '--port', '0', '--data-dir', 'data'], children);
+/** `runtrail serve` on a free port of loopback, once it says where it serves; `more`: further options. */
+export async function serve(dir: string, children: ChildProcess[], more: string[] = []) {
+  const s = runtrail(dir, ['serve', '--port', '0', '--data-dir', 'data', ...more], children);
   expect(await eventually(() => /serving on (http:\S+)/.test(s.out()), 30_000), s.out()).toBe(true);
   return { ...s, url: /serving on (http:\S+)/.exec(s.out())![1] };
 }

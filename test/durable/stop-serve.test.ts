@@ -39,7 +39,8 @@ async function startRun(url: string): Promise<string> {
 describe.runIf(existsSync(MAIN))('serve stopped with SIGTERM mid-run', () => {
   it('leaves the run resumable (not cancelled); the next serve resumes it and it completes, its stream continued', async () => {
     p = durableProject(TURNS);
-    const first = await serve(p.dir, children);
+    // no grace: the call still running when the server stops is left unfinished
+    const first = await serve(p.dir, children, ['--drain-s', '0']);
     const runId = await startRun(first.url);
     expect(await eventually(() => p!.effects().includes('start send:b'), 30_000)).toBe(true);
     const seen = await readSse(`${first.url}/api/runs/${runId}/events`, { stopWhen: (r) => r.events.length > 0 });

@@ -24,7 +24,7 @@ export const resumeCommand: CliCommand = {
     }
     if (positionals.length !== 1) throw new UsageError(`resume needs exactly one run id (${hintCommand(deps, 'runs')} lists them)`);
     const runId = positionals[0];
-    const ctx = await projectContext(values, deps);
+    const ctx = await projectContext(values, deps, { startsRuns: true });
     return (await executeAndFollow({ plugin: '', input: {} }, values, deps, values.json === true ? 'ndjson' : 'text', ctx, (service) => service.resume(runId)))
       .exit;
   },

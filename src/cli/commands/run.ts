@@ -57,7 +57,7 @@ export const runCommand: CliCommand = {
       deps.stdout.write(usage);
       return EXIT.ok;
     }
-    const ctx = await projectContext(values, deps);
+    const ctx = await projectContext(values, deps, { startsRuns: true });
     const names = ctx.registry.names();
     if (positionals.length === 0) throw new UsageError(`run needs an agent: run <agent> [--input key=value …] (agents: ${names.join(', ')})`);
     const [pluginName, stray] = positionals;

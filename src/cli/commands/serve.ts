@@ -12,7 +12,9 @@ export const serveCommand: CliCommand = {
   name: 'serve',
   usage: `  serve               start the HTTP server and web page: --host H, --port N, --watch (reload
                       agents, skills and plugins for the next run when their files change),
-                      --concurrency N (runs at once, default 4); with RUNTRAIL_REDIS_URL and
+                      --concurrency N (runs at once, default 4), --drain-s N (on Ctrl-C or
+                      SIGTERM, the tool calls in flight get N s to finish before their runs are
+                      left to be resumed at the next start, default 10); with RUNTRAIL_REDIS_URL and
                       RUNTRAIL_DATABASE_URL set: --role api|worker|all (default all)
 `,
   run: (args, deps) => serve(args, deps, false),

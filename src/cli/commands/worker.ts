@@ -6,7 +6,8 @@ export const workerCommand: CliCommand = {
   name: 'worker',
   usage: `  worker              several nodes: claim and run queued runs (serve --role worker):
                       --concurrency N (default 4), --drain-s N (on SIGTERM, let runs finish for
-                      N s, default 60, then interrupt them)
+                      N s, default 60, then leave them to another worker to resume, or interrupt
+                      those that cannot be resumed)
 `,
   run: (args, deps) => serve(args, deps, true),
 };

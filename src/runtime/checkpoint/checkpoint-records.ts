@@ -68,6 +68,9 @@ export type CheckpointRecord =
   | ({ k: 'delivered'; ids: string[] } & Stamp)
   /** an attempt that resumed the run: the events it continued after */
   | ({ k: 'resumed'; attempt: number; fromSeq: number } & Stamp)
+  /** an attempt stopped on purpose (a deploy, a worker drained): the attempt that takes the run up
+   *  next is not counted against durability.max_resumes, which bounds crashes */
+  | ({ k: 'left'; why: string } & Stamp)
   /** background processes of the dead attempt, ended before the run was resumed (the model is told) */
   | ({ k: 'leftovers'; text: string; output?: string } & Stamp);
 

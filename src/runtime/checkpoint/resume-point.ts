@@ -44,6 +44,10 @@ export interface ResumePoint {
   usedMs: number;
   /** attempts that resumed the run before (0 for a run never resumed) */
   resumes: number;
+  /** of those, the attempts that followed a crash rather than a stop on purpose (what max_resumes bounds) */
+  crashResumes: number;
+  /** the last attempt was stopped on purpose (a deploy): taking the run up again is no crash's doing */
+  left: boolean;
   /** the last record was cut short by the crash and left out */
   tornTail: boolean;
   /** what was said of the dead attempt's background processes when they were ended */
@@ -59,6 +63,8 @@ export interface ResumePoint {
  */
 export interface StartPoint {
   resumes: number;
+  crashResumes: number;
+  left: boolean;
   queued: ResumePoint['queued'];
   leftovers: string[];
   leftoverOutput: string[];
@@ -92,6 +98,9 @@ export function resumePointOf(read: CheckpointRead<CheckpointRecord>, file: stri
   const leftovers: string[] = [];
   const leftoverOutput: string[] = [];
   let resumes = 0;
+  // resumes that followed an attempt stopped on purpose, and whether the latest attempt was
+  let resumesAfterLeaving = 0;
+  let left = false;
   // the model-call lines of every record, a compaction's base included: they are the run's history
   const turns: ModelTurnLine[] = [];
   for (const [i, r] of read.records.entries()) {
@@ -121,6 +130,8 @@ export function resumePointOf(read: CheckpointRead<CheckpointRecord>, file: stri
           at: r.at,
           usedMs: r.usedMs,
           resumes,
+          crashResumes: resumes - resumesAfterLeaving,
+          left,
           tornTail: read.tornTail,
           leftovers,
           leftoverOutput,
@@ -172,10 +183,16 @@ export function resumePointOf(read: CheckpointRead<CheckpointRecord>, file: stri
         break;
       case 'resumed':
         resumes = r.attempt;
-        if (point) point.resumes = resumes;
+        if (left) resumesAfterLeaving++;
+        left = false;
+        if (point) Object.assign(point, { resumes, crashResumes: resumes - resumesAfterLeaving, left });
         // what earlier attempts left was told to the model then
         leftovers.length = 0;
         leftoverOutput.length = 0;
+        break;
+      case 'left':
+        left = true;
+        if (point) point.left = true;
         break;
       case 'leftovers':
         if (r.text) leftovers.push(r.text);
@@ -183,7 +200,12 @@ export function resumePointOf(read: CheckpointRead<CheckpointRecord>, file: stri
         break;
     }
   }
-  if (!point) return { ok: true, point: null, start: { resumes, queued, leftovers, leftoverOutput, tornTail: read.tornTail } };
+  if (!point)
+    return {
+      ok: true,
+      point: null,
+      start: { resumes, crashResumes: resumes - resumesAfterLeaving, left, queued, leftovers, leftoverOutput, tornTail: read.tornTail },
+    };
   return { ok: true, point };
 }
 

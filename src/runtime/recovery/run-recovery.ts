@@ -19,7 +19,7 @@ import type { RunHost } from '../service/run-host.js';
 import type { RunQueue } from '../service/run-queue.js';
 import type { RunRecord } from '../run/run-record.js';
 import { RunRequestError } from '../run-request-error.js';
-import { DEFAULT_DURABILITY, planResume, type DurabilitySettings } from './run-resume.js';
+import { DEFAULT_DURABILITY, planResume, type DurabilitySettings, type ResumeDecision } from './run-resume.js';
 import type { RunStatusFile } from '../run-service-types.js';
 import { isTerminalRunState } from '../run-state-machine.js';
 import type { LocalRunStore, RunStore } from '../storage/run-store.js';
@@ -29,6 +29,8 @@ export interface CrashContext {
   runsDir: string;
   registry: AgentSource;
   durability: () => Partial<DurabilitySettings> | undefined;
+  /** One line per run taken up or ended in place of being resumed. */
+  log: (line: string) => void;
 }
 
 function durabilityOf(c: CrashContext): DurabilitySettings {
@@ -41,7 +43,10 @@ export async function crashVerdict(c: CrashContext, status: RunStatusFile): Prom
   repairEventsFile(join(root, EVENTS_FILE));
   const plugin = c.registry.get(status.plugin);
   const d = await planResume(root, status, { settings: durabilityOf(c), agentDurability: plugin ? (plugin.durability ?? 'resume') : null });
-  if (d.kind === 'interrupt') return d.diagnosis;
+  if (d.kind === 'interrupt') {
+    c.log(takenUpLine(status.run_id, status.plugin, d, ''));
+    return d.diagnosis;
+  }
   // the dead process's background sessions end now, not when (or if) the run is resumed
   const ended = await endLeftoverSessions(root);
   if (ended.text || ended.output) noteLeftovers(join(root, CHECKPOINT_FILE), ended.text, ended.output);
@@ -61,6 +66,15 @@ export interface RunRecoveryOptions extends CrashContext {
   reconcileMs?: number;
   /** Whether the service is closed (then nothing is resumed on request). */
   gate: { readonly closed: boolean };
+}
+
+/** The log line of a run a start takes up: from where, which attempt, and why it had stopped. */
+function takenUpLine(runId: string, plugin: string, d: ResumeDecision, where: string): string {
+  if (d.kind === 'interrupt') return `run ${runId} (${plugin}) ended, not resumed: ${d.diagnosis.summary}`;
+  const at = d.kind === 'resume' ? d.point : d.start;
+  const from = d.kind === 'resume' ? `from its checkpoint (after event ${d.point.seq})` : 'from its request (it had not begun its first turn)';
+  const stopped = at.left ? 'its last attempt was stopped on purpose' : 'its process died';
+  return `run ${runId} (${plugin}) resumed ${where}${from}, attempt ${d.attempt}: ${stopped}`;
 }
 
 function fail(code: ConstructorParameters<typeof RunRequestError>[0], message: string, details: ConstructorParameters<typeof RunRequestError>[2] = {}): never {
@@ -162,6 +176,7 @@ export class RunRecovery {
     try {
       repairEventsFile(join(root, EVENTS_FILE));
       const d = await planResume(root, status, { settings: durabilityOf(this.o), agentDurability: plugin ? (plugin.durability ?? 'resume') : null });
+      this.o.log(takenUpLine(runId, status.plugin, d, ''));
       if (d.kind === 'interrupt') return await interrupt(d.diagnosis);
       // what the dead process left running ends before the run goes on
       const told = d.kind === 'resume' ? d.point : d.start;
@@ -208,6 +223,7 @@ export class RunRecovery {
         agentDurability: plugin ? (plugin.durability ?? 'resume') : null,
         contract: plugin?.artifacts ?? [],
       });
+      if (taken.decision) this.o.log(takenUpLine(runId, status.plugin, taken.decision, 'on this worker '));
       if (taken.kind !== 'take up') return null;
       const rec = await host.hydrate(runId);
       if (rec) rec.durability = taken.durability;

@@ -78,15 +78,17 @@ export async function planResume(
   if (o.agentDurability === 'interrupt') return interrupted(run.status, 'its agent says durability: interrupt');
   const loaded = await source.checkpoint();
   if (!loaded.ok) return interrupted(run.status, loaded.summary, loaded.detail);
-  const resumes = loaded.point ? loaded.point.resumes : loaded.start.resumes;
-  if (resumes >= o.settings.max_resumes) {
+  const at = loaded.point ?? loaded.start;
+  const resumes = at.resumes;
+  // a run that kills its process every time must not loop; a stop on purpose (a deploy) is no crash
+  // and is not counted, neither the one just past nor earlier ones
+  if (!at.left && at.crashResumes >= o.settings.max_resumes) {
     const times = (n: number) => `${n} time${n === 1 ? '' : 's'}`;
-    // a run that kills its process every time must not loop
     return interrupted(
       run.status,
-      resumes === 0
+      at.crashResumes === 0
         ? `durability.max_resumes is ${o.settings.max_resumes}`
-        : `it was resumed ${times(resumes)} already (durability.max_resumes ${o.settings.max_resumes}) and its process died again`,
+        : `it was resumed ${times(at.crashResumes)} already after its process died (durability.max_resumes ${o.settings.max_resumes}) and its process died again`,
     );
   }
   const after = await source.events();

@@ -13,7 +13,7 @@ import { commitFileEvents, endLeftoverSessions, interruptInSharedStore, type Sha
 import type { RunRecord } from '../run/run-record.js';
 import { resumePointOf } from '../checkpoint/resume-point.js';
 import { leftoversRecord } from '../checkpoint/run-checkpoint.js';
-import { planResume, type DurabilitySettings } from './run-resume.js';
+import { planResume, type DurabilitySettings, type ResumeDecision } from './run-resume.js';
 import type { RunStatusFile } from '../run-service-types.js';
 import type { RunStore } from '../storage/run-store.js';
 
@@ -37,9 +37,9 @@ export function sharedIo(store: ResumingStore): SharedRunIo {
 
 export type SharedTakeUp =
   /** this node takes it up: from its checkpoint, or (it died before its first) from its start */
-  | { kind: 'take up'; durability: RunRecord['durability'] }
-  /** ended here as interrupted (the rules said so), or found ended, or another node took it */
-  | { kind: 'not resumed' };
+  | { kind: 'take up'; durability: RunRecord['durability']; decision: ResumeDecision }
+  /** ended here as interrupted (the rules said so: `decision`), or found ended, or another node took it */
+  | { kind: 'not resumed'; decision?: ResumeDecision };
 
 export async function takeUpSharedRun(
   runsDir: string,
@@ -61,7 +61,7 @@ export async function takeUpSharedRun(
   });
   if (d.kind === 'interrupt') {
     await interruptInSharedStore(runsDir, status, o.contract, io, d.diagnosis);
-    return { kind: 'not resumed' };
+    return { kind: 'not resumed', decision: d };
   }
   // one node takes up this attempt, whoever else heard the worker died
   if (!(await o.store.claimResume(runId, d.attempt))) return { kind: 'not resumed' };
@@ -73,6 +73,7 @@ export async function takeUpSharedRun(
   const leftoverOutput = [...told.leftoverOutput, now.output].filter(Boolean).join('\n\n');
   return {
     kind: 'take up',
+    decision: d,
     durability: d.kind === 'resume' ? { checkpoint: true, resume: { ...d, leftovers, leftoverOutput } } : { checkpoint: true, restart: { ...d, leftovers } },
   };
 }

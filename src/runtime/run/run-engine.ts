@@ -271,8 +271,11 @@ async function leave(rec: RunRecord, deps: EngineDeps, run: RunScope): Promise<v
   await run.recorder?.close();
   const root = rec.workspace.root;
   const ended = await endLeftoverSessions(root);
-  if (ended.text || ended.output)
-    await (deps.checkpoints ?? fileCheckpoints).note(rec.runId, root, leftoversRecord(ended.text, ended.output), maskSecrets).catch(() => undefined);
+  const checkpoints = deps.checkpoints ?? fileCheckpoints;
+  if (ended.text || ended.output) await checkpoints.note(rec.runId, root, leftoversRecord(ended.text, ended.output), maskSecrets).catch(() => undefined);
+  // stopped on purpose: the attempt that takes it up is not counted as a crash's (durability.max_resumes)
+  const why = rec.abort.signal.reason instanceof RunLeft ? rec.abort.signal.reason.message : 'left';
+  await checkpoints.note(rec.runId, root, { k: 'left', why, seq: rec.bus.lastSeq, at: Date.now(), usedMs: 0 }).catch(() => undefined);
   await run.pipeline?.dispose();
   rec.store.close();
   await rec.store.settled?.().catch(() => undefined);

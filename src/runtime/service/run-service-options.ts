@@ -62,6 +62,9 @@ export interface RunServiceOptions {
   /** A worker that drains on SIGTERM: the signal is not forwarded to its runs' commands, which finish
    *  with their runs (drain() interrupts what is left, and that ends them). */
   drainsOnSignal?: boolean;
+  /** The service's log (`serve` prints it): one line per run a stop leaves to be resumed and per run a
+   *  start takes up or ends in its place. Default: nothing is logged. */
+  log?: (line: string) => void;
   /** Where file inputs may come from: 'any' (the CLI) or folders (server default <dataDir>/uploads). */
   inputRoots?: string[] | 'any';
   env?: Record<string, string | undefined>;

@@ -82,7 +82,8 @@ export class RunService implements RunServiceApi {
     const resolver = opts.providerResolver ?? defaultProviderResolver;
     const defaults = () => opts.defaults?.() ?? {};
     const live = new LiveRuns();
-    const crash = { runsDir, registry, durability: () => defaults().durability };
+    const log = opts.log ?? (() => undefined);
+    const crash = { runsDir, registry, durability: () => defaults().durability, log };
     const local = new LocalRunStore(
       runsDir,
       (p) => registry.get(p)?.artifacts ?? [],
@@ -136,6 +137,7 @@ export class RunService implements RunServiceApi {
       store,
       drainsOnSignal: opts.drainsOnSignal ?? false,
       resumesRuns: () => defaults().durability?.resume !== false,
+      log,
     });
     const gate = this.shutdown;
     this.recovery = new RunRecovery({
@@ -271,8 +273,10 @@ export class RunService implements RunServiceApi {
   }
 
   /** Cancels queued and live runs (`because`: the reason their status gives) and waits until each has written its files.
-   *  `leaveResumable` (a server that stops): the runs that can be resumed are left to be, the others cancelled. */
-  close(because?: string, o: { leaveResumable?: boolean } = {}): Promise<void> {
+   *  `leaveResumable` (a server that stops): the runs that can be resumed are left to be, the others cancelled;
+   *  `graceMs`: how long the tool calls in flight of the runs left are given to finish first. */
+  close(because?: string, o: { leaveResumable?: boolean; graceMs?: number } = {}): Promise<void> {
+    if (o.graceMs !== undefined && !(o.graceMs >= 0)) throw new RangeError(`close: graceMs must be a number ≥ 0, got ${o.graceMs}`);
     this.recovery.stop();
     return this.shutdown.close(because, o);
   }
@@ -283,6 +287,7 @@ export class RunService implements RunServiceApi {
    * written), and closes.
    */
   drain(drainMs: number): Promise<void> {
+    if (!(drainMs >= 0)) throw new RangeError(`drain: drainMs must be a number ≥ 0, got ${drainMs}`);
     this.recovery.stop();
     return this.shutdown.drain(drainMs);
   }

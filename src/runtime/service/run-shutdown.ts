@@ -25,6 +25,8 @@ export interface RunShutdownOptions {
   drainsOnSignal: boolean;
   /** The operator's `durability.resume`: false, and no run is left to be resumed. */
   resumesRuns: () => boolean;
+  /** One line per run left to be resumed. */
+  log: (line: string) => void;
 }
 
 export class RunShutdown {
@@ -43,9 +45,11 @@ export class RunShutdown {
   }
 
   /** Cancels queued and live runs (`because`: the reason their status gives) and waits until each has written its files;
-   *  with `leaveResumable` the runs that can be resumed are left to be instead. */
-  async close(because?: string, o: { leaveResumable?: boolean } = {}): Promise<void> {
+   *  with `leaveResumable` the runs that can be resumed are left to be instead, after `graceMs` at most
+   *  for the tool calls they have in flight to finish (a call that finished is not for the next start to judge). */
+  async close(because?: string, o: { leaveResumable?: boolean; graceMs?: number } = {}): Promise<void> {
     this.stopped = true;
+    if (o.leaveResumable && o.graceMs) await this.callsFinished(o.graceMs);
     const recs = this.o.live.all();
     const leaving = o.leaveResumable ? this.leave(recs, 'the server was stopped') : [];
     await Promise.all([...leaving, ...recs.filter((r) => !this.leaving.has(r)).map((r) => this.o.access.cancel(r.runId, because).catch(() => r.done))]);
@@ -54,6 +58,35 @@ export class RunShutdown {
     await this.o.queue.dispose?.();
     await this.o.fanout.close?.();
     await this.o.store.close?.();
+  }
+
+  /**
+   * Waits until no live run that would be left has a tool call in flight, or `graceMs` passed. Runs are
+   * left together after it (a parent's run_agent call must find its child left too, not ended).
+   */
+  private async callsFinished(graceMs: number): Promise<void> {
+    const calling = (r: RunRecord) => this.leavable(r) && r.machine.state === 'tool_executing';
+    const runs = this.o.live.all().filter(calling);
+    if (runs.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<void>((r) => {
+      timer = setTimeout(r, graceMs);
+    });
+    const offs: Array<() => void> = [];
+    const idle = runs.map(
+      (r) =>
+        new Promise<void>((resolve) => {
+          // the run's state changes are events on its bus: each is a moment to look again
+          offs.push(r.bus.subscribe(() => !calling(r) && resolve()));
+          r.done.then(
+            () => resolve(),
+            () => resolve(),
+          );
+        }),
+    );
+    await Promise.race([Promise.all(idle), graceOver]);
+    clearTimeout(timer);
+    for (const off of offs) off();
   }
 
   /** A live run that can be resumed after this process stops: it writes a checkpoint (its agent did not
@@ -83,9 +116,11 @@ export class RunShutdown {
         await r.store.settled?.();
         this.o.live.drop(r.runId);
         r.resolveDone({ ...r.status });
+        this.o.log(`run ${r.runId} (${r.status.plugin}) left queued: ${why}; the next start runs it`);
         return;
       }
       await r.done;
+      this.o.log(`run ${r.runId} (${r.status.plugin}) left to be resumed while ${r.status.status}, after event ${r.bus.lastSeq}: ${why}`);
     });
   }
 
