@@ -146,6 +146,7 @@ export class PgRunStore implements RunStore {
     if (q.statuses) where.push(`status = ANY($${args.push([...q.statuses])})`);
     if (q.plugin) where.push(`plugin = $${args.push(q.plugin)}`);
     if (q.conversation) where.push(`conversation_id = $${args.push(q.conversation)}`);
+    if (q.tenant !== undefined) where.push(`coalesce(record::jsonb ->> 'tenant_id', 'default') = $${args.push(q.tenant)}`);
     if (q.model) {
       const n = args.push(q.model);
       where.push(`((record::jsonb ->> 'model') = $${n} OR (record::jsonb ->> 'provider') || ':' || (record::jsonb ->> 'model') = $${n})`);

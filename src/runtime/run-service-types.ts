@@ -83,6 +83,8 @@ export interface RunStatusFile {
   trace_id?: string;
   /** What started the run when no one asked for it (a schedule); absent for requested runs. */
   trigger?: RunTrigger;
+  /** The tenant the run belongs to; absent: tenant `default` (every run from before tenants). */
+  tenant_id?: string;
 }
 
 /** A completion webhook a front door checked (its URL allowed, its secret well-formed); the runtime
@@ -137,6 +139,8 @@ export interface RunListQuery {
   /** words the goal contains (any case) */
   goal?: string;
   conversation?: string;
+  /** only the runs of this tenant (`default` includes the runs that name none) */
+  tenant?: string;
   limit?: number;
   offset?: number;
 }

@@ -3,7 +3,7 @@ import { refuseRunProcess } from './run-process-guard.js';
 import { createReadStream } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { extname, isAbsolute, join, relative, sep } from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { RUN_STATUSES, type RunStatus } from '../events/agent-event.js';
 import type { CreateRunOptions, RunServiceApi, RunStatusFile, RunWebhook } from '../runtime/run-service-types.js';
 import type { Agent } from '../runtime/agent.js';
@@ -14,6 +14,9 @@ import { agentNamed, named, runBodyWithAgent } from './agent-field.js';
 import { fileInputIssues } from './input-roots.js';
 import { isRunId } from './run-id-param.js';
 import { RunUsageReader } from './run-usage.js';
+import type { TenantRuns } from '../tenants/tenant-runs.js';
+import type { TenantScope } from '../tenants/tenant-scope.js';
+import type { Tenancy } from './tenant-guard.js';
 
 const STATUSES: readonly RunStatus[] = RUN_STATUSES;
 
@@ -64,8 +67,9 @@ function isScriptModel(model: unknown): boolean {
   );
 }
 
-async function requireRun(service: RunServiceApi, id: string): Promise<RunStatusFile> {
-  const run = isRunId(id) ? await service.get(id) : null;
+/** The run `id` of the caller's tenant, or 404 as for one that does not exist. */
+async function requireTenantRun(runs: TenantRuns, scope: TenantScope, id: string): Promise<RunStatusFile> {
+  const run = isRunId(id) ? await runs.get(scope, id) : null;
   if (!run) throw new HttpError(404, 'not_found', `no run ${JSON.stringify(id)}`);
   return run;
 }
@@ -99,7 +103,12 @@ export function traceparentOf(headers: Record<string, string | string[] | undefi
 }
 
 /** What HTTP refuses before the service sees a request (a script model, file inputs outside the roots); then creates the run. */
-export async function createRunOverHttp(service: RunServiceApi, body: unknown, opts: RunRouteOptions, front: CreateRunOptions): Promise<RunStatusFile> {
+export async function createRunOverHttp(
+  service: Pick<RunServiceApi, 'create'>,
+  body: unknown,
+  opts: RunRouteOptions,
+  front: CreateRunOptions,
+): Promise<RunStatusFile> {
   if (!body || typeof body !== 'object' || Array.isArray(body)) {
     throw invalidBody([{ path: '(body)', message: 'must be a JSON object { agent, goal?, input, ... }' }]);
   }
@@ -119,10 +128,16 @@ export async function createRunOverHttp(service: RunServiceApi, body: unknown, o
   return service.create(b, { ...front, fromNetwork: true, ...(webhook ? { webhook } : {}) });
 }
 
-export function registerRunRoutes(app: FastifyInstance, service: RunServiceApi, opts: RunRouteOptions): void {
+export function registerRunRoutes(app: FastifyInstance, service: RunServiceApi, tenancy: Tenancy, opts: RunRouteOptions): void {
   const usage = new RunUsageReader(opts.dataDir);
+  const runs = tenancy.runs;
+  const requireRun = (req: FastifyRequest, id: string) => requireTenantRun(runs, tenancy.scopeOf(req), id);
   app.post('/api/runs', async (req, reply) => {
-    const run = await createRunOverHttp(service, req.body, opts, { claw: 'web', ...traceparentOf(req.headers) });
+    const scope = tenancy.scopeOf(req);
+    const run = await createRunOverHttp({ create: (b, o) => runs.create(scope, b as Record<string, unknown>, o) }, req.body, opts, {
+      claw: 'web',
+      ...traceparentOf(req.headers),
+    });
     return reply.code(201).send({ run_id: run.run_id, status: run.status, trace_id: run.trace_id, links: runLinks(run.run_id) });
   });
 
@@ -131,7 +146,7 @@ export function registerRunRoutes(app: FastifyInstance, service: RunServiceApi, 
     const status = oneOfQuery(q.status, 'status', STATUSES);
     const limit = intQuery(q.limit, 'limit', 1, 500) ?? 50;
     const offset = intQuery(q.offset, 'offset', 0, 1e9) ?? 0;
-    const { runs, total } = await service.list({
+    const { runs: page, total } = await runs.list(tenancy.scopeOf(req), {
       status,
       plugin: agentNamed(named(textQuery(q.agent, 'agent', 100), '?agent='), named(textQuery(q.plugin, 'plugin', 100), '?plugin=')) ?? undefined,
       model: textQuery(q.model, 'model', 200),
@@ -141,20 +156,19 @@ export function registerRunRoutes(app: FastifyInstance, service: RunServiceApi, 
       offset,
     });
     // each run with its duration, tokens and cost (the list's columns)
-    const withUsage = await Promise.all(runs.map(async (r) => ({ ...r, usage: await usage.of(r) })));
+    const withUsage = await Promise.all(page.map(async (r) => ({ ...r, usage: await usage.of(r) })));
     return { runs: withUsage, total, limit, offset };
   });
 
-  app.get<{ Params: { id: string } }>('/api/runs/:id', async (req) => requireRun(service, req.params.id));
+  app.get<{ Params: { id: string } }>('/api/runs/:id', async (req) => requireRun(req, req.params.id));
 
   app.post<{ Params: { id: string } }>('/api/runs/:id/cancel', async (req) => {
     refuseRunProcess(req, 'a cancel');
-    await requireRun(service, req.params.id);
-    return service.cancel(req.params.id);
+    return runs.cancel(tenancy.scopeOf(req), req.params.id);
   });
 
   app.get<{ Params: { id: string } }>('/api/runs/:id/manifest', async (req) => {
-    await requireRun(service, req.params.id);
+    await requireRun(req, req.params.id);
     const m = await service.manifest(req.params.id);
     if (m === null || m === undefined) throw new HttpError(404, 'not_found', `run ${req.params.id} has no manifest yet`);
     return m;
@@ -162,23 +176,23 @@ export function registerRunRoutes(app: FastifyInstance, service: RunServiceApi, 
 
   // The todo checklist and metrics: the wire carries neither, the web page polls these.
   app.get<{ Params: { id: string } }>('/api/runs/:id/plan', async (req) => {
-    const run = await requireRun(service, req.params.id);
+    const run = await requireRun(req, req.params.id);
     const todo = await readRuntimeJson(opts.dataDir, run.run_id, 'todoState');
     const plan = await readRuntimeJson(opts.dataDir, run.run_id, 'agentPlan');
     return { run_id: run.run_id, todo, plan };
   });
   // the run's resolved settings (capabilities, model and its catalog facts, reasoning, limits, capture): never a key
   app.get<{ Params: { id: string } }>('/api/runs/:id/config', async (req) => {
-    const run = await requireRun(service, req.params.id);
+    const run = await requireRun(req, req.params.id);
     return { run_id: run.run_id, config: await readRuntimeJson(opts.dataDir, run.run_id, 'resolvedConfig') };
   });
   app.get<{ Params: { id: string } }>('/api/runs/:id/metrics', async (req) => {
-    const run = await requireRun(service, req.params.id);
+    const run = await requireRun(req, req.params.id);
     return { run_id: run.run_id, metrics: await readRuntimeJson(opts.dataDir, run.run_id, 'metrics') };
   });
 
   app.get<{ Params: { id: string; '*': string }; Querystring: { download?: string } }>('/api/runs/:id/artifacts/*', async (req, reply) => {
-    const run = await requireRun(service, req.params.id);
+    const run = await requireRun(req, req.params.id);
     const rel = req.params['*'] ?? '';
     if (!rel || rel.includes('\0') || rel.startsWith('/') || rel.split(/[\\/]/).includes('..')) {
       throw new HttpError(404, 'not_found', `no artifact ${JSON.stringify(rel)} in run ${run.run_id}`);

@@ -12,7 +12,7 @@ import fastifyStatic from '@fastify/static';
 import fastifyWebsocket from '@fastify/websocket';
 import type { RunServiceApi } from '../runtime/run-service-types.js';
 import type { Agent } from '../runtime/agent.js';
-import { presentedToken, redactUrl, tokenMatches, weakTokenReason } from './api-token.js';
+import { redactUrl, weakTokenReason } from './api-token.js';
 import { errorBody, sendError } from './http-error.js';
 import { ServerConfigError } from './server-config-error.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from './default-address.js';
@@ -39,6 +39,8 @@ import type { ChannelHost } from './channel-host/channel-host.js';
 import { channelMetricsText, registerChannelRoutes } from './channel-routes.js';
 import { registerTriggerRoutes } from './trigger-routes.js';
 import type { TriggerHost } from '../triggers/trigger-host.js';
+import { Tenancy } from './tenant-guard.js';
+import { registerTenantRoutes } from './tenant-routes.js';
 
 export interface ServerOptions {
   service: RunServiceApi;
@@ -147,9 +149,6 @@ function requestForLog(req: { method?: string; url?: string; host?: string; ip?:
   };
 }
 
-/** The routes @fastify/static (or the not-built note) serves the page shell from. */
-const STATIC_ROUTES = new Set(['/', '/*']);
-
 const PAGE_CSP =
   "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
@@ -248,26 +247,11 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
         return reply;
       }
     });
-  } else {
-    app.addHook('onRequest', async (req, reply) => {
-      // Decided by the route that matched, never by the raw URL: /%61pi/runs is /api/runs to the router.
-      const route = req.routeOptions.url;
-      if (route === '/healthz') return;
-      // The page shell holds no data; every API call it makes carries the token.
-      if ((req.method === 'GET' || req.method === 'HEAD') && route !== undefined && STATIC_ROUTES.has(route)) return;
-      const given = presentedToken(req);
-      if (!given || !tokenMatches(given, token)) {
-        // onRequest runs before the body is read: a client without the token sends no body we keep, and
-        // the connection closes, so a body still coming holds nothing
-        reply
-          .code(401)
-          .header('www-authenticate', 'Bearer')
-          .header('connection', 'close')
-          .send(errorBody('unauthorized', 'missing or wrong bearer token (Authorization: Bearer <RUNTRAIL_API_TOKEN>)'));
-        return reply;
-      }
-    });
   }
+  // keys and the server token become a tenant scope; each route's policy is applied (tenant-guard.ts)
+  const tenancy = new Tenancy({ dataDir, service: opts.service, token });
+  tenancy.install(app);
+  registerTenantRoutes(app, tenancy);
 
   app.get('/healthz', async () => ({ ok: true }));
   app.get('/metrics', async (_req, reply) => {
@@ -281,7 +265,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   registerChannelRoutes(app, opts.channels);
   const triggers = opts.triggers;
   const checkWebhook = triggers ? { checkWebhook: (raw: unknown) => triggers.checkWebhook(raw) } : {};
-  registerRunRoutes(app, service, { dataDir, plugins, inputRoots, allowScriptModel: opts.allowScriptModel ?? false, ...checkWebhook });
+  registerRunRoutes(app, service, tenancy, { dataDir, plugins, inputRoots, allowScriptModel: opts.allowScriptModel ?? false, ...checkWebhook });
   if (triggers) registerTriggerRoutes(app, service, triggers);
   const streamOpts = {
     pingMs: opts.pingMs ?? 15_000,
@@ -302,7 +286,11 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     counters,
     defaultPlugin: opts.chatPlugin ?? 'chat',
   });
-  registerWsRoute(app, service, hubs, counters, { ...streamOpts, helloMs: opts.wsHelloMs ?? 300 });
+  registerWsRoute(app, service, hubs, counters, {
+    ...streamOpts,
+    helloMs: opts.wsHelloMs ?? 300,
+    runVisible: async (req, id) => (await tenancy.runs.get(tenancy.scopeOf(req), id)) !== null,
+  });
   registerUploadRoute(
     app,
     new UploadQuota(uploadDir, {

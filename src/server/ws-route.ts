@@ -4,7 +4,7 @@
  * message (the stream starts after that message, or from the start when none comes within `helloMs`).
  * A later `{ "after": N }` restarts the stream after N.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { RunServiceApi } from '../runtime/run-service-types.js';
 import { frameData, parseAfter } from './run-frames.js';
@@ -19,6 +19,8 @@ import { caughtUp } from './ws-caught-up.js';
 
 export interface WsOptions extends StreamOptions {
   helloMs: number;
+  /** Whether the caller may see run `runId` (its tenant's); absent: any run the service has. */
+  runVisible?: (req: FastifyRequest, runId: string) => Promise<boolean>;
 }
 
 function messageOf(frameText: string, seq: number | null): string {
@@ -55,7 +57,7 @@ export function registerWsRoute(app: FastifyInstance, service: RunServiceApi, hu
       const stream = (after: number, abort: AbortController): Promise<void> =>
         (async () => {
           try {
-            if (!isRunId(runId) || !(await service.get(runId))) {
+            if (!isRunId(runId) || !(await (opts.runVisible ? opts.runVisible(req, runId) : service.get(runId)))) {
               sendErrorMessage('not_found', `no run ${JSON.stringify(runId)}`);
               socket.close(4404, 'not found');
               return;

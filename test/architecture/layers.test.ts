@@ -21,6 +21,7 @@ type Layer =
   | 'distributed'
   | 'triggers'
   | 'sandbox'
+  | 'tenants'
   | 'server'
   | 'cli';
 
@@ -48,8 +49,11 @@ export const LAYERS: Record<Layer, { uses: Layer[]; typesOnly?: Layer[] }> = {
   // round 3: schedules and completion webhooks start and read runs through the run service's public
   // API (RunServiceApi, its observers, RunRequestError); the project's definitions are seen as types
   triggers: { uses: ['runtime', 'events'], typesOnly: ['extensions'] },
-  server: { uses: ['runtime', 'plugins', 'channels', 'events', 'extensions', 'mcp', 'telemetry', 'distributed', 'triggers', 'sandbox', 'cli'] },
-  cli: { uses: ['runtime', 'plugins', 'channels', 'events', 'extensions', 'mcp', 'telemetry', 'distributed', 'triggers', 'sandbox', 'server'] },
+  // round 4: tenants, users, keys and the audit log; the scoped run store reads runs through the service's
+  // API; the identity file is changed as the schedules' file is (triggers' LockedJsonFile)
+  tenants: { uses: ['runtime', 'events', 'triggers'] },
+  server: { uses: ['tenants', 'runtime', 'plugins', 'channels', 'events', 'extensions', 'mcp', 'telemetry', 'distributed', 'triggers', 'sandbox', 'cli'] },
+  cli: { uses: ['tenants', 'runtime', 'plugins', 'channels', 'events', 'extensions', 'mcp', 'telemetry', 'distributed', 'triggers', 'sandbox', 'server'] },
 };
 
 function layerOf(relToSrc: string): Layer | null {

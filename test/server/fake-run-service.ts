@@ -67,6 +67,7 @@ export class FakeRunService implements RunServiceApi {
       diagnosis: null,
       last_seq: 0,
       public_documents: [],
+      ...(typeof r.tenant_id === 'string' ? { tenant_id: r.tenant_id } : {}),
     };
     const bus = new AgentEventBus({ runId });
     const run: FakeRun = { status, bus, history: [], listeners: new Set(), done: Promise.resolve() };
@@ -162,6 +163,7 @@ export class FakeRunService implements RunServiceApi {
     if (q.status) all = all.filter((r) => r.status === q.status);
     if (q.statuses) all = all.filter((r) => q.statuses!.includes(r.status));
     if (q.plugin) all = all.filter((r) => r.plugin === q.plugin);
+    if (q.tenant !== undefined) all = all.filter((r) => (r.tenant_id || 'default') === q.tenant);
     const off = q.offset ?? 0;
     return { runs: all.slice(off, off + (q.limit ?? 50)), total: all.length };
   }

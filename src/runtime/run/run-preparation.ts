@@ -203,6 +203,7 @@ export async function prepareRun(
     trace_id: spec.trace.traceId,
     ...(parent ? { parent_run_id: parent.rec.runId, parent_tool_call_id: parent.toolCallId } : {}),
     ...(spec.trigger ? { trigger: spec.trigger } : {}),
+    ...(spec.tenantId ? { tenant_id: spec.tenantId } : {}),
   };
   // run_status.json writes go in order, the newest snapshot wins; the store lists runs by the live record;
   // a shared store's record is text that leaves this process too

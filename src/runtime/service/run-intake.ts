@@ -139,7 +139,8 @@ export class RunIntake {
       goal: req.goal?.trim() ? req.goal.trim() : plugin.defaultGoal,
       // a subagent works in its parent's conversation
       conversationId: parent?.rec.conversationId ?? req.conversation_id ?? runId,
-      tenantId: req.tenant_id ?? null,
+      // a subagent belongs to its parent's tenant, whatever its request says
+      tenantId: parent ? parent.rec.tenantId : (req.tenant_id ?? null),
       limits: { ...DEFAULT_LIMITS, ...defaults.limits, ...plugin.limits, ...(req.limits ?? {}) },
       reasoning: req.reasoning ?? 'off',
       capture: resolveCapture(defaults.capture, plugin.capture),

@@ -180,6 +180,7 @@ export class LocalRunStore implements RunStore {
     if (q.plugin) runs = runs.filter((r) => r.plugin === q.plugin);
     if (q.model) runs = runs.filter((r) => r.model === q.model || `${r.provider}:${r.model}` === q.model);
     if (q.conversation) runs = runs.filter((r) => r.conversation_id === q.conversation);
+    if (q.tenant !== undefined) runs = runs.filter((r) => (r.tenant_id || 'default') === q.tenant);
     if (q.goal) {
       const words = q.goal.toLowerCase();
       runs = runs.filter((r) => r.goal.toLowerCase().includes(words));
