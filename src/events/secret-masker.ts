@@ -12,65 +12,27 @@
  *
  * — and from then on `maskSecrets(text)` (one string) and `maskSecretsDeep(value)` (every string in a
  * JSON-like value) replace it, its base64 and base64url forms (at any alignment inside a longer
- * encoded text, so `Basic base64(user:secret)` is caught too), its URL-encoded and its JSON-escaped
- * forms with `[redacted]`. Code that writes a new kind of file or sends text somewhere new passes it
+ * encoded text, so `Basic base64(user:secret)` is caught too, padded or not), its hex digits (either
+ * case, bytes together or apart), its URL-encoded and its JSON-escaped forms with `[redacted]`
+ * (secret-forms.ts) — also when line wraps break the form (wrapped-text.ts). Code that writes a new kind of file or sends text somewhere new passes it
  * through one of those two, or through `maskSecretValues` (secret-values.ts), which applies these
  * values and the credential-shaped patterns.
  *
  * Limits, said plainly: a value shorter than MIN_SECRET_LENGTH is not registered (masking "1234"
  * everywhere would mangle text and hide nothing); a secret split across two streamed deltas is masked
- * in the message's full text but each delta holds only a part; object keys are not masked.
+ * in the message's full text but each delta holds only a part, unless the stream goes through a
+ * StreamMasker (stream-masker.ts); object keys are not masked; a form broken by something other than
+ * a line wrap (a hex dump's offsets and ASCII column, quotes and `+` of a string split in source code)
+ * or transformed further (reversed, encoded twice, UTF-16) is not recognised.
  */
+
+import { escapeRegExp, hexFormSource, secretForms } from './secret-forms.js';
+import { unwrap } from './wrapped-text.js';
 
 export const SECRET_MASK = '[redacted]';
 
 /** A value shorter than this is not masked (it would match ordinary text). */
 export const MIN_SECRET_LENGTH = 8;
-
-/** An encoded form shorter than this is not masked. */
-const MIN_FORM_LENGTH = 8;
-
-const STANDARD = /[+/]/g;
-
-function base64UrlOf(b64: string): string {
-  return b64.replace(STANDARD, (c) => (c === '+' ? '-' : '_')).replace(/=+$/, '');
-}
-
-/**
- * The base64 text a value becomes inside any base64 text, at each of the three byte alignments: the
- * characters that depend on the value's bytes alone (the partial groups at both ends depend on the
- * bytes around it and are left out).
- */
-function base64Cores(value: string): string[] {
-  const bytes = Buffer.from(value, 'utf8');
-  const out = [bytes.toString('base64')];
-  for (let k = 0; k < 3; k++) {
-    const enc = Buffer.concat([Buffer.alloc(k), bytes]).toString('base64');
-    const start = [0, 2, 3][k];
-    const end = 4 * Math.floor((k + bytes.length) / 3);
-    if (end - start >= MIN_FORM_LENGTH) out.push(enc.slice(start, end));
-  }
-  return out;
-}
-
-/** Every form of `value` that is masked, longest first. */
-export function secretForms(value: string): string[] {
-  const forms = new Set<string>([value]);
-  const uri = encodeURIComponent(value);
-  forms.add(uri);
-  forms.add(uri.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()));
-  forms.add(uri.replace(/%20/g, '+'));
-  forms.add(JSON.stringify(value).slice(1, -1));
-  for (const b64 of base64Cores(value)) {
-    forms.add(b64);
-    forms.add(base64UrlOf(b64));
-  }
-  return [...forms].filter((f) => f.length >= MIN_FORM_LENGTH).sort((a, b) => b.length - a.length);
-}
-
-function escapeRegExp(s: string): string {
-  return s.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
-}
 
 function isPlainContainer(v: object): boolean {
   if (Array.isArray(v)) return true;
@@ -84,6 +46,9 @@ const MAX_DEPTH = 1_000;
 
 export class SecretMasker {
   private readonly values = new Map<string, string>();
+  /** The literal forms and the lower-case hex of every value, for matching the ends of a cut text. */
+  private plainForms: string[] = [];
+  private longest = 0;
   /** Matches any form (no `g`: a test); `replacer` is the same with `g`. */
   private finder: RegExp | null = null;
   private replacer: RegExp | null = null;
@@ -115,20 +80,125 @@ export class SecretMasker {
     if (v.length < MIN_SECRET_LENGTH) return false;
     if (this.values.has(v)) return true;
     this.values.set(v, label);
-    const forms = [...new Set([...this.values.keys()].flatMap(secretForms))].sort((a, b) => b.length - a.length);
-    const source = forms.map(escapeRegExp).join('|');
+    const values = [...this.values.keys()];
+    const forms = [...new Set(values.flatMap(secretForms))].sort((a, b) => b.length - a.length);
+    // hex forms last: a hex digit run is never a prefix of a longer literal form that must win
+    const source = [...forms.map(escapeRegExp), ...values.map(hexFormSource)].join('|');
     this.finder = new RegExp(source);
     this.replacer = new RegExp(source, 'g');
     this.shortest = Math.min(...forms.map((f) => f.length));
+    this.plainForms = [...forms, ...values.map((v) => Buffer.from(v, 'utf8').toString('hex'))];
+    this.longest = Math.max(...this.plainForms.map((f) => f.length));
     this.changes++;
     return true;
   }
 
   /** `text` with every registered value (in any of its forms) replaced by `[redacted]`. */
   mask(text: string): string {
-    if (text.length < this.shortest || this.finder === null || !this.finder.test(text)) return text;
-    this.replacer!.lastIndex = 0;
-    return text.replace(this.replacer!, SECRET_MASK);
+    if (text.length < this.shortest || this.finder === null) return text;
+    let out = text;
+    if (this.finder.test(out)) {
+      this.replacer!.lastIndex = 0;
+      out = out.replace(this.replacer!, SECRET_MASK);
+    }
+    return this.maskAcrossWraps(out);
+  }
+
+  /**
+   * A form broken by line wraps (base64 at 76 columns, PEM at 64, hex from `xxd -p`, a JSON string's
+   * `\n`): matched in the text without its wraps, masked in the text as written, the wraps inside
+   * the form going with it.
+   */
+  private maskAcrossWraps(text: string): string {
+    const u = unwrap(text);
+    if (u === null || u.text.length < this.shortest || !this.finder!.test(u.text)) return text;
+    const re = this.replacer!;
+    let out = '';
+    let from = 0;
+    re.lastIndex = 0;
+    for (let m = re.exec(u.text); m !== null; m = re.exec(u.text)) {
+      const [start, end] = u.original(m.index, m.index + m[0].length);
+      if (start < from) continue;
+      out += text.slice(from, start) + SECRET_MASK;
+      from = end;
+    }
+    return out + text.slice(from);
+  }
+
+  /** The longest form (in characters, without wraps): what a stream keeps to match across its chunks. */
+  get longestForm(): number {
+    return this.longest;
+  }
+
+  /**
+   * The ranges [start, end) of `text` that `mask` replaces, in order and not overlapping: for a caller
+   * that masks part of a text and must know where (a stream masking a chunk in the light of the text
+   * before it).
+   */
+  spans(text: string): Array<[number, number]> {
+    if (text.length < this.shortest || this.finder === null) return [];
+    const found: Array<[number, number]> = [];
+    const re = this.replacer!;
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) found.push([m.index, m.index + m[0].length]);
+    const u = unwrap(text);
+    if (u !== null) {
+      re.lastIndex = 0;
+      for (let m = re.exec(u.text); m !== null; m = re.exec(u.text)) found.push(u.original(m.index, m.index + m[0].length));
+    }
+    found.sort((a, b) => a[0] - b[0]);
+    const merged: Array<[number, number]> = [];
+    for (const [a, b] of found) {
+      const last = merged[merged.length - 1];
+      if (last && a <= last[1]) last[1] = Math.max(last[1], b);
+      else merged.push([a, b]);
+    }
+    return merged;
+  }
+
+  /**
+   * Where, at the end of `text`, a form may be starting (its first `minChars` or more characters,
+   * wraps aside, hex in either case): the index to hold the text back from until more comes, or
+   * `text.length` when nothing there starts a form.
+   */
+  formStartAt(text: string, minChars = 1): number {
+    if (this.longest === 0) return text.length;
+    // a wrapped form is longer than its characters: look back far enough for wraps between them all
+    const from = Math.max(0, text.length - 4 * this.longest);
+    const tail = text.slice(from);
+    const u = unwrap(tail);
+    const joined = u?.text ?? tail;
+    const lower = joined.toLowerCase();
+    for (let j = Math.max(0, joined.length - this.longest); j <= joined.length - minChars; j++) {
+      const part = joined.slice(j);
+      const partLower = lower.slice(j);
+      if (this.plainForms.some((f) => f.startsWith(part) || (/^[0-9a-f]+$/.test(f) && f.startsWith(partLower)))) {
+        return from + (u ? u.original(j, j + 1)[0] : j);
+      }
+    }
+    return text.length;
+  }
+
+  /**
+   * `text` masked as the tail of something longer that was cut off before it: a form's last
+   * `minChars` or more characters at its very start are masked too (the rest of that form is gone).
+   */
+  maskCutFront(text: string, minChars = 4): string {
+    const masked = this.mask(text);
+    if (this.longest === 0) return masked;
+    const head = masked.slice(0, 4 * this.longest);
+    const u = unwrap(head);
+    const joined = u?.text ?? head;
+    const lower = joined.toLowerCase();
+    for (let k = Math.min(joined.length, this.longest - 1); k >= minChars; k--) {
+      const part = joined.slice(0, k);
+      const partLower = lower.slice(0, k);
+      if (this.plainForms.some((f) => f.endsWith(part) || (/^[0-9a-f]+$/.test(f) && f.endsWith(partLower)))) {
+        const end = u ? u.original(0, k)[1] : k;
+        return SECRET_MASK + masked.slice(end);
+      }
+    }
+    return masked;
   }
 
   /** Every string inside a JSON-like value masked (see mapStrings): `value` itself when nothing changed. */

@@ -4,6 +4,8 @@ import type { ChildExit, OutputStream, SupervisedChild } from './supervised-chil
 import { StringDecoder } from 'node:string_decoder';
 import { constants as osConstants } from 'node:os';
 import { ByteTailBuffer } from './byte-tail-buffer.js';
+import { serverSecrets } from '../events/secret-masker.js';
+import { StreamMasker } from '../events/stream-masker.js';
 
 export type SessionStatus = 'running' | 'completed' | 'failed';
 /** Why a session was ended by Runtrail rather than by itself. */
@@ -82,6 +84,8 @@ export class ProcessSession {
   private readonly output: ByteTailBuffer;
   private readonly pending: Record<OutputStream, ByteTailBuffer>;
   private decoders: Record<OutputStream, StringDecoder> | null = null;
+  /** Polled output is masked as one stream per output: a secret printed across two polls is still masked. */
+  private readonly polled: Record<OutputStream, StreamMasker> = { stdout: new StreamMasker(), stderr: new StreamMasker() };
   private readonly listeners = new Set<(stream: OutputStream, text: string) => void>();
   private readonly waiters = new Set<() => void>();
   private child: SupervisedChild | null = null;
@@ -174,19 +178,34 @@ export class ProcessSession {
     return () => this.listeners.delete(listener);
   }
 
+  /** The last `n` characters of output; a secret the cut went through is masked in what is left of it. */
   tail(n = this.limits.tailChars): string {
-    return this.output.tail(n);
+    const text = this.output.tail(n);
+    return this.output.truncated || Buffer.byteLength(text) < this.output.size ? serverSecrets.maskCutFront(text) : text;
   }
 
   fullOutput(): string {
-    return this.output.toString();
+    const text = this.output.toString();
+    return this.output.truncated ? serverSecrets.maskCutFront(text) : text;
   }
 
   /** Unpolled output since the last drain; `dropped*` count bytes cut to stay within the pending cap. */
   drainPending(): { stdout: string; stderr: string; droppedStdout: number; droppedStderr: number } {
     const out = this.pending.stdout.take();
     const err = this.pending.stderr.take();
-    return { stdout: out.text, stderr: err.text, droppedStdout: out.dropped, droppedStderr: err.dropped };
+    return { stdout: this.masked('stdout', out), stderr: this.masked('stderr', err), droppedStdout: out.dropped, droppedStderr: err.dropped };
+  }
+
+  /**
+   * A polled piece of one output, masked with what was polled before it; the end of a piece that may
+   * begin a secret waits for the next poll, or for the exit. Output cut for the pending cap starts a
+   * new stream, its front masked as the cut end of whatever stood there.
+   */
+  private masked(stream: OutputStream, piece: { text: string; dropped: number }): string {
+    if (piece.dropped > 0) this.polled[stream] = new StreamMasker();
+    const m = this.polled[stream];
+    const text = m.push(piece.dropped > 0 ? serverSecrets.maskCutFront(piece.text) : piece.text);
+    return this.running ? text : text + m.end();
   }
 
   hasPending(): boolean {
