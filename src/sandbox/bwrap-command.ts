@@ -6,6 +6,7 @@
  */
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute } from 'node:path';
+import { diskCapMb } from './sandbox-limits.js';
 import { guardArgs, RepositoryMovedError, type RepositoryGuard } from './git-guard.js';
 import type { SandboxPolicy } from './sandbox-policy.js';
 import { PROXY_SOCKET_INSIDE } from './network-proxy.js';
@@ -114,7 +115,9 @@ export function bwrapArgs(policy: Extract<SandboxPolicy, { mode: 'on' }>, spec: 
   }
   const prefix = nodePrefix();
   if (prefix) a.push('--ro-bind', prefix, prefix);
-  a.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--dir', SANDBOX_HOME, '--dir', '/var/tmp');
+  // the private /tmp is memory: no bigger than the run's disk cap
+  const tmpBytes = diskCapMb(policy.limits) * 1024 * 1024;
+  a.push('--proc', '/proc', '--dev', '/dev', '--size', String(tmpBytes), '--tmpfs', '/tmp', '--dir', SANDBOX_HOME, '--dir', '/var/tmp');
 
   // the policy's paths were pinned (absolute, symlinks resolved) before the run started: one that
   // resolves elsewhere now was changed by something since, and is refused, never followed

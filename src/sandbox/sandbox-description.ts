@@ -3,7 +3,7 @@
  * check`): what is visible and writable, the network, the environment by name, each limit with what
  * enforces it on this machine, and what the operator's settings changed.
  */
-import { limitEnforcement } from './sandbox-limits.js';
+import { diskCapMb, limitEnforcement } from './sandbox-limits.js';
 import { resolveSandboxPolicy, type OperatorSandboxSettings, type ResolvedNetwork, type SandboxPolicy } from './sandbox-policy.js';
 import { describeUnsupported, sandboxSupport } from './sandbox-support.js';
 
@@ -36,6 +36,7 @@ export function describeSandbox(policy: SandboxPolicy): SandboxDescription {
       memory_mb: { value: policy.limits.memory_mb, enforced_by: how.memory },
       cpu_s: { value: policy.limits.cpu_s, enforced_by: how.cpu_s },
       file_mb: { value: policy.limits.file_mb, enforced_by: how.file_mb },
+      disk_mb: { value: diskCapMb(policy.limits), enforced_by: how.disk_mb },
     },
     elevated: policy.elevated,
     ...(policy.notes.length ? { notes: policy.notes } : {}),

@@ -7,7 +7,7 @@
  */
 import { mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { SandboxLimits } from './sandbox-policy.js';
+import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from './sandbox-policy.js';
 
 const CGROUP_ROOT = '/sys/fs/cgroup';
 
@@ -24,6 +24,7 @@ export interface LimitEnforcement {
   memory: string;
   cpu_s: string;
   file_mb: string;
+  disk_mb: string;
 }
 
 /** This process's cgroup path in each hierarchy (`/proc/self/cgroup`). */
@@ -149,6 +150,7 @@ export function limitEnforcement(): LimitEnforcement {
     memory: h.memory ? `memory cgroup (v${h.memory.version})` : 'RLIMIT_DATA per process (no writable memory cgroup)',
     cpu_s: 'RLIMIT_CPU per process',
     file_mb: 'RLIMIT_FSIZE per process',
+    disk_mb: 'du of the writable places while processes run (stopped past the cap), each /tmp a tmpfs of that size, no file above it',
   };
 }
 
@@ -237,9 +239,16 @@ export function leftoverCgroups(): string[] {
 export function limitPrelude(procsFiles: string[], limits: SandboxLimits, memoryByCgroup: boolean): string {
   const join_ = procsFiles.map((f) => `echo $$ > '${f}' || exit 125; `).join('');
   const data = memoryByCgroup ? '' : `ulimit -d ${limits.memory_mb * 1024}; `;
-  return `${join_}ulimit -t ${limits.cpu_s}; ulimit -f ${limits.file_mb * 2048}; ${data}exec "$@"`;
+  // no one file may exceed the run's whole disk cap either
+  const fileMb = Math.min(limits.file_mb, diskCapMb(limits));
+  return `${join_}ulimit -t ${limits.cpu_s}; ulimit -f ${fileMb * 2048}; ${data}exec "$@"`;
 }
 
 export function memoryByCgroup(): boolean {
   return controllerHomes().memory !== null;
+}
+
+/** The run's disk cap, MiB (a record written before the cap existed has none: the default). */
+export function diskCapMb(limits: SandboxLimits): number {
+  return limits.disk_mb ?? DEFAULT_SANDBOX_LIMITS.disk_mb;
 }

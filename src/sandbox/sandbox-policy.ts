@@ -19,6 +19,8 @@ export interface SandboxLimitSettings {
   cpu_s?: number;
   /** Largest file a process may write, MiB; default 4,096. */
   file_mb?: number;
+  /** What the run's processes may add to the disk all together (workspace, workdirs, write paths; each /tmp), MiB; default 8,192. */
+  disk_mb?: number;
 }
 
 /** `sandbox:` in an agent's frontmatter. */
@@ -46,6 +48,7 @@ export interface SandboxLimits {
   memory_mb: number;
   cpu_s: number;
   file_mb: number;
+  disk_mb: number;
 }
 
 export type ResolvedNetwork = { mode: 'none' } | { mode: 'host' } | { mode: 'allow'; allow: string[] };
@@ -67,7 +70,7 @@ export type SandboxPolicy =
       notes: string[];
     };
 
-export const DEFAULT_SANDBOX_LIMITS: Readonly<SandboxLimits> = Object.freeze({ processes: 1024, memory_mb: 4096, cpu_s: 3600, file_mb: 4096 });
+export const DEFAULT_SANDBOX_LIMITS: Readonly<SandboxLimits> = Object.freeze({ processes: 1024, memory_mb: 4096, cpu_s: 3600, file_mb: 4096, disk_mb: 8192 });
 
 export type ElevatedMode = 'off' | 'ask' | 'allow';
 
@@ -181,6 +184,7 @@ const sandboxProperties = {
       memory_mb: { type: 'integer', minimum: 16 },
       cpu_s: { type: 'integer', minimum: 1 },
       file_mb: { type: 'integer', minimum: 1 },
+      disk_mb: { type: 'integer', minimum: 1 },
     },
   },
 };

@@ -52,6 +52,8 @@ export function describeExit(s: ProcessSession): string {
   const after = s.endedAt !== null ? ` after ${((s.endedAt - s.startedAt) / 1000).toFixed(1)} s` : '';
   if (s.spawnError) return `Command could not start: ${s.spawnError}`;
   if (s.timedOut) return `Command timed out and was killed${s.signal ? ` (${s.signal})` : ''}${after}.`;
+  // the reason first: the status line stays the last line, as parseExitLine reads it
+  if (s.endCause === 'disk' && s.stopReason) return `${s.stopReason}\nCommand was ended (disk)${s.signal ? ` by ${s.signal}` : ''}${after}.`;
   if (s.endCause) return `Command was ended (${s.endCause})${s.signal ? ` by ${s.signal}` : ''}${after}.`;
   if (s.exitCode !== null) return `Process exited with code ${s.exitCode}${after}.`;
   return `Process was killed by ${s.signal ?? 'a signal'}${after}.`;
@@ -69,6 +71,15 @@ export function exitDiagnosis(s: ProcessSession, tailChars: number): ToolResult[
       detail,
       hint: 'Raise `timeout` (seconds, 0 = none) or run it with background: true.',
       retryable: true,
+    };
+  if (s.endCause === 'disk')
+    return {
+      code: 'sandbox_disk_cap',
+      severity: 'error',
+      summary: describeExit(s),
+      detail,
+      hint: 'The operator raises the cap with sandbox.limits.disk_mb in config.json.',
+      retryable: false,
     };
   if (s.endCause) return { code: 'exec_cancelled', severity: 'warning', summary: describeExit(s), detail, retryable: false };
   const refused = s.sandboxDenials[0];

@@ -12,7 +12,9 @@ import { ProcessSession } from './process-session.js';
 import { spawnSupervised } from './supervised-child.js';
 import { minimalBaseEnv } from './exec-config.js';
 import { sandboxEnv } from '../sandbox/bwrap-command.js';
+import { DiskBudget } from '../sandbox/disk-budget.js';
 import { guardRepository, type RepositoryGuard } from '../sandbox/git-guard.js';
+import { diskCapMb } from '../sandbox/sandbox-limits.js';
 import { launchSandboxed, type SandboxLaunch } from '../sandbox/sandbox-launch.js';
 import { resolveSandboxPolicy, sandboxSummary, type SandboxPolicy } from '../sandbox/sandbox-policy.js';
 
@@ -73,6 +75,8 @@ export class ProcessRegistry {
   private readonly sandboxes = new Map<string, ScopeSandbox>();
   /** Per scope: the configured workdirs seen so far and the guard of the repository each held then. */
   private readonly repositoryGuards = new Map<string, Map<string, RepositoryGuard | null>>();
+  /** Per scope: what its processes may add to the disk, watched while they run. */
+  private readonly diskBudgets = new Map<string, DiskBudget>();
   private readonly defaultSandbox: SandboxPolicy;
   private readonly notifyOnExit: boolean;
   private readonly notifyOnExitEmptySuccess: boolean;
@@ -104,9 +108,11 @@ export class ProcessRegistry {
     session.sandbox = sandboxSummary(policy);
     session.sandboxed = policy?.mode === 'on';
     let launch: SandboxLaunch | null = null;
+    let budget: DiskBudget | null = null;
     if (policy?.mode === 'on') {
       const where = opts.sandbox && opts.sandbox !== 'host' ? opts.sandbox : { writable: [opts.cwd] };
       try {
+        budget = await this.diskBudgetOf(opts.scopeKey, policy, where.writable);
         launch = await launchSandboxed(
           policy,
           {
@@ -148,7 +154,9 @@ export class ProcessRegistry {
     const notify = opts.notifyOnExit ?? this.notifyOnExit;
     const emptyToo = opts.notifyOnExitEmptySuccess ?? this.notifyOnExitEmptySuccess;
     if (ledger && child.pid !== undefined) ledger.add({ session_id: id, pid: child.pid, pgid: child.pid, command: opts.command });
+    const untrack = budget?.track();
     session.attach(child, opts.timeoutMs ?? 0, (s) => {
+      untrack?.();
       void launch?.cleanup();
       ledger?.remove(s.id);
       void output?.remove();
@@ -169,6 +177,31 @@ export class ProcessRegistry {
   /** Every session this scope starts from now on runs in this sandbox (a run's policy). */
   sandboxScope(scopeKey: string, sandbox: ScopeSandbox): void {
     this.sandboxes.set(scopeKey, sandbox);
+  }
+
+  /**
+   * The scope's disk budget over the places its sandboxes write (made at its first sandboxed
+   * process, those places' content then the baseline); refuses a new process while the scope is
+   * over its cap. Going over ends every session of the scope, each told why.
+   */
+  private async diskBudgetOf(scopeKey: string, policy: Extract<SandboxPolicy, { mode: 'on' }>, writable: string[]): Promise<DiskBudget> {
+    let budget = this.diskBudgets.get(scopeKey);
+    if (!budget) {
+      budget = new DiskBudget({
+        capBytes: diskCapMb(policy.limits) * 1024 * 1024,
+        onOver: (message) => {
+          for (const s of this.sessions.values()) {
+            if (s.scopeKey !== scopeKey || !s.running) continue;
+            s.stopReason ??= message;
+            void s.end('disk');
+          }
+        },
+      });
+      this.diskBudgets.set(scopeKey, budget);
+    }
+    await budget.watch([...writable, ...policy.write]);
+    await budget.admit();
+    return budget;
   }
 
   /**
@@ -248,6 +281,8 @@ export class ProcessRegistry {
     this.ledgers.delete(scopeKey);
     this.sandboxes.delete(scopeKey);
     this.repositoryGuards.delete(scopeKey);
+    this.diskBudgets.get(scopeKey)?.stop();
+    this.diskBudgets.delete(scopeKey);
   }
 
   /** Server shutdown: ends everything; the registry refuses new sessions afterwards. */

@@ -9,7 +9,8 @@ import { StreamMasker } from '../events/stream-masker.js';
 
 export type SessionStatus = 'running' | 'completed' | 'failed';
 /** Why a session was ended by Runtrail rather than by itself. */
-export type EndCause = 'kill' | 'timeout' | 'cancel' | 'shutdown';
+/** Why a session was ended from outside: `disk` is the run's disk cap (see `stopReason`). */
+export type EndCause = 'kill' | 'timeout' | 'cancel' | 'shutdown' | 'disk';
 
 /** Caps are applied to UTF-8 bytes, so a kept text never has more characters than the cap. */
 export interface SessionLimits {
@@ -74,6 +75,8 @@ export class ProcessSession {
   sandboxed = false;
   /** Hosts (host:port) the sandbox's proxy refused to this session. */
   readonly sandboxDenials: string[] = [];
+  /** Why the runtime stopped it, in words (the run's disk cap), when it did. */
+  stopReason: string | null = null;
   /** Set once the model saw the exit (poll/log): no exit notice needed then. */
   exitObserved = false;
   readonly bytes = { stdout: 0, stderr: 0 };
