@@ -4,6 +4,11 @@
  */
 import type { CliCommand } from '../cli-command.js';
 import { agentsCommand } from './agents.js';
+import { auditCommand } from './audit.js';
+import { keysCommand } from './keys.js';
+import { loginCommand } from './login.js';
+import { tenantsCommand } from './tenants.js';
+import { usersCommand } from './users.js';
 import { channelsCommand } from './channels.js';
 import { doctorCommand } from './doctor.js';
 import { initCommand } from './init.js';
@@ -41,4 +46,9 @@ export const COMMANDS: readonly CliCommand[] = [
   mcpCommand,
   channelsCommand,
   schedulesCommand,
+  tenantsCommand,
+  usersCommand,
+  keysCommand,
+  auditCommand,
+  loginCommand,
 ];
