@@ -55,4 +55,37 @@ describe('schedules on the page', () => {
     await expect.poll(async () => (await stack.triggers.get(id)).enabled, { timeout: 10_000 }).toBe(false);
     await page.close();
   }, 60_000);
+
+  it('keeps the runs list in the wide column beside schedules; buttons styled, chips said once; a schedule removed from the page', async () => {
+    const id = (await postJson(`${stack.url}/api/schedules`, { agent: 'talk', every: '1h', goal: 'wide goal that should not be cut' })).body
+      .schedule_id as string;
+    const fired = (await postJson(`${stack.url}/api/schedules/${id}/run`, {})).body;
+    await stack.service.wait(fired.run_id);
+    const page = await browser!.ctx.newPage();
+    await page.goto(`${stack.url}/#/`);
+    const row = page.locator(`[data-schedule="${id}"]`);
+    await row.getByRole('link', { name: fired.run_id }).waitFor({ timeout: 30_000 });
+    // the runs list is beside the form (its own column), not below it in the narrow one
+    const form = (await page.locator('form').first().boundingBox())!;
+    const runs = (await page.locator('section.runs').boundingBox())!;
+    expect(runs.x).toBeGreaterThan(form.x + form.width);
+    expect(runs.width).toBeGreaterThan(form.width * 1.5);
+    // a fire that started a run: its link, then one chip with the run's status
+    const chip = row.getByTestId('fire-chip').first();
+    expect(await chip.textContent()).toBe('completed');
+    expect(await row.locator('.fires li').first().textContent()).not.toMatch(/\b(\w+) \1\b/);
+    // no button on the page is the browser's unstyled default
+    // (the page's code as text: this file is compiled without the DOM's types)
+    const unstyled = (await page.evaluate(`[...document.querySelectorAll('button')]
+      .filter((b) => getComputedStyle(b).borderStyle.includes('outset') || getComputedStyle(b).backgroundColor === 'rgb(239, 239, 239)')
+      .map((b) => b.textContent)`)) as string[];
+    expect(unstyled).toEqual([]);
+    await page.screenshot({ path: join(out, 'home-with-schedules.png'), fullPage: true });
+    // remove: asked once more, then gone from the page and the server
+    await row.getByRole('button', { name: 'Remove…' }).click();
+    await row.getByTestId('confirm-remove').getByRole('button', { name: 'Remove', exact: true }).click();
+    await expect.poll(async () => (await stack.triggers.list()).some((x) => x.schedule_id === id), { timeout: 10_000 }).toBe(false);
+    await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(0);
+    await page.close();
+  }, 60_000);
 });

@@ -91,6 +91,39 @@ describe('the steps timeline', () => {
   });
 });
 
+describe('the steps timeline in event order', () => {
+  it("keeps a turn's last tool calls before the next model call that started in the same millisecond", () => {
+    const trace: RunTraceView = {
+      run_id: 'r',
+      trace_id: 't',
+      t0: 0,
+      last_ms: 100,
+      ended: false,
+      // the trace's order: the events' (the second model call started in the millisecond the tools did)
+      bars: [
+        bar({ id: 'run', kind: 'run' }),
+        bar({ id: 'model:1.0', kind: 'model', start_ms: 0, end_ms: 5, duration_ms: 5, turn: 1 }),
+        bar({ id: 'tool:a', start_ms: 5, end_ms: 5, duration_ms: 0, step_index: 0 }),
+        bar({ id: 'tool:b', start_ms: 5, end_ms: 5, duration_ms: 0, step_index: 1 }),
+        bar({ id: 'model:2.0', kind: 'model', start_ms: 5, end_ms: 9, duration_ms: 4, turn: 2 }),
+        bar({ id: 'tool:c', start_ms: 9, end_ms: 9, duration_ms: 0, step_index: 2 }),
+        bar({ id: 'model:3.0', kind: 'model', start_ms: 9, end_ms: 12, duration_ms: 3, turn: 3 }),
+      ],
+      messages: [],
+    };
+    const t = timeline([step(0, 'a'), step(1, 'b'), step(2, 'c'), step(3, 'stop_validation')], trace);
+    expect(t.map((e) => (e.kind === 'step' ? `step:${e.step.name}` : e.kind === 'model' ? e.bar.id : 'msg'))).toEqual([
+      'model:1.0',
+      'step:a',
+      'step:b',
+      'model:2.0',
+      'step:c',
+      'model:3.0',
+      'step:stop_validation',
+    ]);
+  });
+});
+
 function fold(events: EngineEvent[]): RunView {
   return events.reduce((s, e) => applyFrame(s, JSON.parse(JSON.stringify(e.toWire('none')))), emptyRunView());
 }

@@ -56,17 +56,23 @@ export function App() {
           <ComparePage a={route.a} b={route.b} />
         ) : (
           <div className="home">
-            {/* a new token reloads what a missing one could not fetch (plugins, runs) */}
-            <NewRunForm
-              key={`form:${tok}`}
-              onCreated={(id) => {
-                setRefresh(refresh + 1);
-                open(id);
-              }}
-            />
-            <SchedulesPanel key={`schedules:${tok}`} onOpen={open} />
-            <RunsList key={`runs:${tok}`} onOpen={open} refreshKey={refresh} />
-            <ChannelsPanel key={`channels:${tok}`} />
+            {/* the runs list keeps the wide column whatever else there is: the form, schedules and
+                channels stack in the narrow one */}
+            <div className="home-side">
+              {/* a new token reloads what a missing one could not fetch (plugins, runs) */}
+              <NewRunForm
+                key={`form:${tok}`}
+                onCreated={(id) => {
+                  setRefresh(refresh + 1);
+                  open(id);
+                }}
+              />
+              <SchedulesPanel key={`schedules:${tok}`} onOpen={open} />
+              <ChannelsPanel key={`channels:${tok}`} />
+            </div>
+            <div className="home-main">
+              <RunsList key={`runs:${tok}`} onOpen={open} refreshKey={refresh} />
+            </div>
           </div>
         )}
       </main>

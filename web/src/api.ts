@@ -105,6 +105,8 @@ export interface PluginInfo {
   defaultGoal: string;
   fileInputs: string[];
   inputSchema: JsonSchema;
+  /** builtin, or the user's / project's file (or package) it comes from */
+  source: { kind: string; file?: string };
 }
 
 export const TERMINAL = new Set(['completed', 'failed', 'cancelled']);

@@ -11,20 +11,38 @@ export type TimelineEntry =
   | { kind: 'message'; message: TraceMessage; at: number };
 
 export function timeline(steps: readonly StepView[], trace: RunTraceView | null): TimelineEntry[] {
-  const barOfStep = new Map<number, TraceBar>();
-  for (const b of trace?.bars ?? []) if (b.step_index !== null) barOfStep.set(b.step_index, b);
-  const out: TimelineEntry[] = [];
+  // the trace's bars are in the order their events happened (by start time, ties in event order):
+  // a bar's place in that list orders entries that share a millisecond — a turn's last tool calls and
+  // the next model call often do
+  const bars = trace?.bars ?? [];
+  const barOfStep = new Map<number, { bar: TraceBar; pos: number }>();
+  bars.forEach((bar, pos) => {
+    if (bar.step_index !== null) barOfStep.set(bar.step_index, { bar, pos });
+  });
+  const out: Array<{ entry: TimelineEntry; pos: number }> = [];
   let at = 0;
+  let pos = -1;
   for (const step of steps) {
-    const bar = barOfStep.get(step.index) ?? null;
-    // a step without a bar (stop validation) keeps its place after the step before it
-    at = bar ? bar.start_ms : at;
-    out.push({ kind: 'step', step, bar, at });
+    const own = barOfStep.get(step.index);
+    // a step without a bar (stop validation) keeps its place after the step before it, and after
+    // whatever else started in that millisecond
+    at = own ? own.bar.start_ms : at;
+    pos = own ? own.pos : Math.max(pos, lastBarBy(bars, at)) + 1 / (steps.length + 1);
+    out.push({ entry: { kind: 'step', step, bar: own?.bar ?? null, at }, pos });
   }
-  for (const bar of trace?.bars ?? []) if (bar.kind === 'model') out.push({ kind: 'model', bar, at: bar.start_ms });
-  for (const message of trace?.messages ?? []) out.push({ kind: 'message', message, at: message.at_ms });
-  const rank = { message: 0, model: 1, step: 2 };
-  return out.sort((a, b) => a.at - b.at || rank[a.kind] - rank[b.kind]);
+  bars.forEach((bar, i) => {
+    if (bar.kind === 'model') out.push({ entry: { kind: 'model', bar, at: bar.start_ms }, pos: i });
+  });
+  // a person's message comes before what started in the same millisecond
+  for (const message of trace?.messages ?? []) out.push({ entry: { kind: 'message', message, at: message.at_ms }, pos: -Infinity });
+  return out.sort((a, b) => a.entry.at - b.entry.at || a.pos - b.pos).map((x) => x.entry);
+}
+
+/** The place of the last bar that started by `ms` (bars are in start order). */
+function lastBarBy(bars: readonly TraceBar[], ms: number): number {
+  let i = bars.length - 1;
+  while (i >= 0 && bars[i].start_ms > ms) i--;
+  return i;
 }
 
 /** How long an entry took, or has taken so far (`nowMs`: ms since the run's first event). */

@@ -38,7 +38,7 @@ export function ApprovalControls({ runId, approval }: { runId: string; approval:
       </p>
       <pre>{JSON.stringify(approval.args, null, 2)}</pre>
       <div className="row">
-        <button onClick={() => void decide('approve')} disabled={busy}>
+        <button className="secondary" onClick={() => void decide('approve')} disabled={busy}>
           Approve
         </button>
         <label className="small">

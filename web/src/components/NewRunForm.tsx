@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { api, ApiError, authHeaders, type JsonSchema, type PluginInfo } from '../api.js';
+import { mainAgent } from '../main-agent.js';
 
 function fieldType(s: JsonSchema): string {
   if (s.enum) return 'enum';
@@ -30,12 +31,16 @@ export function NewRunForm({ onCreated }: { onCreated: (runId: string) => void }
   const [error, setError] = useState<string[]>([]);
 
   useEffect(() => {
-    api<{ plugins: PluginInfo[] }>('/api/plugins')
-      .then((r) => {
+    Promise.all([
+      api<{ plugins: PluginInfo[] }>('/api/plugins'),
+      // the newest run's agent is what this project was last run with
+      api<{ runs: Array<{ plugin: string }> }>('/api/runs?limit=1').catch(() => ({ runs: [] })),
+    ])
+      .then(([r, newest]) => {
         // every agent the server offers, `chat` included (it needs only a goal)
         const list = r.plugins;
         setPlugins(list);
-        if (list[0]) setName(list[0].name);
+        setName(mainAgent(list, newest.runs[0]?.plugin ?? null));
       })
       .catch((e: Error) =>
         setError(e instanceof ApiError && e.status === 401 ? ['This server needs its API token: enter it under "token" at the top right.'] : [e.message]),
@@ -65,7 +70,7 @@ export function NewRunForm({ onCreated }: { onCreated: (runId: string) => void }
         const t = fieldType(schema);
         input[key] = t === 'integer' || t === 'number' ? Number(raw) : t === 'boolean' ? raw === 'true' : raw;
       }
-      const body: Record<string, unknown> = { plugin: plugin.name, input };
+      const body: Record<string, unknown> = { agent: plugin.name, input };
       if (goal.trim()) body.goal = goal.trim();
       if (model.trim()) body.model = model.trim();
       const r = await api<{ run_id: string }>('/api/runs', { method: 'POST', body: JSON.stringify(body) });
@@ -84,7 +89,7 @@ export function NewRunForm({ onCreated }: { onCreated: (runId: string) => void }
     <form className="card new-run" onSubmit={(e) => void submit(e)} aria-label="new run">
       <h2>New run</h2>
       <label>
-        Plugin
+        Agent
         <select value={name} onChange={(e) => setName(e.target.value)} name="plugin">
           {plugins.map((p) => (
             <option key={p.name} value={p.name}>

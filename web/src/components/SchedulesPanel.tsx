@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { api } from '../api.js';
+import { fireChip } from '../fire-label.js';
 
 /** One fire of a schedule: the run it started, or why it was skipped. */
 export interface FireRecord {
@@ -34,11 +35,13 @@ function timing(s: ScheduleView): string {
   return s.tz === 'UTC' ? t : `${t} (${s.tz})`;
 }
 
-/** The schedules and what their recent fire times did; pause, resume, run now. Polls every 5 s. */
+/** The schedules and what their recent fire times did; pause, resume, run now, remove. Polls every 5 s. */
 export function SchedulesPanel({ onOpen }: { onOpen: (runId: string) => void }) {
   const [list, setList] = useState<ScheduleView[] | null>(null);
   const [error, setError] = useState('');
   const [tick, setTick] = useState(0);
+  /** the schedule whose removal waits for a second click */
+  const [removing, setRemoving] = useState<string | null>(null);
 
   useEffect(() => {
     let stop = false;
@@ -79,28 +82,52 @@ export function SchedulesPanel({ onOpen }: { onOpen: (runId: string) => void }) 
                 {s.enabled ? (s.backoff ? `backing off (${s.backoff.failures} failed)` : `next ${when(s.next_run_at)}`) : 'paused'}
               </span>
               <button
+                className="secondary"
                 onClick={() =>
                   void act(`/api/schedules/${encodeURIComponent(s.schedule_id)}`, { method: 'PATCH', body: JSON.stringify({ enabled: !s.enabled }) })
                 }
               >
                 {s.enabled ? 'Pause' : 'Resume'}
               </button>
-              <button onClick={() => void act(`/api/schedules/${encodeURIComponent(s.schedule_id)}/run`, { method: 'POST', body: '{}' })}>Run now</button>
+              <button className="secondary" onClick={() => void act(`/api/schedules/${encodeURIComponent(s.schedule_id)}/run`, { method: 'POST', body: '{}' })}>
+                Run now
+              </button>
+              {removing === s.schedule_id ? (
+                <span className="row small" data-testid="confirm-remove">
+                  Remove {s.schedule_id}?
+                  <button
+                    className="danger"
+                    onClick={() => {
+                      setRemoving(null);
+                      void act(`/api/schedules/${encodeURIComponent(s.schedule_id)}`, { method: 'DELETE' });
+                    }}
+                  >
+                    Remove
+                  </button>
+                  <button className="secondary" onClick={() => setRemoving(null)}>
+                    Keep
+                  </button>
+                </span>
+              ) : (
+                <button className="secondary" onClick={() => setRemoving(s.schedule_id)}>
+                  Remove…
+                </button>
+              )}
             </div>
             {s.runs.length > 0 && (
               <ul className="fires small">
                 {s.runs.slice(0, 5).map((f) => (
                   <li key={f.fire_time}>
                     <span className="muted">{when(f.fire_time)}</span>{' '}
-                    {f.run_id ? (
-                      <a href={`#/runs/${encodeURIComponent(f.run_id)}`} onClick={(e) => (e.preventDefault(), onOpen(f.run_id!))}>
-                        {f.run_id}
-                      </a>
-                    ) : (
-                      <span>{f.outcome}</span>
-                    )}{' '}
-                    <span className={`pill st-${f.run_status ?? (f.outcome === 'started' ? 'model_thinking' : 'cancelled')}`}>
-                      {f.run_status ?? (f.reason ? `skipped: ${f.reason}` : f.outcome)}
+                    {f.run_id && (
+                      <>
+                        <a href={`#/runs/${encodeURIComponent(f.run_id)}`} onClick={(e) => (e.preventDefault(), onOpen(f.run_id!))}>
+                          {f.run_id}
+                        </a>{' '}
+                      </>
+                    )}
+                    <span className={`pill st-${fireChip(f).status}`} data-testid="fire-chip">
+                      {fireChip(f).text}
                     </span>
                     {f.detail && <span className="muted"> {f.detail}</span>}
                   </li>

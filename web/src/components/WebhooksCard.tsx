@@ -49,7 +49,11 @@ export function WebhooksCard({ runId, ended }: { runId: string; ended: boolean }
     <section className="card" data-testid="webhooks">
       <div className="row">
         <h3>Webhooks</h3>
-        {ended && <button onClick={() => void redeliver()}>Redeliver</button>}
+        {ended && (
+          <button className="secondary" onClick={() => void redeliver()}>
+            Redeliver
+          </button>
+        )}
       </div>
       {error && <p className="error">{error}</p>}
       {view.messages.length === 0 && <p className="muted small">To {view.targets.map((t) => t.url).join(', ')} when the run ends.</p>}
