@@ -15,6 +15,7 @@ import { sandboxEnv } from '../sandbox/bwrap-command.js';
 import { DiskBudget } from '../sandbox/disk-budget.js';
 import { guardRepository, type RepositoryGuard } from '../sandbox/git-guard.js';
 import { diskCapMb } from '../sandbox/sandbox-limits.js';
+import { protectedOverlap } from '../sandbox/sandbox-paths.js';
 import { launchSandboxed, type SandboxLaunch } from '../sandbox/sandbox-launch.js';
 import { resolveSandboxPolicy, sandboxSummary, type SandboxPolicy } from '../sandbox/sandbox-policy.js';
 
@@ -23,6 +24,8 @@ export interface ScopeSandbox {
   policy: SandboxPolicy;
   /** Paths inside the writable roots that stay read-only (the run's own record). */
   readOnlyInside?: string[];
+  /** Folders no configured workdir may cover or lie in (the data dir). */
+  protectedDirs?: string[];
 }
 
 export interface ProcessRegistryOptions extends Partial<ExecLimits> {
@@ -112,6 +115,10 @@ export class ProcessRegistry {
     if (policy?.mode === 'on') {
       const where = opts.sandbox && opts.sandbox !== 'host' ? opts.sandbox : { writable: [opts.cwd] };
       try {
+        for (const w of where.workdirs ?? []) {
+          const why = protectedOverlap(w, scope.protectedDirs ?? []);
+          if (why) throw new Error(`workdir ${w} ${why}; name a folder outside them`);
+        }
         budget = await this.diskBudgetOf(opts.scopeKey, policy, where.writable);
         launch = await launchSandboxed(
           policy,

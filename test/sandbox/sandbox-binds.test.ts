@@ -130,6 +130,21 @@ describe('nothing a run controls becomes a bind', () => {
     expect(r.out).toMatch(/now resolves to/);
   });
 
+  it('a workdir given with the run that holds the data dir (/, the project) is refused, the command never starts', async () => {
+    setUp();
+    const policy = pinned();
+    const dataDir = join(base, 'project', '.runtrail');
+    for (const workdir of ['/', join(base, 'project'), dataDir]) {
+      registry ??= new ProcessRegistry({ sandbox: policy });
+      registry.sandboxScope('run_w', { policy, protectedDirs: [dataDir] });
+      const exec = createExecTool({ registry, scopeKey: 'run_w', cwd: ws, allowedRoots: [ws, workdir] });
+      const r = await exec.execute({ command: `touch ${join(dataDir, 'config.json')} && echo WROTE`, workdir });
+      expect(r.ok, workdir).toBe(false);
+      expect(r.content).toMatch(/covers|lies inside/);
+      expect(existsSync(join(dataDir, 'config.json'))).toBe(false);
+    }
+  });
+
   it('a folder another user owns in the workspace does not break commands (no scan reads it)', async () => {
     setUp();
     const theirs = join(ws, 'checkout');

@@ -45,7 +45,7 @@ export interface NoticeSource {
   /** Records the run's live process groups in `file` (runtime/processes.json) while they run. */
   trackScope?(runId: string, file: string): void;
   /** Every process the run starts runs in this sandbox; its own record stays read-only inside. */
-  sandboxScope?(runId: string, scope: { policy: SandboxPolicy; readOnlyInside?: string[] }): void;
+  sandboxScope?(runId: string, scope: { policy: SandboxPolicy; readOnlyInside?: string[]; protectedDirs?: string[] }): void;
 }
 
 /** Tools that start processes: a run with one of them cannot start where the sandbox cannot. */
@@ -173,6 +173,8 @@ function beginRun(rec: RunRecord, deps: EngineDeps, runReporter: OperationReport
   deps.processRegistry?.sandboxScope?.(rec.runId, {
     policy: rec.sandbox,
     readOnlyInside: [workspace.runtimeDir, workspace.inputDir, join(workspace.root, 'manifest.json')],
+    // a workdir given with the run may not hold the data dir (the other runs, the uploads, the config beside it)
+    protectedDirs: [deps.dataDir],
   });
   // a run started again goes on from the state its dead attempt had reached
   if (!run.resume && machine.state === 'queued') {
