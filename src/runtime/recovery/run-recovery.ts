@@ -183,7 +183,7 @@ export class RunRecovery {
       const now = await endLeftoverSessions(root);
       const leftovers = [...told.leftovers, now.text].filter(Boolean).join('; ');
       const leftoverOutput = [...told.leftoverOutput, now.output].filter(Boolean).join('\n\n');
-      const rec = await host.hydrate(runId);
+      const rec = await host.hydrate(runId, { lastSeq: d.lastSeq });
       if (!rec) return;
       rec.durability =
         d.kind === 'resume' ? { checkpoint: true, resume: { ...d, leftovers, leftoverOutput } } : { checkpoint: true, restart: { ...d, leftovers } };
@@ -225,7 +225,7 @@ export class RunRecovery {
       });
       if (taken.decision) this.o.log(takenUpLine(runId, status.plugin, taken.decision, 'on this worker '));
       if (taken.kind !== 'take up') return null;
-      const rec = await host.hydrate(runId);
+      const rec = await host.hydrate(runId, { lastSeq: taken.decision.kind === 'interrupt' ? undefined : taken.decision.lastSeq });
       if (rec) rec.durability = taken.durability;
       return rec;
     } catch (e) {

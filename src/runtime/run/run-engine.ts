@@ -268,6 +268,7 @@ async function systemPromptStage(rec: RunRecord, run: RunScope, executor: ToolEx
  */
 async function leave(rec: RunRecord, deps: EngineDeps, run: RunScope): Promise<void> {
   await run.startFiles.settled().catch(() => undefined);
+  await rec.statusWriter.settle().catch(() => undefined);
   await run.executor?.closeSources();
   await run.checkpoint?.close();
   await run.recorder?.close();

@@ -212,11 +212,12 @@ export async function prepareRun(
     host.store.note(s);
     return statusWrites.write({ ...s });
   });
-  // a terminal state is written with the run's final files (run-ending.ts), any other at once
+  // a terminal state is written with the run's final files (run-ending.ts), any other at once or folded by time
   const machine = new RunStateMachine(status.status, (from, to) => {
     statusWriter.moved(to, bus.lastSeq + 1);
     bus.publish('run', { type: 'run.state', from, to });
-    if (!isTerminalRunState(to)) void statusWriter.save().catch(() => undefined);
+    if (isTerminalRunState(to)) statusWriter.dropFolded();
+    else statusWriter.stateChanged(from, to);
   });
   let resolveDone!: (s: RunStatusFile) => void;
   const done = new Promise<RunStatusFile>((r) => (resolveDone = r));

@@ -177,8 +177,9 @@ export class RunHost implements PreparationHost {
   }
 
   /** A run another node created (claimed by a worker of this process, or resumed): rebuilt from its
-   *  request file and held live. Null when it is gone or already ended. */
-  async hydrate(runId: string): Promise<RunRecord | null> {
+   *  request file and held live. Null when it is gone or already ended. `lastSeq`: the seq of its last
+   *  event, when the caller read its events already (a resume's decision did: they are not read twice). */
+  async hydrate(runId: string, known: { lastSeq?: number } = {}): Promise<RunRecord | null> {
     const status = await this.store.get(runId);
     if (!status || isTerminalRunState(status.status)) return null;
     const file = await new RunFolder(this.runsDir, runId).readRequest();
@@ -192,7 +193,7 @@ export class RunHost implements PreparationHost {
     const skill = loaded?.ok ? loaded.skill : null;
     const skills = await grantedSkills(plugin, this.o.skillDirs);
     const provider = providerFor(plugin, { spec: r.model_spec as ModelSpec, cwd: r.model_cwd }, { env: this.env, resolver: this.o.resolver });
-    const events = await this.store.readEvents(runId, 0);
+    const lastSeq = known.lastSeq ?? (await this.store.readEvents(runId, 0)).at(-1)?.seq ?? 0;
     const spec: RunSpec = {
       req: { plugin: file.plugin, input: file.input } as ParsedCreateRunRequest,
       plugin,
@@ -215,7 +216,7 @@ export class RunHost implements PreparationHost {
       depth: 1,
       sourcesRecorded: file.input_sources,
     };
-    const rec = await this.prepare(runId, spec, null, { status, lastSeq: events.at(-1)?.seq ?? 0 });
+    const rec = await this.prepare(runId, spec, null, { status, lastSeq });
     await rec.workspace.folder.writeOwner();
     this.live.hold(rec);
     return rec;

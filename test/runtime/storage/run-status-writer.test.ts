@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { PublicDocument, RunStatusFile } from '../../../src/runtime/run-service-types.js';
-import { RunStatusWriter } from '../../../src/runtime/storage/run-status-writer.js';
+import { RunStatusWriter, STATUS_FOLD_MS } from '../../../src/runtime/storage/run-status-writer.js';
 
 const report: PublicDocument = {
   path: 'artifacts/report.md',
@@ -80,5 +80,66 @@ describe('RunStatusWriter', () => {
     fail = false;
     await w.save();
     expect(written).toEqual(['planning']);
+  });
+});
+
+describe('RunStatusWriter state changes', () => {
+  afterEach(() => void vi.useRealTimers());
+
+  /** A writer whose record has gone through a first turn, and the statuses it wrote since. */
+  function running() {
+    vi.useFakeTimers();
+    const written: string[] = [];
+    const record = status();
+    record.status = 'model_thinking';
+    const w = new RunStatusWriter(record, async (s) => void written.push(s.status));
+    const move = (from: RunStatusFile['status'], to: RunStatusFile['status']) => {
+      w.moved(to, 0);
+      w.stateChanged(from, to);
+    };
+    return { w, written, move };
+  }
+
+  it('folds the back and forth of model turns and tool calls by time: one write per fold window, the newest state', () => {
+    const { written, move } = running();
+    for (let i = 0; i < 200; i++) {
+      move('model_thinking', 'tool_executing');
+      move('tool_executing', 'model_thinking');
+    }
+    move('model_thinking', 'tool_executing');
+    expect(written).toEqual([]);
+    vi.advanceTimersByTime(STATUS_FOLD_MS);
+    expect(written).toEqual(['tool_executing']);
+    move('tool_executing', 'model_thinking');
+    vi.advanceTimersByTime(STATUS_FOLD_MS);
+    expect(written).toEqual(['tool_executing', 'model_thinking']);
+  });
+
+  it('writes at once what a reader must see: waiting for a person, validating, the first states', () => {
+    const { written, move } = running();
+    move('model_thinking', 'tool_executing');
+    move('tool_executing', 'awaiting_approval');
+    expect(written).toEqual(['awaiting_approval']);
+    move('awaiting_approval', 'tool_executing');
+    expect(written).toEqual(['awaiting_approval', 'tool_executing']);
+    move('tool_executing', 'model_thinking');
+    move('model_thinking', 'validating');
+    expect(written).toEqual(['awaiting_approval', 'tool_executing', 'validating']);
+    // the folded write that waited was part of the one made at once
+    vi.advanceTimersByTime(STATUS_FOLD_MS);
+    expect(written).toHaveLength(3);
+  });
+
+  it('settle writes a folded change now; a run that ended drops it (its status goes with its final files)', async () => {
+    const { w, written, move } = running();
+    move('model_thinking', 'tool_executing');
+    await w.settle();
+    expect(written).toEqual(['tool_executing']);
+    await w.settle();
+    expect(written).toHaveLength(1);
+    move('tool_executing', 'model_thinking');
+    w.dropFolded();
+    vi.advanceTimersByTime(STATUS_FOLD_MS * 2);
+    expect(written).toHaveLength(1);
   });
 });
