@@ -40,6 +40,7 @@ import { channelMetricsText, registerChannelRoutes } from './channel-routes.js';
 import { registerTriggerRoutes } from './trigger-routes.js';
 import type { TriggerHost } from '../triggers/trigger-host.js';
 import { Tenancy } from './tenant-guard.js';
+import type { SignInLimits } from '../tenants/sign-in-limiter.js';
 import { registerTenantRoutes } from './tenant-routes.js';
 
 export interface ServerOptions {
@@ -84,6 +85,8 @@ export interface ServerOptions {
   env?: Record<string, string | undefined>;
   /** Schedules and completion webhooks (runtrail serve gives them); absent: neither is offered. */
   triggers?: TriggerHost;
+  /** Failed sign-ins allowed per client address and per key id in a minute (60 and 10). */
+  signIn?: Partial<SignInLimits>;
 }
 
 export interface RunningServer {
@@ -249,7 +252,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     });
   }
   // keys and the server token become a tenant scope; each route's policy is applied (tenant-guard.ts)
-  const tenancy = new Tenancy({ dataDir, service: opts.service, token });
+  const tenancy = new Tenancy({ dataDir, service: opts.service, token, ...(opts.signIn ? { signIn: opts.signIn } : {}) });
   tenancy.install(app);
   registerTenantRoutes(app, tenancy);
 

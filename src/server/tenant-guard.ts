@@ -15,6 +15,7 @@ import type { RunServiceApi } from '../runtime/run-service-types.js';
 import { parseApiKey } from '../tenants/api-key.js';
 import { AuditLog, type AuditEvent } from '../tenants/audit-log.js';
 import { Authenticator, type AuthFailure } from '../tenants/authenticator.js';
+import { SIGN_IN_LIMIT_DEFAULTS, SignInLimiter, type SignInLimits } from '../tenants/sign-in-limiter.js';
 import { tenantsOf, IdentityStore } from '../tenants/identity-store.js';
 import type { TenantScope } from '../tenants/tenant-scope.js';
 import { TenantRuns } from '../tenants/tenant-runs.js';
@@ -54,6 +55,8 @@ export interface TenancyOptions {
   token?: string;
   /** How often streams opened with a key look whether it still works (500 ms). */
   streamCheckMs?: number;
+  /** Failed sign-ins allowed per address and per key id in a minute (SIGN_IN_LIMIT_DEFAULTS). */
+  signIn?: Partial<SignInLimits>;
 }
 
 export class Tenancy {
@@ -61,6 +64,7 @@ export class Tenancy {
   readonly auth: Authenticator;
   readonly runs: TenantRuns;
   readonly audit: AuditLog;
+  private readonly signIns: SignInLimiter;
   private readonly scopes = new WeakMap<FastifyRequest, TenantScope>();
   private readonly streams = new Map<string, Set<Socket>>();
   private streamTimer: NodeJS.Timeout | null = null;
@@ -70,6 +74,7 @@ export class Tenancy {
     this.auth = new Authenticator(this.identities, { serverToken: opts.token });
     this.runs = new TenantRuns(opts.service);
     this.audit = new AuditLog(opts.dataDir);
+    this.signIns = new SignInLimiter({ ...SIGN_IN_LIMIT_DEFAULTS, ...opts.signIn });
   }
 
   /** The scope the guard gave this request (every route but the public ones has one). */
@@ -119,8 +124,23 @@ export class Tenancy {
     if (!given && this.opts.token === undefined) {
       scope = this.auth.operatorScope();
     } else {
+      const claimedKeyId = /^rt_([0-9A-Za-z]{12})_/.exec(given)?.[1];
+      const wait = this.signIns.retryAfterS(req.ip, claimedKeyId);
+      if (wait > 0) {
+        reply
+          .code(429)
+          .header('retry-after', String(wait))
+          .header('connection', 'close')
+          .send(
+            errorBody('too_many_failed_sign_ins', `too many failed sign-ins from this address or for this key; try again in ${wait} s`, {
+              retry_after_s: wait,
+            }),
+          );
+        return reply;
+      }
       const r = await this.auth.authenticate(given);
       if (!r.ok) {
+        this.signIns.fail(req.ip, claimedKeyId);
         const keyId = r.keyId ?? parseApiKey(given)?.keyId;
         await this.record(req, { action: 'auth.failed', actor: null, tenant: null, outcome: r.reason, ...(keyId ? { target: `key:${keyId}` } : {}) });
         // answered before the body is read; the connection closes, so a body still coming holds nothing

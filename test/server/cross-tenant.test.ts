@@ -51,7 +51,8 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'runtrail-tenants-'));
   const plugin = createTextOnlyPlugin({ name: 'talk', description: 'any input', inputSchema: z.object({}).passthrough(), offlineAnswer: 'hi' });
   service = new RunService({ env: {}, plugins: [plugin], dataDir });
-  server = await startServer({ service, port: 0, dataDir, env: {}, token: TOKEN });
+  // the fuzzing below fails 200 sign-ins from one address: the limit is raised here, tested on its own below
+  server = await startServer({ service, port: 0, dataDir, env: {}, token: TOKEN, signIn: { perAddress: 10_000, perKeyId: 10_000 } });
   for (const t of ['a', 'b']) expect((await call('POST', '/api/tenants', TOKEN, { id: t })).status).toBe(201);
   expect((await call('POST', '/api/tenants/a/users', TOKEN, { id: 'alice', role: 'admin' })).status).toBe(201);
   expect((await call('POST', '/api/tenants/b/users', TOKEN, { id: 'bob', role: 'admin' })).status).toBe(201);
@@ -219,4 +220,24 @@ describe('key revocation and live streams', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 20_000);
+});
+
+describe('failed sign-ins', () => {
+  it('are limited per address and per key id: 429 with Retry-After, then even a right key waits', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'runtrail-tenants-signin-'));
+    const s = await startServer({ service: new FakeRunService(), port: 0, dataDir: dir, env: {}, token: TOKEN, signIn: { perAddress: 5, perKeyId: 3 } });
+    const get = (key: string) => fetch(`${s.url}/api/me`, { headers: { authorization: `Bearer ${key}` } });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 7; i++) statuses.push((await get(`wrong-token-${i}`)).status);
+      expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
+      const limited = await get(TOKEN);
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(((await limited.json()) as { error: { code: string } }).error.code).toBe('too_many_failed_sign_ins');
+    } finally {
+      await s.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
