@@ -28,7 +28,7 @@ describe.runIf(existsSync(MAIN))('the offline feedbacklens run killed mid-way', 
       return id && existsSync(join(runsDir, id, 'runtime', 'events.jsonl')) ? readFileSync(join(runsDir, id, 'runtime', 'events.jsonl'), 'utf8') : '';
     };
     // mid-way: the statistics are in, the evidence is being gathered
-    expect(await eventually(() => /"phase":"result","name":"feedback_stats"/.test(eventsOf()), 60_000), first.out()).toBe(true);
+    expect(await eventually(() => /"phase":"result","name":"feedback_stats"/.test(eventsOf()), 90_000), first.out()).toBe(true);
     await killHard(first.child);
     const runId = readdirSync(runsDir)[0];
     const before = runEvents(dir, runId);
@@ -48,5 +48,5 @@ describe.runIf(existsSync(MAIN))('the offline feedbacklens run killed mid-way', 
     const manifest = JSON.parse(readFileSync(join(runsDir, runId, 'manifest.json'), 'utf8'));
     expect(manifest.status).toBe('completed');
     expect(manifest.documents.map((d: { path: string }) => d.path)).toEqual(expect.arrayContaining([expect.stringContaining('insight_report.md')]));
-  }, 120_000);
+  }, 180_000);
 });

@@ -3,10 +3,13 @@
  * a second language on 10–40% of rows, filler on 10–40%, near-duplicates, the product in most rows,
  * a clear largest topic in the analysed segment), and its scores tell a right analysis from a wrong
  * one: the true topics as themes pass every score, the same themes with rows mixed or split fail.
+ * And the analysis itself over a fixed set of seeds per language mix: its pass rates may not fall
+ * below what it reaches today (the goals, headline ≥ 95% and every topic whole ≥ 90% in every mix,
+ * are measured by `npm run bench -- feedback-harness` over 100 seeds per mix).
  */
 import { describe, expect, it } from 'vitest';
 import { generateExport, LANGUAGE_MIXES } from '../../bench/harness/feedback-export-generator.js';
-import { scoreAnalysis, type HarnessAnalysis } from '../../bench/harness/harness-scores.js';
+import { type HarnessAnalysis, passRates, scoreAnalysis, scoreExport } from '../../bench/harness/harness-scores.js';
 
 const SEEDS = [1, 2, 3, 4, 5, 6, 7, 8];
 
@@ -107,5 +110,25 @@ describe('harness scores', () => {
       const dirty = { ...truth, themes: truth.themes.map((t, k) => (k === 1 ? { ...t, title, key_terms: [title.toLowerCase()] } : t)) };
       expect(scoreAnalysis(g, dirty).passed.clean, title).toBe(false);
     }
+  });
+});
+
+/** Seeds of the analysis test (a fixed set; the bench runs 100 per mix). */
+const ANALYSIS_SEEDS = Array.from({ length: 12 }, (_, i) => i + 1);
+/** What the analysis reaches on ANALYSIS_SEEDS: a change that loses a seed fails here. */
+const FLOORS: Record<(typeof LANGUAGE_MIXES)[number], { headline: number; whole: number; pure: number; clean: number }> = {
+  en: { headline: 11 / 12, whole: 9 / 12, pure: 1, clean: 1 },
+  es: { headline: 1, whole: 1, pure: 1, clean: 1 },
+  zh: { headline: 1, whole: 8 / 12, pure: 9 / 12, clean: 11 / 12 },
+  'en+es': { headline: 1, whole: 9 / 12, pure: 1, clean: 1 },
+  'en+zh': { headline: 1, whole: 8 / 12, pure: 11 / 12, clean: 1 },
+};
+
+describe('the feedback analysis on harness exports', () => {
+  it.each(LANGUAGE_MIXES)('%s: headline, whole topics, pure themes and no theme on filler at least as often as today', (mix) => {
+    const scores = ANALYSIS_SEEDS.map((seed) => scoreExport(seed, mix));
+    const rates = passRates(scores);
+    const failures = scores.flatMap((s) => s.failures.map((f) => `seed ${s.seed}: ${f}`)).join('\n');
+    for (const k of ['headline', 'whole', 'pure', 'clean'] as const) expect(rates[k], `${k}\n${failures}`).toBeGreaterThanOrEqual(FLOORS[mix][k] - 1e-9);
   });
 });

@@ -6,6 +6,7 @@
  * (text-language.ts), which decides the stop words and stemmer of Latin-script words.
  */
 import { createRequire } from 'node:module';
+import { chineseWords } from './chinese-words.js';
 import { negationFor } from './negators.js';
 import { stopWordsFor } from './stop-words.js';
 
@@ -56,8 +57,9 @@ interface NlpNormalizer {
 }
 type NlpLang = Record<string, new () => NlpStemmer & NlpNormalizer>;
 
-// Snowball-family stemmers of nlp.js (the same ones its sentiment lexicons are keyed by)
+// Snowball-family stemmers of nlp.js (the same ones its sentiment lexicons are keyed by; English: Porter2)
 const NLP_STEMMERS: Record<string, { pkg: string; name: string }> = {
+  en: { pkg: '@nlpjs/lang-en', name: 'En' },
   es: { pkg: '@nlpjs/lang-es', name: 'Es' },
   fr: { pkg: '@nlpjs/lang-fr', name: 'Fr' },
   de: { pkg: '@nlpjs/lang-de', name: 'De' },
@@ -66,7 +68,7 @@ const NLP_STEMMERS: Record<string, { pkg: string; name: string }> = {
 const load = createRequire(import.meta.url);
 const langStemmers = new Map<string, ((w: string) => string) | null>();
 
-/** The stemmer of a language (ISO 639-1): nlp.js's for es/fr/de/pt, the English one otherwise. */
+/** The stemmer of a language (ISO 639-1): nlp.js's for en/es/fr/de/pt, the light suffix stripper otherwise. */
 export function stemmerFor(lang: string): (w: string) => string {
   if (!NLP_STEMMERS[lang]) return stem;
   let s = langStemmers.get(lang);
@@ -109,6 +111,7 @@ const HAN_ONE_RE = /^\p{Script=Han}$/u;
 const HIRAGANA_ONLY_RE = /^\p{Script=Hiragana}+$/u;
 const KATAKANA_RE = /^[\p{Script=Katakana}ー]+$/u;
 const KANJI_OKURIGANA_RE = /^(\p{Script=Han}+)\p{Script=Hiragana}+$/u;
+const WORD_CHAR_RE = /[\p{L}\p{N}]/u;
 const CLAUSE_RE = /[,.;:!?，。、；：！？…\n]/u;
 
 const segmenters = new Map<string, Intl.Segmenter>();
@@ -132,14 +135,27 @@ interface Segment {
 }
 
 /**
- * Word segments of a text in a spaceless script. ICU splits words missing from its dictionary
- * into single characters (闪|退, スマ|ホ): runs of katakana, and runs of single Han characters that
- * are not stop words, are joined back, the usual unknown-word rule of CJK tokenizers.
+ * Word segments of a text in a spaceless script: Chinese by jieba (its dictionary and HMM), the
+ * others by ICU. ICU splits words missing from its dictionary into single characters (スマ|ホ):
+ * runs of katakana, and runs of single Han characters that are not stop words, are joined back,
+ * the usual unknown-word rule of CJK tokenizers.
  */
 function segmentWords(src: string, lang: string): Segment[] {
   const stop = stopWordsFor(lang);
   const raw: Segment[] = [];
   let pendingBreak = false;
+  if (lang === 'zh') {
+    // jieba: a Chinese dictionary and an HMM for unknown words (chinese-words.ts)
+    for (const w of chineseWords(src)) {
+      if (!WORD_CHAR_RE.test(w)) {
+        if (CLAUSE_RE.test(w)) pendingBreak = true;
+        continue;
+      }
+      raw.push({ word: w, breakBefore: pendingBreak });
+      pendingBreak = false;
+    }
+    return raw;
+  }
   for (const s of segmenter(lang).segment(src)) {
     if (!s.isWordLike) {
       if (CLAUSE_RE.test(s.segment)) pendingBreak = true;
@@ -183,7 +199,7 @@ export function contentTokens(text: string, lang = 'en'): Token[] {
   if (!ascii && SPACELESS_RE.test(src)) return spacelessTokens(src, lang);
   const out: Token[] = [];
   let pos = 0;
-  const stemOf = lang === 'en' ? stem : stemmerFor(lang);
+  const stemOf = stemmerFor(lang);
   const extraStop = lang === 'en' ? null : stopWordsFor(lang);
   const neg = lang === 'en' ? null : negators(lang);
   const words = ascii ? asciiWords(src) : Array.from(src.matchAll(WORD_RE), (m) => m[0].replace(/['’].*$/, ''));
@@ -234,7 +250,8 @@ function spacelessTokens(src: string, lang: string): Token[] {
   const segLang = spacelessLang(src);
   const stop = stopWordsFor(segLang);
   const neg = negators(segLang);
-  const stemOf = lang === 'en' ? stem : stemmerFor(lang);
+  // Latin words inside CJK text ("PDF", "bug") are English far more often than not
+  const stemOf = stemmerFor(NLP_STEMMERS[lang] ? lang : 'en');
   const out: Token[] = [];
   let pos = 0;
   for (const { word, breakBefore } of segmentWords(src, segLang)) {
@@ -263,7 +280,11 @@ function isTerm(t: Token): boolean {
  * `surfaces[i]` is how `terms[i]` was written there.
  */
 export function termsOf(text: string, lang = 'en'): { terms: string[]; surfaces: string[] } {
-  const toks = contentTokens(text, lang);
+  return termsOfTokens(contentTokens(text, lang));
+}
+
+/** `termsOf` over tokens already taken. */
+export function termsOfTokens(toks: Token[]): { terms: string[]; surfaces: string[] } {
   const terms: string[] = [];
   const surfaces: string[] = [];
   for (let i = 0; i < toks.length; i++) {

@@ -17,7 +17,8 @@ import type { FeedbackTally } from './feedback-tally.js';
 import { sampleRows } from './row-sample.js';
 import { normaliseRating, ratingScaleOfMax, scoreSentiment, sentimentSource } from './sentiment-score.js';
 import { TermCorpus } from './term-corpus.js';
-import { fitThemes, type ThemeModel } from './theme-clustering.js';
+import type { ThemeModel } from './theme-clustering.js';
+import { fitTopics } from './topic-clustering.js';
 import { isWholeLabel, priorityOf, severityOf, themeTitle, type ThemeSentiment } from './theme-scoring.js';
 
 /** Rows the themes are fitted on at most; larger inputs fit on a sample of this many. */
@@ -73,7 +74,7 @@ export class FeedbackAnalyser {
     this.sample = this.sampled ? sampleRows(this.n, fitRows, THEME_SAMPLE_SEED) : null;
     this.label = new Uint8Array(this.n);
     this.signal = new Float64Array(this.n);
-    this.corpus = new TermCorpus(this.lang);
+    this.corpus = new TermCorpus(this.lang, opts.language.latin);
   }
 
   /** Whether row i goes to `fitRow`. */
@@ -102,7 +103,7 @@ export class FeedbackAnalyser {
 
   fit(): void {
     if (!this.corpus) throw new Error('fit() twice');
-    this.model = fitThemes(this.corpus, { ignoreWords: this.opts.productName ? [this.opts.productName] : [], lang: this.lang });
+    this.model = fitTopics(this.corpus, { ignoreWords: this.opts.productName ? [this.opts.productName] : [] });
     this.corpus = null;
     if (this.sampled) {
       this.theme = new Int8Array(this.n).fill(-1);
@@ -206,7 +207,11 @@ export class FeedbackAnalyser {
         representativeRows: reps,
       });
     });
-    drafts.sort((a, b) => b.priority_score - a.priority_score || b.mention_count - a.mention_count);
+    // what most rows complain about comes first; praise after every problem
+    drafts.sort(
+      (a, b) =>
+        Number(a.sentiment === 'positive') - Number(b.sentiment === 'positive') || b.mention_count - a.mention_count || b.priority_score - a.priority_score,
+    );
     drafts.forEach((t, i) => (t.theme_id = `T${i + 1}`));
     return drafts;
   }

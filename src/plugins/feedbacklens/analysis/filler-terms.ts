@@ -55,9 +55,12 @@ export function fillerTerms(v: TermVectors, minCosine = FILLER_MIN_COSINE): { dr
     }
     inRows.fill(0);
     for (const d of rows) inRows[d] = 1;
+    // in a file of several languages, the term's rows are compared with the other rows of their language
+    const lang = mostCommonLanguage(v, rows);
     const cIn = new Float64Array(dim);
     const cOut = new Float64Array(dim);
     for (let d = 0; d < n; d++) {
+      if (!inRows[d] && v.rowLang[d] !== lang) continue;
       const c = inRows[d] ? cIn : cOut;
       for (let e = v.start[d]; e < v.start[d + 1]; e++) if (!phrase.has(v.ids[e])) c[v.ids[e]] += v.weights[e];
     }
@@ -76,6 +79,15 @@ export function fillerTerms(v: TermVectors, minCosine = FILLER_MIN_COSINE): { dr
     }
   }
   return { drop, found };
+}
+
+/** The language most of these rows were read in. */
+function mostCommonLanguage(v: TermVectors, rows: Int32Array): number {
+  const counts = new Int32Array(v.languages.length);
+  for (const d of rows) counts[v.rowLang[d]]++;
+  let best = 0;
+  for (let l = 1; l < counts.length; l++) if (counts[l] > counts[best]) best = l;
+  return best;
 }
 
 /** The vectors without the dropped terms: their entries removed, each row unit length again. */

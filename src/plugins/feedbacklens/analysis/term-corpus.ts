@@ -4,7 +4,7 @@
  * terms with their counts in flat typed arrays instead of a Map per row. Rows are added one at a
  * time, so a reader can stream them; `vectorise` then gives the TF-IDF vectors clustering needs.
  */
-import { termsOf } from '../../shared/tokenize.js';
+import { feedbackTerms } from './feedback-terms.js';
 
 /** A growable Int32Array: amortised appends without a JS array's per-element boxing. */
 class IntList {
@@ -71,6 +71,10 @@ export interface TermVectors {
   vocabIndex: Map<string, number>;
   /** vocabulary id → display form (the term's most frequent surface) */
   labels: string[];
+  /** each row's language, as an index into `languages` */
+  rowLang: Uint8Array;
+  /** the languages rows were read in (ISO 639-1) */
+  languages: string[];
 }
 
 export class TermCorpus {
@@ -88,8 +92,17 @@ export class TermCorpus {
   /** per term: the last row that carried it, and where in that row's entries (dedup without a Map per row) */
   private readonly lastDoc = new IntList();
   private readonly slot = new IntList();
+  private readonly rowLang = new IntList();
+  private readonly languages: string[] = [];
 
-  constructor(readonly lang = 'en') {
+  /**
+   * `lang`: the file's language (ISO 639-1); `latin`: its Latin-script language, what a Latin row is
+   * read in unless its own stop words say otherwise (feedback-terms.ts).
+   */
+  constructor(
+    readonly lang = 'en',
+    readonly latin = lang,
+  ) {
     this.docStart.push(0);
   }
 
@@ -101,7 +114,10 @@ export class TermCorpus {
   add(text: string): number {
     if (this.spent) throw new Error('TermCorpus.add after vectorise()');
     const d = this.size;
-    const { terms, surfaces } = termsOf(text, this.lang);
+    const { terms, surfaces, lang } = feedbackTerms(text, this.latin);
+    let li = this.languages.indexOf(lang);
+    if (li < 0) li = this.languages.push(lang) - 1;
+    this.rowLang.push(li);
     for (let k = 0; k < terms.length; k++) {
       const term = terms[k];
       let id = this.dict.get(term);
@@ -208,8 +224,9 @@ export class TermCorpus {
       if (norm !== 0) for (let e = from; e < p; e++) weights[e] = weights[e] / norm;
       start[d + 1] = p;
     }
+    const rowLang = Uint8Array.from(this.rowLang.data.subarray(0, n));
     this.release();
-    return { n, vocabTerms, idf, start, ids, weights, df: counts, vocabIndex, labels };
+    return { n, vocabTerms, idf, start, ids, weights, df: counts, vocabIndex, labels, rowLang, languages: [...this.languages] };
   }
 
   /** Drops what only adding rows needs; the vectors are self-contained. */

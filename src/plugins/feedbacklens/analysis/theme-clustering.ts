@@ -399,7 +399,7 @@ function centroidOf(members: ArrayLike<number> & Iterable<number>, v: TermVector
 }
 
 /** Terms most over-represented in the cluster (p_c · ln(p_c / p)), bigrams absorbing their words. */
-function distinctiveTerms(members: number[], vectors: TermVectors, n: number): string[] {
+export function distinctiveTerms(members: number[], vectors: TermVectors, n: number): string[] {
   const { df, vocabTerms, ids, start } = vectors;
   // rows of the cluster carrying each term (a row carries a term once)
   const inCluster = new Int32Array(vocabTerms.length);
