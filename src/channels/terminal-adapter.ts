@@ -8,6 +8,8 @@ import { BaseClawAdapter, type ClawAdapterOptions } from './base-claw-adapter.js
 
 export interface TerminalStream {
   write(chunk: string): unknown;
+  /** Writes the adapter's own cursor control as it is (a stream that cleans what it prints keeps this apart). */
+  writeControl?(seq: string): unknown;
   isTTY?: boolean;
   columns?: number;
 }
@@ -155,7 +157,8 @@ export class TerminalAdapter extends BaseClawAdapter {
 
   private clearTransient(): void {
     if (this.transient) {
-      this.out.write('\r\x1b[2K');
+      if (this.out.writeControl) this.out.writeControl('\r\x1b[2K');
+      else this.out.write('\r\x1b[2K');
       this.transient = false;
     }
   }

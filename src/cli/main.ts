@@ -3,30 +3,33 @@
 import { createInterface } from 'node:readline/promises';
 import { EXIT, type CliDeps } from './cli-io.js';
 import { defaultSkillsDir } from '../runtime/package-root.js';
-import { registerEnvSecrets } from '../events/secret-masker.js';
+import { maskSecrets, registerEnvSecrets } from '../events/secret-masker.js';
+import { terminalSafe } from '../events/terminal-safe-text.js';
 import { cliPlugins } from './cli-plugins.js';
-import { maskedOut } from './masked-output.js';
 import { runCli } from './run-cli.js';
+import { safeOut } from './safe-output.js';
 import { serveProject } from './serve-project.js';
 
 // the keys and tokens of this environment are masked in everything the CLI prints and writes
 registerEnvSecrets(process.env);
-const stdout = maskedOut(process.stdout);
-const stderr = maskedOut(process.stderr);
+// runCli cleans what commands print; what main itself prints (the server's lines, a crash) is cleaned here
+const stdout = process.stdout;
+const stderr = safeOut(process.stderr);
 
 async function main(): Promise<number> {
   const plugins = await cliPlugins(defaultSkillsDir(), { shellTask: true });
   const deps: CliDeps = {
     plugins,
     stdout,
-    stderr,
+    stderr: process.stderr,
     env: process.env,
     cwd: process.cwd(),
     async ask(question) {
       if (!process.stdin.isTTY) return null;
       const rl = createInterface({ input: process.stdin, output: process.stderr });
       try {
-        return await rl.question(question);
+        // the question quotes a tool call's arguments: the model's text
+        return await rl.question(terminalSafe(maskSecrets(question)));
       } finally {
         rl.close();
       }

@@ -10,6 +10,7 @@ import { COMMANDS } from './commands/index.js';
 import { stopMcp } from './mcp-lifecycle.js';
 import { StrictError } from './project-context.js';
 import { runtrailCommand } from './runtrail-command.js';
+import { safeOut } from './safe-output.js';
 
 export const USAGE = `Usage: runtrail <command> [options]
 
@@ -40,7 +41,9 @@ function wantsHelp(args: string[]): boolean {
   return false;
 }
 
-export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
+export async function runCli(argv: string[], given: CliDeps): Promise<number> {
+  // everything a command prints is masked and made safe for a terminal, in one place
+  const deps: CliDeps = { ...given, stdout: safeOut(given.stdout), stderr: safeOut(given.stderr) };
   const [name, ...rest] = argv;
   let command: CliCommand | undefined;
   try {

@@ -42,6 +42,7 @@ import type { TriggerHost } from '../triggers/trigger-host.js';
 import { Tenancy } from './tenant-guard.js';
 import type { SignInLimits } from '../tenants/sign-in-limiter.js';
 import { registerTenantRoutes } from './tenant-routes.js';
+import { SERVER_LOG_HOOKS } from './server-log.js';
 
 export interface ServerOptions {
   service: RunServiceApi;
@@ -183,9 +184,10 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   const counters = newStreamCounters();
   const service = opts.service;
 
-  // a logger the server makes writes every line with the server's secrets masked; one passed in keeps its
-  // own stream (the serializers below still mask the request URL and errors)
-  const logger = opts.logger === true ? { hooks: { streamWrite: maskSecrets } } : (opts.logger ?? false);
+  // a logger the server makes writes every line with the server's secrets masked and no control
+  // sequence a terminal would act on (a request's URL or a run's error is someone else's text); one
+  // passed in keeps its own stream (the serializers below still mask the request URL and errors)
+  const logger = opts.logger === true ? { hooks: SERVER_LOG_HOOKS } : (opts.logger ?? false);
   const common = {
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
     forceCloseConnections: true,

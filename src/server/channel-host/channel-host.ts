@@ -9,6 +9,7 @@
  * top to bottom in one file; the parts with a life of their own (delivery record, preview, retries,
  * secret mask) already live beside it.
  */
+import { terminalSafe } from '../../events/terminal-safe-text.js';
 import { setMaxListeners } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -101,7 +102,7 @@ export class ChannelHost {
   private stopping = false;
 
   constructor(private readonly o: ChannelHostOptions) {
-    this.writeLog = o.log ?? ((line) => process.stderr.write(`${line}\n`));
+    this.writeLog = o.log ?? ((line) => process.stderr.write(`${terminalSafe(line)}\n`));
     for (const c of o.channels) this.mask.add(c.secrets);
   }
 
