@@ -7,7 +7,8 @@
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute } from 'node:path';
 import { diskCapMb } from './sandbox-limits.js';
-import { guardArgs, RepositoryMovedError, type RepositoryGuard } from './git-guard.js';
+import { guardArgs, type RepositoryGuard } from './git-guard.js';
+import { PinnedPathMovedError } from './sandbox-paths.js';
 import type { SandboxPolicy } from './sandbox-policy.js';
 import { PROXY_SOCKET_INSIDE } from './network-proxy.js';
 
@@ -69,10 +70,10 @@ function ownPath(p: string): string | null {
 
 /** A pinned path as it is now: null when it is gone, refused when it resolves elsewhere than pinned. */
 function pinned(p: string, kind: 'read' | 'write'): string | null {
-  if (!isAbsolute(p)) throw new RepositoryMovedError(`sandbox ${kind} path ${JSON.stringify(p)} is not absolute: paths are pinned before a run starts`);
+  if (!isAbsolute(p)) throw new PinnedPathMovedError(`sandbox ${kind} path ${JSON.stringify(p)} is not absolute: paths are pinned before a run starts`);
   const r = real(p);
   if (r !== null && r !== p)
-    throw new RepositoryMovedError(`sandbox ${kind} path ${p} now resolves to ${r}; the sandbox binds only what was pinned when the run started`);
+    throw new PinnedPathMovedError(`sandbox ${kind} path ${p} now resolves to ${r}; the sandbox binds only what was pinned when the run started`);
   return r;
 }
 

@@ -16,6 +16,11 @@ export interface PinContext {
   protectedDirs: string[];
 }
 
+/** A pinned path that resolves elsewhere now (something replaced it with a symlink since the run started). */
+export class PinnedPathMovedError extends Error {
+  readonly code = 'sandbox_path_moved';
+}
+
 /** A path of the policy refused: which list, the value as written, and why in the operator's words. */
 export interface RefusedSandboxPath {
   field: string;
