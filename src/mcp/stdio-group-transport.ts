@@ -98,11 +98,11 @@ export class GroupStdioTransport implements Transport {
     let insideMembers: (() => number[]) | undefined;
     const policy = this.spec.sandbox;
     if (policy?.mode === 'on') {
-      const launch = await launchSandboxed(policy, { file, args, cwd, writable: [], readable: [cwd] });
+      // inside: the sandbox's fixed set, then only what the definition's env names (never the server's own)
+      const inside = { ...sandboxEnv(policy, {}), ...definitionEnv(this.spec.env) };
+      const launch = await launchSandboxed(policy, { file, args, cwd, writable: [], readable: [cwd], env: inside });
       this.sandboxCleanup = launch.cleanup;
-      ({ file, args } = launch);
-      // the sandbox's fixed set, then only what the definition's env names (never the server's own)
-      env = { ...sandboxEnv(policy, {}), ...definitionEnv(this.spec.env), ...launch.env };
+      ({ file, args, env } = launch);
       insideMembers = launch.insideMembers ?? undefined;
     }
     const child = await spawnSupervised(

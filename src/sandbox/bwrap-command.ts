@@ -2,9 +2,11 @@
  * The bubblewrap command line of one sandboxed process: a fresh mount namespace that holds only the
  * system folders (read-only, secrets masked), the run's writable roots and what the policy lists; a
  * private /tmp and home; own pid, ipc, uts and (unless the host network is granted) net namespaces;
- * no capabilities; the sandbox dies with the process that started it.
+ * no capabilities, no further user namespaces, the kernel's settings read-only; the sandbox dies with
+ * the process that started it. The run's own folders are opened by the launcher (`--launch-bind`,
+ * sandbox-launcher.ts), which may reach them when the sandbox's user may not.
  */
-import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute } from 'node:path';
 import { diskCapMb } from './sandbox-limits.js';
 import { guardArgs, type RepositoryGuard } from './git-guard.js';
@@ -48,6 +50,8 @@ export interface SandboxedSpawn {
   pty?: boolean;
   /** The proxy's unix socket, bound in at PROXY_SOCKET_INSIDE, when the policy allows named hosts. */
   proxySocket?: string;
+  /** The command's environment, set inside only (default: sandboxEnv of the policy). */
+  env?: Record<string, string>;
   bwrap?: string;
 }
 
@@ -83,9 +87,9 @@ function nodePrefix(): string | null {
   return SYSTEM_DIRS.some((d) => prefix === d || prefix.startsWith(`${d}/`)) || prefix === '/' ? null : prefix;
 }
 
-/** bwrap's arguments, then `--` and the command. */
-export function bwrapArgs(policy: Extract<SandboxPolicy, { mode: 'on' }>, spec: SandboxedSpawn): string[] {
-  const a: string[] = ['--die-with-parent', '--unshare-user', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'];
+/** bwrap's options (with the launcher's `--launch-bind`/`--launch-ro-bind`), without the command. */
+export function bwrapOptions(policy: Extract<SandboxPolicy, { mode: 'on' }>, spec: SandboxedSpawn): string[] {
+  const a: string[] = ['--die-with-parent', '--unshare-user', '--disable-userns', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'];
   if (policy.network.mode !== 'host') a.push('--unshare-net');
   if (!spec.pty) a.push('--new-session');
   a.push('--cap-drop', 'ALL');
@@ -115,31 +119,36 @@ export function bwrapArgs(policy: Extract<SandboxPolicy, { mode: 'on' }>, spec: 
     if (resolv && !resolv.startsWith('/etc/')) a.push('--ro-bind', dirname(resolv), dirname(resolv));
   }
   const prefix = nodePrefix();
-  if (prefix) a.push('--ro-bind', prefix, prefix);
+  if (prefix) a.push('--launch-ro-bind', prefix, prefix);
+  a.push('--proc', '/proc');
+  // the kernel's settings and triggers: read-only whoever the sandbox's uid is (bwrap covers them only
+  // where that uid could write them)
+  a.push('--ro-bind', '/proc/sys', '/proc/sys');
+  if (existsSync('/proc/sysrq-trigger')) a.push('--ro-bind', '/dev/null', '/proc/sysrq-trigger');
   // the private /tmp is memory: no bigger than the run's disk cap
   const tmpBytes = diskCapMb(policy.limits) * 1024 * 1024;
-  a.push('--proc', '/proc', '--dev', '/dev', '--size', String(tmpBytes), '--tmpfs', '/tmp', '--dir', SANDBOX_HOME, '--dir', '/var/tmp');
+  a.push('--dev', '/dev', '--size', String(tmpBytes), '--tmpfs', '/tmp', '--dir', SANDBOX_HOME, '--dir', '/var/tmp');
 
   // the policy's paths were pinned (absolute, symlinks resolved) before the run started: one that
   // resolves elsewhere now was changed by something since, and is refused, never followed
   for (const p of [...policy.read, ...(spec.readable ?? [])]) {
     const r = pinned(p, 'read');
-    if (r) a.push('--ro-bind', r, r);
+    if (r) a.push('--launch-ro-bind', r, r);
   }
   const writable = [...spec.writable, ...policy.write].map((p) => pinned(p, 'write')).filter((p): p is string => p !== null);
   // a folder before what lies inside it: a later bind of the parent would hide the child's mount
-  for (const w of [...new Set(writable)].sort((x, y) => x.split('/').length - y.split('/').length)) a.push('--bind', w, w);
+  for (const w of [...new Set(writable)].sort((x, y) => x.split('/').length - y.split('/').length)) a.push('--launch-bind', w, w);
   a.push(...guardArgs(spec.guards ?? []));
   // the run's record: bound onto itself only while it is the file or folder Runtrail made (a run may
   // create one that is not there yet, say as a symlink to a host file, which must not become a bind)
   for (const p of spec.readOnlyInside ?? []) {
     const r = ownPath(p);
-    if (r) a.push('--ro-bind', r, r);
+    if (r) a.push('--launch-ro-bind', r, r);
   }
-  if (spec.proxySocket) a.push('--ro-bind', spec.proxySocket, PROXY_SOCKET_INSIDE);
+  if (spec.proxySocket) a.push('--launch-ro-bind', spec.proxySocket, PROXY_SOCKET_INSIDE);
 
   // the tmpfs root itself stays read-only: a write outside the listed places fails
-  a.push('--remount-ro', '/', '--chdir', real(spec.cwd) ?? spec.cwd, '--', spec.file, ...spec.args);
+  a.push('--remount-ro', '/', '--chdir', real(spec.cwd) ?? spec.cwd);
   return a;
 }
 

@@ -114,7 +114,8 @@ export function guardArgs(guards: RepositoryGuard[]): string[] {
       throw new RepositoryMovedError(
         `the repository ${g.gitPath} is not the one there when the run started (moved, replaced or a symlink now); the sandbox does not start over it`,
       );
-    for (const p of g.readOnly) args.push('--ro-bind', p, p);
+    // opened by the launcher: the sandbox's user may not pass through the folders above the workdir
+    for (const p of g.readOnly) args.push('--launch-ro-bind', p, p);
   }
   return args;
 }

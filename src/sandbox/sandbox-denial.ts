@@ -18,6 +18,19 @@ const READ_ONLY = [
   /EROFS: read-only file system, \w+ '([^'\n]+)'/,
   /(\/[^\s:'"]+): Read-only file system/,
 ];
+/**
+ * On a root server the sandbox's user is not root: a write to a system folder is refused by its owner
+ * before the read-only mount is reached (`touch: cannot touch '/etc/x': Permission denied`). Only
+ * paths in the sandbox's fixed system folders count: "Permission denied" in the workspace is the
+ * run's own business.
+ */
+const PERMISSION_DENIED = [
+  /'([^'\n]+)': Permission denied/,
+  /cannot create ([^:\n]+): Permission denied/,
+  /Permission denied: '([^'\n]+)'/,
+  /EACCES: permission denied, \w+ '([^'\n]+)'/,
+];
+const SYSTEM_PATH = /^\/(?:[^/]+$|(?:etc|usr|bin|sbin|lib\w*|proc|sys|dev|boot|opt|var|srv|root|home|mnt|media|run|snap)(?:\/|$))/;
 /** The proxy's own refusal line (it is also the body of its 403 answer). */
 export const PROXY_REFUSAL_PREFIX = 'runtrail sandbox refused';
 const HOST_REFUSED = /runtrail sandbox refused (?:a connection to )?([A-Za-z0-9.:[\]-]+)/;
@@ -28,6 +41,10 @@ export function findSandboxDenial(output: string): SandboxDenial | null {
   for (const re of READ_ONLY) {
     const m = re.exec(output);
     if (m) return { kind: 'read_only_path', target: m[1].trim() };
+  }
+  for (const re of PERMISSION_DENIED) {
+    const m = re.exec(output);
+    if (m && SYSTEM_PATH.test(m[1].trim())) return { kind: 'read_only_path', target: m[1].trim() };
   }
   return null;
 }

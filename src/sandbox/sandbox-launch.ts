@@ -1,20 +1,23 @@
 /**
- * Turns "run this program" into "run it in the sandbox": the limits prelude, then bwrap with the
- * policy's binds and namespaces. What the caller spawns is returned, with the cleanup to run once the
- * process has ended (its cgroups).
+ * Turns "run this program" into "run it in the sandbox": the limits prelude, then the launcher (the
+ * sandbox's user, a fresh keyring, the system-call filter), then bwrap with the policy's binds and
+ * namespaces. What the caller spawns is returned — with a fixed environment: the command's own is set
+ * inside only — and the cleanup to run once the process has ended (its cgroups).
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { bwrapArgs, type SandboxedSpawn } from './bwrap-command.js';
+import { chownSync, readFileSync, rmSync } from 'node:fs';
+import { bwrapOptions, sandboxEnv, type SandboxedSpawn } from './bwrap-command.js';
 import { FilteringProxy, PROXY_BRIDGE_SOURCE, PROXY_PORT_INSIDE, PROXY_SOCKET_INSIDE, proxyEnv, type ProxyDenial } from './network-proxy.js';
 import { limitEnforcement, limitPrelude, memoryByCgroup, SandboxCgroups } from './sandbox-limits.js';
 import type { SandboxPolicy } from './sandbox-policy.js';
 import { bwrapPath, describeUnsupported, sandboxSupport } from './sandbox-support.js';
+import { insideEnvOptions, LAUNCH_ENV, launcherPath, writeLaunchArgs } from './sandbox-launcher.js';
+import { handOver, sandboxIdentity, unreadableBy } from './sandbox-user.js';
 
 export interface SandboxLaunch {
   file: string;
   args: string[];
-  /** Set over the process's environment (the proxy's address when named hosts are open). */
+  /** The whole environment to spawn it with: fixed (the command's own is set inside by bwrap). */
   env: Record<string, string>;
   /** Removes the sandbox's cgroups; safe to call twice. */
   cleanup(): Promise<void>;
@@ -64,6 +67,39 @@ export async function launchSandboxed(
     };
   }
   const bwrap = spec.bwrap ?? bwrapPath();
+  const identity = sandboxIdentity();
+  if (identity.switching && identity.uid !== null) {
+    const owner = { uid: identity.uid, gid: identity.gid };
+    // what the run writes is the sandbox user's: the folders the server made for it are handed over
+    // (its record too: bound read-only inside, and the run must read its inputs and manifest)
+    for (const w of [...spec.writable, ...policy.write]) handOver(w, owner);
+    // what it is given to read must be readable by it: said now, not found out by a command failing
+    for (const r of spec.readable ?? []) {
+      const why = unreadableBy(r, owner);
+      if (why) {
+        await proxy?.close();
+        throw new SandboxUnavailableError(
+          `the sandbox's user ${identity.user} cannot read ${r} (${why}): make it readable by others, or by that user or group`,
+        );
+      }
+    }
+    // the proxy's socket sits in a folder of the server's alone; connecting needs write on the socket
+    if (proxy) chownSync(proxy.socketPath, owner.uid, owner.gid);
+  }
+  const insideEnv = { ...(spec.env ?? sandboxEnv(policy)), ...(proxy ? proxyEnv() : {}) };
+  // the operator's repositories in a workdir stay root's, which the sandbox's user is not: git inside
+  // would refuse to read them ("dubious ownership"). Their .git is read-only inside (git-guard.ts), so
+  // trusting them runs nothing but what the operator configured, and that inside the sandbox.
+  if (identity.switching && insideEnv.GIT_CONFIG_COUNT === undefined)
+    Object.assign(insideEnv, { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'safe.directory', GIT_CONFIG_VALUE_0: '*' });
+  let argsFile: string;
+  try {
+    argsFile = writeLaunchArgs([...bwrapOptions(policy, spec), ...insideEnvOptions(insideEnv)]);
+  } catch (e) {
+    await proxy?.close();
+    throw e;
+  }
+  const who = identity.switching ? [String(identity.uid), String(identity.gid)] : ['-', '-'];
   const cgroups = new SandboxCgroups(`sandbox-${randomBytes(6).toString('hex')}`);
   let procs: string[];
   try {
@@ -71,14 +107,16 @@ export async function launchSandboxed(
   } catch (e) {
     void cgroups.remove();
     await proxy?.close();
+    rmSync(argsFile, { force: true });
     throw new Error(`could not set the sandbox's limits: ${(e as Error).message}`);
   }
   let cleaned: Promise<void> | null = null;
   return {
     file: '/bin/sh',
-    args: ['-c', limitPrelude(procs, policy.limits, memoryByCgroup()), 'sandbox', bwrap, ...bwrapArgs(policy, spec)],
-    env: proxy ? proxyEnv() : {},
-    cleanup: () => (cleaned ??= Promise.all([cgroups.remove(), proxy?.close()]).then(() => undefined)),
+    args: ['-c', limitPrelude(procs, policy.limits, memoryByCgroup()), 'sandbox', launcherPath(), ...who, argsFile, bwrap, spec.file, ...spec.args],
+    env: { ...LAUNCH_ENV },
+    // the launcher removes the options file as it starts; one that never started leaves it to this
+    cleanup: () => (cleaned ??= Promise.all([cgroups.remove(), proxy?.close(), rmSync(argsFile, { force: true })]).then(() => undefined)),
     insideMembers: limitEnforcement().processes.startsWith('pids cgroup')
       ? () => {
           // the namespace's init is pid 1 inside; the outer bubblewrap is the tree's leader (skipped by signalTree)

@@ -29,10 +29,10 @@ async function inside(
   script: string,
   env: Record<string, string>,
 ): Promise<{ code: number | null; out: string }> {
-  const launch = await launchSandboxed(policy, { file: '/bin/sh', args: ['-c', script], cwd: ws, writable: [ws] });
+  const launch = await launchSandboxed(policy, { file: '/bin/sh', args: ['-c', script], cwd: ws, writable: [ws], env: { ...sandboxEnv(policy), ...env } });
   try {
     return await new Promise((resolve) => {
-      const child = spawn(launch.file, launch.args, { cwd: ws, env: { ...sandboxEnv(policy), ...env, ...launch.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(launch.file, launch.args, { cwd: ws, env: launch.env, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       child.stdout.on('data', (b: Buffer) => (out += b.toString()));
       child.stderr.on('data', (b: Buffer) => (out += b.toString()));

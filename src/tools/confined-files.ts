@@ -5,8 +5,9 @@
  * beside its target and renames it into place through the held folder, so a link planted at the name is
  * replaced, never written through.
  */
-import { closeSync, constants, fstatSync, openSync, read, renameSync, unlinkSync, write, type Stats } from 'node:fs';
+import { closeSync, constants, fchownSync, fstatSync, openSync, read, renameSync, unlinkSync, write, type Stats } from 'node:fs';
 import { readdir } from 'node:fs/promises';
+import { sandboxOwner } from '../sandbox/sandbox-user.js';
 import { WorkspacePathError } from './confine-path.js';
 import { fdPath, O_PATH, resolveBeneath, type WalkOptions } from './confined-walk.js';
 
@@ -127,6 +128,7 @@ export async function replaceFileBeneath(p: ConfinedPath, content: Uint8Array): 
     const tmp = `.runtrail-tmp-${process.pid}-${++tmpCounter}`;
     const fd = openSync(fdPath(r.dirFd, tmp), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
     try {
+      runsFile(r.dirFd, fd);
       try {
         await writeAll(fd, Buffer.from(content.buffer, content.byteOffset, content.byteLength));
       } finally {
@@ -159,10 +161,21 @@ export function createFileBeneath(p: ConfinedPath): number {
       e.code = 'EEXIST';
       throw e;
     }
-    return openSync(fdPath(r.dirFd, r.name), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    const fd = openSync(fdPath(r.dirFd, r.name), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    runsFile(r.dirFd, fd);
+    return fd;
   } finally {
     r.close();
   }
+}
+
+/**
+ * A file made in a folder the sandbox user owns (a run's, on a root server) is given to that user, as
+ * if the run had made it: its commands may then change what the server wrote for it.
+ */
+function runsFile(dirFd: number, fd: number): void {
+  const owner = sandboxOwner();
+  if (owner && fstatSync(dirFd).uid === owner.uid) fchownSync(fd, owner.uid, owner.gid);
 }
 
 /**

@@ -13,8 +13,9 @@
  * sandbox serving file operations, costs a process per run and a round trip per call, and the run can
  * kill or starve it; this walk costs three calls a name (`npm run bench`: file-tools).
  */
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lchownSync, mkdirSync, openSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
+import { sandboxOwner } from '../sandbox/sandbox-user.js';
 import { WorkspacePathError } from './confine-path.js';
 
 /** Linux's O_PATH: Node passes open flags to the kernel as given, and does not name this one. */
@@ -103,6 +104,9 @@ export function resolveBeneath(root: string, rel: string, opts: WalkOptions = {}
         if (!opts.createDirs) throw new WorkspacePathError(shown, `${names.join('/')} does not exist`, 'not_found');
         try {
           mkdirSync(fdPath(top.fd, name));
+          // in a run's folder on a root server, the folder is the run's user's as the run's own would be
+          const owner = sandboxOwner();
+          if (owner && fstatSync(top.fd).uid === owner.uid) lchownSync(fdPath(top.fd, name), owner.uid, owner.gid);
         } catch (m) {
           if ((m as NodeJS.ErrnoException).code !== 'EEXIST') throw m;
         }

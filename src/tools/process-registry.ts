@@ -131,6 +131,7 @@ export class ProcessRegistry {
             readOnlyInside: scope.readOnlyInside,
             guards: this.guardsOf(opts.scopeKey, policy, where.workdirs ?? [], where.writable),
             pty: opts.pty,
+            env: opts.env,
           },
           { onDenied: (d) => session.sandboxDenials.push(`${d.host}:${d.port}`) },
         );
@@ -148,7 +149,8 @@ export class ProcessRegistry {
         file: argv.file,
         args: argv.args,
         cwd: opts.cwd,
-        env: launch ? { ...opts.env, ...launch.env } : opts.env,
+        // a sandboxed command's environment is set inside; what starts it on the host gets a fixed one
+        env: launch ? launch.env : opts.env,
         pty: opts.pty,
         killGraceMs: this.limits.killGraceMs,
         ...(launch?.insideMembers ? { insideMembers: launch.insideMembers } : {}),

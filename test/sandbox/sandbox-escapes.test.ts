@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resolveSandboxPolicy, type AgentSandboxSettings } from '../../src/sandbox/sandbox-policy.js';
 import { leftoverCgroups, limitEnforcement } from '../../src/sandbox/sandbox-limits.js';
 import { sandboxSupport } from '../../src/sandbox/sandbox-support.js';
+import { giveTree, sandboxOwner } from '../../src/sandbox/sandbox-user.js';
 import { runtrailPackageRoot } from '../../src/runtime/package-root.js';
 import { createExecTool } from '../../src/tools/exec-tool.js';
 import { createProcessTool } from '../../src/tools/process-tool.js';
@@ -43,6 +44,12 @@ function tools(agent: AgentSandboxSettings = {}) {
   const exec = createExecTool({ registry, scopeKey: 'run_a', cwd: ws });
   const proc = createProcessTool({ registry, scopeKey: 'run_a' });
   return { exec, proc };
+}
+
+/** What a test puts in the workspace as the server would: on a root server, the run's user's. */
+function asTheRuns(path: string): void {
+  const owner = sandboxOwner();
+  if (owner) giveTree(path, owner);
 }
 
 async function run(command: string, agent: AgentSandboxSettings = {}, extra: Record<string, unknown> = {}) {
@@ -235,6 +242,7 @@ describe('ordinary work inside the sandbox', () => {
       join(proj, 'build.js'),
       "require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/out.txt','built '+process.version)",
     );
+    asTheRuns(proj);
     const r = await run('npm run build --silent', {}, { workdir: 'proj' });
     expect(r.ok, r.out).toBe(true);
     expect(readFileSync(join(proj, 'dist', 'out.txt'), 'utf8')).toMatch(/^built v\d+/);

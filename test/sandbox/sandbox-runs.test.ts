@@ -3,7 +3,7 @@
  * resolved_config.json says how, each exec step says how it ran, a refused write is a
  * `sandbox_denied` diagnosis, and a run that needs the sandbox where it cannot start fails at once.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/events/agent-event.js';
@@ -173,6 +173,10 @@ describe('a run under the sandbox', () => {
       'docs/a.txt': 'project doc\n',
     });
     const docs = join(p!.dir, 'docs');
+    // as an editor leaves a project (the RunService of an earlier test made this process's umask 077):
+    // a root server's sandbox user reads what others may read
+    chmodSync(docs, 0o755);
+    chmodSync(join(docs, 'a.txt'), 0o644);
     writeFileSync(
       join(p!.dir, '.runtrail/agents/rd.turns.json'),
       script([{ toolCalls: [{ name: 'exec', args: { command: `cat ${docs}/a.txt; touch ${docs}/b.txt` } }] }, { text: 'done' }]),
