@@ -1,6 +1,6 @@
 /** The page's DOM-free parts of the workbench: a call's diff, the steps timeline, two runs compared, turns kept apart. */
 import { describe, expect, it } from 'vitest';
-import { requestDiff, turnOfSpan, type Message } from '../../web/src/model-call.js';
+import { FOLDED_LINES, folded, reasoningSetting, requestDiff, resultText, turnOfSpan, type Message } from '../../web/src/model-call.js';
 import { timeline, durationOf } from '../../web/src/timeline.js';
 import { artifactDiffs, foldSame, metricsRows, settingsRows, type RunStatus } from '../../web/src/compare.js';
 import { applyFrame, emptyRunView, type RunView, type StepView } from '../../web/src/run-state.js';
@@ -202,5 +202,29 @@ describe('two runs compared', () => {
     const long = Array.from({ length: 20 }, (_, i) => ({ kind: 'same' as const, text: String(i) }));
     long[10] = { kind: 'added' as never, text: 'new' } as never;
     expect(foldSame(long, 2).map((l) => ('count' in l ? `…${l.count}` : l.text))).toEqual(['…8', '8', '9', 'new', '11', '12', '…7']);
+  });
+});
+
+describe("a call's tool results and reasoning as the call view says them", () => {
+  it('pretty-prints a JSON result (a value, or text holding one) and folds a long one to its first lines', () => {
+    expect(resultText('{"rows":2,"top":["a","b"]}')).toBe('{\n  "rows": 2,\n  "top": [\n    "a",\n    "b"\n  ]\n}');
+    expect(resultText({ ok: true })).toBe('{\n  "ok": true\n}');
+    expect(resultText('one\ntwo\n')).toBe('one\ntwo\n');
+    expect(resultText('{not json}')).toBe('{not json}');
+    expect(folded('short\ntext')).toBeNull();
+    const long = resultText(JSON.stringify({ rows: Array.from({ length: 40 }, (_, i) => ({ id: i })) }));
+    const f = folded(long)!;
+    expect(f.head.split('\n')).toHaveLength(FOLDED_LINES);
+    expect(f.more).toBe(`${long.split('\n').length - FOLDED_LINES} more lines`);
+    expect(folded('x'.repeat(5000))!.more).toBe('3,800 more characters');
+  });
+
+  it('says what reasoning was asked for and whether the model reasoned anyway', () => {
+    const call = (reasoning: string, thought: string) =>
+      ({ request: { settings: { reasoning } }, response: { reasoning: thought } }) as unknown as Parameters<typeof reasoningSetting>[0];
+    expect(reasoningSetting(call('off', ''))).toBe('reasoning off');
+    expect(reasoningSetting(call('off', 'x'.repeat(1200)))).toBe('reasoning not asked for (the model reasoned anyway: 1,200 characters)');
+    expect(reasoningSetting(call('high', 'abc'))).toBe('reasoning high (3 characters)');
+    expect(reasoningSetting(call('low', ''))).toBe('reasoning low (none returned)');
   });
 });

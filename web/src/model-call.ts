@@ -121,7 +121,7 @@ export function partText(p: Part): string {
     case 'tool_call':
       return JSON.stringify(p.arguments, null, 2) ?? '';
     case 'tool_call_response':
-      return typeof p.response === 'string' ? p.response : (JSON.stringify(p.response, null, 2) ?? '');
+      return resultText(p.response);
     case 'file':
       return `${p.label ?? p.file_id} (${p.mime_type}, ${p.bytes} bytes)`;
     case 'uri':
@@ -129,4 +129,43 @@ export function partText(p: Part): string {
     case 'blob':
       return `${p.mime_type} (inline)`;
   }
+}
+
+/** A tool's result as read: JSON (a value, or text that holds one) indented, other text as it is. */
+export function resultText(response: unknown): string {
+  if (typeof response !== 'string') return JSON.stringify(response, null, 2) ?? '';
+  const t = response.trim();
+  if ((t.startsWith('{') && t.endsWith('}')) || (t.startsWith('[') && t.endsWith(']'))) {
+    try {
+      return JSON.stringify(JSON.parse(t), null, 2);
+    } catch {
+      // text that only looks like JSON stays as it came
+    }
+  }
+  return response;
+}
+
+/** Lines shown of a long text before it folds. */
+export const FOLDED_LINES = 12;
+
+/** A long text folded: its first lines, and how much more there is (null when it is short). */
+export function folded(text: string): { head: string; more: string } | null {
+  const lines = text.split('\n');
+  if (lines.length <= FOLDED_LINES + 3 && text.length <= 2000) return null;
+  const head = lines.length > FOLDED_LINES ? lines.slice(0, FOLDED_LINES).join('\n') : text.slice(0, 1200);
+  const rest =
+    lines.length > FOLDED_LINES ? `${lines.length - FOLDED_LINES} more lines` : `${(text.length - head.length).toLocaleString('en-US')} more characters`;
+  return { head, more: rest };
+}
+
+/**
+ * The reasoning setting as the call view says it: what was asked for, and whether the model reasoned
+ * anyway (a model that always thinks answers with reasoning though none was asked for).
+ */
+export function reasoningSetting(call: Pick<ModelCall, 'request' | 'response'>): string {
+  const asked = call.request.settings.reasoning;
+  const thought = call.response.reasoning.length;
+  if (asked === 'off' && thought > 0) return `reasoning not asked for (the model reasoned anyway: ${thought.toLocaleString('en-US')} characters)`;
+  if (asked === 'off') return 'reasoning off';
+  return `reasoning ${asked}${thought > 0 ? ` (${thought.toLocaleString('en-US')} characters)` : ' (none returned)'}`;
 }

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { api, withToken } from '../api.js';
-import { partText, requestDiff, turnOfSpan, type Message, type ModelCall, type ModelCallsPage, type Part } from '../model-call.js';
+import { folded, partText, reasoningSetting, requestDiff, turnOfSpan, type Message, type ModelCall, type ModelCallsPage, type Part } from '../model-call.js';
 import { formatMs, tokensText } from '../trace-view.js';
 import { formatUsd } from '../usage-summary.js';
 import { LongList } from './LongList.js';
@@ -89,7 +89,7 @@ export function ModelCallView({ runId, spanId, onClose }: { runId: string; spanI
       [
         s.max_output_tokens !== null ? `max output ${s.max_output_tokens}` : '',
         s.temperature !== null ? `temperature ${s.temperature}` : '',
-        `reasoning ${s.reasoning}`,
+        reasoningSetting(c),
         s.cache_breakpoints.length ? `cache at ${s.cache_breakpoints.join(', ')}` : '',
       ]
         .filter(Boolean)
@@ -167,8 +167,8 @@ export function ModelCallView({ runId, spanId, onClose }: { runId: string; spanI
           </p>
         )}
         {c.response.reasoning && (
-          <details>
-            <summary>thinking</summary>
+          <details data-testid="call-reasoning">
+            <summary>thinking ({c.response.reasoning.length.toLocaleString('en-US')} characters)</summary>
             <pre>{c.response.reasoning}</pre>
           </details>
         )}
@@ -203,13 +203,26 @@ function PartView({ runId, p }: { runId: string; p: Part }) {
           <pre>{partText(p)}</pre>
         </div>
       );
-    case 'tool_call_response':
+    case 'tool_call_response': {
+      const text = partText(p);
+      const fold = folded(text);
       return (
-        <div className={`call-result${p.is_error ? ' failed' : ''}`}>
+        <div className={`call-result${p.is_error ? ' failed' : ''}`} data-testid="call-result">
           {p.is_error ? '✗' : '←'} <strong>{p.name}</strong> <span className="muted small">{p.id}</span>
-          <pre>{partText(p)}</pre>
+          {fold ? (
+            <details className="call-fold">
+              <summary>
+                <pre>{fold.head}</pre>
+                <span className="muted small">… {fold.more} (open to show all)</span>
+              </summary>
+              <pre>{text}</pre>
+            </details>
+          ) : (
+            <pre>{text}</pre>
+          )}
         </div>
       );
+    }
     case 'file': {
       const name = p.file_id.split('/').pop() ?? '';
       const url = withToken(`/api/runs/${encodeURIComponent(runId)}/model-calls/files/${encodeURIComponent(name)}`);
