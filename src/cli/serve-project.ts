@@ -21,6 +21,7 @@ import type { WorkerPresence } from '../distributed/worker-presence.js';
 import { UsageError, type CliOut, type ServeOptions } from './cli-io.js';
 import { cliPlugins } from './cli-plugins.js';
 import { loadRegistry, reportProblems } from './project-context.js';
+import { configStamp, removeServeStamp, writeServeStamp } from './serve-stamp.js';
 import { prepareMcp, stopMcp } from './mcp-lifecycle.js';
 import { cliTelemetry, finishTelemetry } from './cli-telemetry.js';
 import { startChannels } from '../server/channel-host/start-channels.js';
@@ -84,6 +85,8 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
   const builtins = await cliPlugins(skillsDir, { shellTask: opts.env.RUNTRAIL_ENABLE_SHELL_TASK === '1' });
   const load = () => loadRegistry(opts.projectDir, { env: opts.env, plugins: builtins, skillsDir });
   let registry = await load();
+  // config.json as this server read it (a CLI beside it compares, see serve-stamp.ts)
+  let loadedConfig = configStamp(opts.projectDir, opts.env.HOME);
   // schedules and webhooks (croner, standardwebhooks) load with the server, not with every command
   const { projectTriggerProblems, projectTriggers } = await import('../triggers/project-triggers.js');
   const triggerProblems = () => projectTriggerProblems(registry);
@@ -156,16 +159,20 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
   const roots = [join(opts.projectDir, '.runtrail'), ...(opts.env.HOME ? [join(opts.env.HOME, '.runtrail')] : [])];
   const watcher = opts.watch
     ? watchProject(roots, async () => {
+        const stamp = configStamp(opts.projectDir, opts.env.HOME);
         const next = await load();
         registry = next;
+        loadedConfig = stamp;
         reportProblems(next, { ...io, env: opts.env, cwd: opts.projectDir }, false, triggerProblems());
         source.replace(next);
         await triggers.syncDeclared();
         io.stderr.write(`runtrail: definitions reloaded (${next.names().length} agents)\n`);
+        if (serverUrl) writeServeStamp(opts.dataDir, { pid: process.pid, url: serverUrl, config: loadedConfig });
       })
     : null;
   const stop = async (server: { close(): Promise<void> } | null) => {
     watcher?.close();
+    removeServeStamp(opts.dataDir);
     // schedules stop firing first; webhooks still owed are sent by the next start (they are on disk)
     await triggers.stop();
     // a worker stops claiming and lets its runs finish first; the API keeps streaming them meanwhile
@@ -209,6 +216,8 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
       ...(channels ? { channels } : {}),
     });
     serverUrl = server.url;
+    // what this server loaded, for the CLI beside it to compare config.json with (serve-stamp.ts)
+    writeServeStamp(opts.dataDir, { pid: process.pid, url: server.url, config: loadedConfig });
     const what = role === 'api' ? 'runtrail API node serving' : 'runtrail serving';
     return { url: server.url, describe: `${what} on ${server.url}${where}`, close: () => stop(server) };
   } catch (e) {

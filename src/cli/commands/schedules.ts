@@ -4,6 +4,7 @@
  * `run` starts the schedule's run now, in this process, and follows it as `runtrail run` does.
  */
 import { checkPluginInput } from '../../runtime/plugin-input.js';
+import { staleServerNotice } from '../serve-stamp.js';
 import { RunRequestError } from '../../runtime/run-request-error.js';
 import { clusterSettings } from '../../distributed/cluster-settings.js';
 import type { ScheduleView, TriggerHost } from '../../triggers/trigger-host.js';
@@ -51,7 +52,11 @@ export const schedulesCommand: CliCommand = {
     const ctx = await projectContext(values, deps);
     const host = await triggersOf(ctx, deps);
     try {
-      return await subcommand(sub as (typeof SUBCOMMANDS)[number], host, ctx, values, positionals, deps);
+      const code = await subcommand(sub as (typeof SUBCOMMANDS)[number], host, ctx, values, positionals, deps);
+      // a schedule a running server fires is fired with the settings that server loaded
+      const notice = sub === 'add' || sub === 'resume' ? staleServerNotice(ctx.dataDir, ctx.projectDir, deps.env.HOME) : null;
+      if (notice) deps.stderr.write(`runtrail: ${notice}\n`);
+      return code;
     } catch (e) {
       if (!(e instanceof RunRequestError)) throw e;
       // a refused schedule: each wrong field on its own line
