@@ -89,7 +89,15 @@ export function handOver(dir: string, owner: { uid: number; gid: number }): void
   } catch {
     return;
   }
-  if (st.isDirectory() && st.uid === 0) giveTree(dir, owner);
+  if (st.isDirectory() && st.uid === 0 && !shared(st)) giveTree(dir, owner);
+}
+
+/**
+ * A folder others share (sticky or writable by all, as /tmp): never handed over, nor walked into.
+ * The sandbox's user may write it already, and what lies in it is other people's.
+ */
+function shared(st: { mode: number }): boolean {
+  return (st.mode & 0o1002) !== 0;
 }
 
 /**
@@ -97,8 +105,13 @@ export function handOver(dir: string, owner: { uid: number; gid: number }): void
  * without following links, so a run swapping a folder for a link cannot aim this at a host file.
  */
 export function giveTree(dir: string, owner: { uid: number; gid: number }): void {
+  let device = -1;
   const walk = (fd: number, path: string) => {
-    if (fstatSync(fd).uid === 0) fchownSync(fd, owner.uid, owner.gid);
+    const st = fstatSync(fd);
+    // another file system mounted inside, or a shared folder: not the run's to take
+    if (device === -1) device = st.dev;
+    else if (st.dev !== device || shared(st)) return;
+    if (st.uid === 0) fchownSync(fd, owner.uid, owner.gid);
     for (const e of readdirSync(fdPath(fd), { withFileTypes: true })) {
       const child = join(path, e.name);
       if (e.name === '.git') continue;

@@ -13,7 +13,7 @@ import { launchSandboxed } from '../../src/sandbox/sandbox-launch.js';
 import { LAUNCH_ENV } from '../../src/sandbox/sandbox-launcher.js';
 import { resolveSandboxPolicy } from '../../src/sandbox/sandbox-policy.js';
 import { sandboxSupport } from '../../src/sandbox/sandbox-support.js';
-import { sandboxIdentity } from '../../src/sandbox/sandbox-user.js';
+import { handOver, sandboxIdentity, sandboxOwner } from '../../src/sandbox/sandbox-user.js';
 import { createExecTool } from '../../src/tools/exec-tool.js';
 import { ProcessRegistry } from '../../src/tools/process-registry.js';
 import { eventually, liveProcesses, marker } from '../tools/helpers.js';
@@ -152,6 +152,26 @@ describe('no host root inside', () => {
       }
     }, 5_000);
     expect(lstatSync(join(ws, 'made.txt')).uid).toBe(expectedHostUid());
+  });
+
+  it.runIf(process.getuid?.() === 0)('hands the run its own folder, never a shared one (/tmp-like) nor what is shared inside it', () => {
+    const owner = sandboxOwner()!;
+    const own = mkdtempSync(join(base, 'own-'));
+    const sharedInside = join(own, 'scratch');
+    execFileSync('mkdir', ['-p', join(sharedInside, 'x')]);
+    execFileSync('chmod', ['1777', sharedInside]);
+    writeFileSync(join(own, 'a.txt'), 'a');
+    const sharedTop = mkdtempSync(join(base, 'shared-'));
+    execFileSync('chmod', ['1777', sharedTop]);
+    writeFileSync(join(sharedTop, 'someone-elses.txt'), 'b');
+    handOver(own, owner);
+    handOver(sharedTop, owner);
+    expect(lstatSync(own).uid).toBe(owner.uid);
+    expect(lstatSync(join(own, 'a.txt')).uid).toBe(owner.uid);
+    expect(lstatSync(sharedInside).uid).toBe(0);
+    expect(lstatSync(join(sharedInside, 'x')).uid).toBe(0);
+    expect(lstatSync(sharedTop).uid).toBe(0);
+    expect(lstatSync(join(sharedTop, 'someone-elses.txt')).uid).toBe(0);
   });
 
   it.runIf(x64)("cannot write the kernel's settings (core_pattern, drop_caches, sysrq) nor see /sys; /proc/sys cannot be remounted", async () => {
