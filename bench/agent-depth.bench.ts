@@ -44,7 +44,7 @@ function agent(name: string, tools: () => AnyToolDefinition[], turn: (s: Procedu
 
 async function compaction(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-compact-'));
-  const service = new RunService({ dataDir: dir, plugins: builtinPlugins(), inputRoots: 'any', env: {}, processRegistry: null });
+  const service = new RunService({ dataDir: dir, agents: builtinPlugins(), inputRoots: 'any', env: {}, processRegistry: null });
   const csv = join(runtrailPackageRoot(), 'examples', 'feedback.csv');
   const once = async (limits: Record<string, number>) => {
     const t = performance.now();
@@ -94,7 +94,7 @@ async function subagentOverhead(): Promise<void> {
     (s) => (toolResults(s.messages).length === 0 ? { toolCalls: [{ name: 'run_agent', args: { agent: 'child', goal: 'go' } }] } : { text: 'ok' }),
     ['child'],
   );
-  const service = new RunService({ dataDir: dir, plugins: [parent, child], env: {}, processRegistry: null });
+  const service = new RunService({ dataDir: dir, agents: [parent, child], env: {}, processRegistry: null });
   try {
     const gaps: number[] = [];
     const total: number[] = [];
@@ -140,7 +140,7 @@ async function parallelTools(): Promise<void> {
       (s) =>
         toolResults(s.messages).length === 0 ? { toolCalls: Array.from({ length: n }, (_, i) => ({ name: 'slow_read', args: { n: i } })) } : { text: 'ok' },
     );
-  const service = new RunService({ dataDir: dir, plugins: [calls(1), calls(4)], env: {}, processRegistry: null });
+  const service = new RunService({ dataDir: dir, agents: [calls(1), calls(4)], env: {}, processRegistry: null });
   try {
     const turnMs = async (plugin: string) => {
       const r = await service.create({ plugin, input: {} });

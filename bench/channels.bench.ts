@@ -56,13 +56,13 @@ async function runtrail(tg: FakeTelegram, turns: unknown[]) {
     builtinChannels: [...BUILTIN_CHANNELS],
     env: { BENCH_TG: tg.token },
   });
-  const service = new RunService({ dataDir: join(dir, '.runtrail'), pluginSource: registry, env: {}, cwd: dir, processRegistry: null, concurrency: 8 });
+  const service = new RunService({ dataDir: join(dir, '.runtrail'), agentSource: registry, env: {}, cwd: dir, processRegistry: null, concurrency: 8 });
   await service.init();
   const host = new ChannelHost({
     service,
     channels: [...registry.channels.values()],
     dataDir: join(dir, '.runtrail'),
-    plugins: () => registry.list(),
+    agents: () => registry.list(),
     log: () => undefined,
   });
   host.start();

@@ -85,7 +85,7 @@ async function benchCheckpointCost(dir: string): Promise<void> {
   project(dir);
   const registry = await ExtensionRegistry.load({ projectDir: dir, builtins: [], builtinSkillsDir: join(dir, 'none') });
   if (registry.problems.length) throw new Error(registry.problems.map((p) => p.message).join('; '));
-  const service = new RunService({ dataDir: join(dir, 'data'), pluginSource: registry, env: {}, cwd: dir, processRegistry: null, concurrency: 1 });
+  const service = new RunService({ dataDir: join(dir, 'data'), agentSource: registry, env: {}, cwd: dir, processRegistry: null, concurrency: 1 });
   /** Wall time of one run, and the CPU time this process spent on it (the thread pool's included):
    *  the other helpers' load weighs on the first far more than on the second. */
   const once = async (agent: string): Promise<{ ms: number; cpuMs: number }> => {
@@ -201,7 +201,7 @@ async function benchRestart(dir: string, before: number): Promise<void> {
     const size = statSync(file).size;
     const registry = await ExtensionRegistry.load({ projectDir: dir, builtins: [], builtinSkillsDir: join(dir, 'none') });
     const t = performance.now();
-    const service = new RunService({ dataDir: data, pluginSource: registry, env: {}, cwd: dir, processRegistry: null, resumeOnStart: true });
+    const service = new RunService({ dataDir: data, agentSource: registry, env: {}, cwd: dir, processRegistry: null, resumeOnStart: true });
     await service.init();
     while (statSync(file).size === size) await new Promise((res) => setImmediate(res));
     restarts.push(performance.now() - t);

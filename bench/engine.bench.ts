@@ -69,7 +69,7 @@ async function benchRuns(dir: string): Promise<void> {
     parse(readFileSync(csv), { columns: true, bom: true, skip_empty_lines: true });
     parseMs.push(performance.now() - t);
   }
-  const service = new RunService({ dataDir: join(dir, 'data'), plugins: [createFeedbackLensPlugin()], inputRoots: 'any', concurrency: 1, env: {} });
+  const service = new RunService({ dataDir: join(dir, 'data'), agents: [createFeedbackLensPlugin()], inputRoots: 'any', concurrency: 1, env: {} });
   const wall: number[] = [];
   const runtimeShare: number[] = [];
   let failed = 0;

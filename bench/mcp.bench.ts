@@ -149,7 +149,7 @@ class Bench {
     if (errors.length) throw new Error(`bench project: ${JSON.stringify(errors)}`);
     this.service = new RunService({
       dataDir: join(this.dir, 'data'),
-      pluginSource: registry,
+      agentSource: registry,
       skillDirs: registry.skillDirs,
       inputRoots: 'any',
       env: {},

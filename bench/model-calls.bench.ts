@@ -55,7 +55,7 @@ async function recordingCost(turns: number, rounds: number): Promise<void> {
   const off = agent('unrecorded', false, turns);
   const service = new RunService({
     dataDir: dir,
-    plugins: [on, off],
+    agents: [on, off],
     inputRoots: 'any',
     env: {},
     processRegistry: null,
@@ -107,7 +107,7 @@ async function pageTime(turns: number): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-calls-page-'));
   const service = new RunService({
     dataDir: dir,
-    plugins: [agent('recorded', true, turns)],
+    agents: [agent('recorded', true, turns)],
     inputRoots: 'any',
     env: {},
     processRegistry: null,

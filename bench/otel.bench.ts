@@ -188,7 +188,7 @@ async function benchEngine(endpoint: string, dir: string): Promise<void> {
     services[mode] = {
       service: new RunService({
         dataDir: join(dir, `data-${mode}`),
-        plugins: [createFeedbackLensPlugin()],
+        agents: [createFeedbackLensPlugin()],
         inputRoots: 'any',
         concurrency: 1,
         env: {},

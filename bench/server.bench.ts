@@ -59,7 +59,7 @@ async function childRuntrail(dataDir: string): Promise<void> {
   // as a real server has (a provider key, a database password): every event and file is masked against them
   for (const secret of ['sk-proj-AbCdEfGhIjKlMnOpQrStUvWx1234', 'correct horse battery staple']) registerSecret(secret, 'bench');
   const plugin = createTextOnlyPlugin({ name: 'talk', description: 'streams', inputSchema: z.object({}).passthrough() });
-  const service = new RunService({ dataDir, plugins: [plugin], env: {}, concurrency: RUNS, maxQueue: 1000, providerResolver: () => new StampedScriptModel() });
+  const service = new RunService({ dataDir, agents: [plugin], env: {}, concurrency: RUNS, maxQueue: 1000, providerResolver: () => new StampedScriptModel() });
   // 500 clients from one address: the per-address caps (64) are lifted, as an operator behind a proxy would
   const limits = { maxConnectionsPerClient: 1000, maxStreamsPerClient: 1000 };
   const s = await startServer({ service, port: 0, dataDir, env: {}, maxClientQueueBytes: 4 * 1024 * 1024, http: limits });

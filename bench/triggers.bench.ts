@@ -52,7 +52,7 @@ function stack(dataDir: string, config: TriggerConfig, concurrency: number): { s
   const triggers = new TriggerHost({ dataDir, agents: () => ['talk'], config: () => config });
   const service = new RunService({
     dataDir,
-    plugins: [plugin],
+    agents: [plugin],
     env: {},
     providerResolver: () => new InstantModel(),
     observers: [triggers.observer],

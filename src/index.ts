@@ -98,7 +98,8 @@ export * from './runtime/storage/run-manifest.js';
 export * from './runtime/run/system-prompt.js';
 export * from './runtime/create-run-request.js';
 export { executeRun, type NoticeSource, type EngineDeps } from './runtime/run/run-engine.js';
-export { writeTrace, TRACE_FILE } from './runtime/storage/trace-file.js';
+export { writeTrace } from './runtime/storage/trace-file.js';
+export { RUN_FILES } from './runtime/storage/run-files.js';
 export type { PublishFn } from './runtime/run-publisher.js';
 // skills: skill.json + SKILL.md loader
 export * from './skills/skill-manifest.js';

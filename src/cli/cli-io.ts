@@ -8,9 +8,9 @@ export interface CliOut extends TerminalStream {
 }
 
 export interface CliDeps {
-  // builtin plugins of many input types
+  // builtin agents of many input types
   // biome-ignore lint/suspicious/noExplicitAny: values of many types share this type, each checks its own (see the comment above)
-  plugins: Agent<any>[]; // any: each plugin validates its own input
+  agents: Agent<any>[]; // any: each agent validates its own input
   stdout: CliOut;
   stderr: CliOut;
   env: Record<string, string | undefined>;

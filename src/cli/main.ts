@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/** `runtrail` entry: wires the real process (stdio, env, Ctrl-C, plugins, server) into runCli. */
+/** `runtrail` entry: wires the real process (stdio, env, Ctrl-C, agents, server) into runCli. */
 import { createInterface } from 'node:readline/promises';
 import { EXIT, type CliDeps } from './cli-io.js';
 import { defaultSkillsDir } from '../runtime/package-root.js';
@@ -17,9 +17,9 @@ const stdout = process.stdout;
 const stderr = safeOut(process.stderr);
 
 async function main(): Promise<number> {
-  const plugins = await cliPlugins(defaultSkillsDir(), { shellTask: true });
+  const agents = await cliPlugins(defaultSkillsDir(), { shellTask: true });
   const deps: CliDeps = {
-    plugins,
+    agents,
     stdout,
     stderr: process.stderr,
     env: process.env,

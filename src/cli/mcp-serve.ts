@@ -21,7 +21,7 @@ const VERSION = '0.1.0';
 export function mcpRunService(ctx: ProjectContext, deps: CliDeps): RunService {
   return new RunService({
     dataDir: ctx.dataDir,
-    pluginSource: ctx.registry,
+    agentSource: ctx.registry,
     skillDirs: ctx.registry.skillDirs,
     defaults: () => ctx.registry.config,
     inputRoots: 'any',

@@ -47,11 +47,11 @@ export function dataDirOf(values: Values, deps: Pick<CliDeps, 'cwd' | 'env'>, pr
   return fromEnv ? resolve(deps.cwd, fromEnv) : resolve(projectDir, '.runtrail');
 }
 
-export function loadRegistry(projectDir: string, deps: Pick<CliDeps, 'env' | 'plugins' | 'skillsDir'>): Promise<ExtensionRegistry> {
+export function loadRegistry(projectDir: string, deps: Pick<CliDeps, 'env' | 'agents' | 'skillsDir'>): Promise<ExtensionRegistry> {
   return ExtensionRegistry.load({
     projectDir,
     ...(deps.env.HOME ? { homeDir: deps.env.HOME } : {}),
-    builtins: deps.plugins,
+    builtins: deps.agents,
     builtinSkillsDir: deps.skillsDir ?? defaultSkillsDir(),
     builtinChannels: [...BUILTIN_CHANNELS],
     env: deps.env,
@@ -100,7 +100,7 @@ export async function projectContext(values: Values, deps: CliDeps, o: { startsR
 export function serviceFor(ctx: ProjectContext, deps: CliDeps, observers: RunObserver[] = []): RunService {
   return new RunService({
     dataDir: ctx.dataDir,
-    pluginSource: ctx.registry,
+    agentSource: ctx.registry,
     skillDirs: ctx.registry.skillDirs,
     defaults: () => ctx.registry.config,
     inputRoots: 'any',

@@ -83,7 +83,7 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
   const skillsDir = opts.skillsDir ?? defaultSkillsDir();
   // shell_task hands whoever reaches the API a shell: offered only when asked for
   const builtins = await cliPlugins(skillsDir, { shellTask: opts.env.RUNTRAIL_ENABLE_SHELL_TASK === '1' });
-  const load = () => loadRegistry(opts.projectDir, { env: opts.env, plugins: builtins, skillsDir });
+  const load = () => loadRegistry(opts.projectDir, { env: opts.env, agents: builtins, skillsDir });
   let registry = await load();
   // config.json as this server read it (a CLI beside it compares, see serve-stamp.ts)
   let loadedConfig = configStamp(opts.projectDir, opts.env.HOME);
@@ -140,7 +140,7 @@ export async function serveProject(opts: ServeOptions, io: { stderr: CliOut }): 
   });
   const service = new RunService({
     dataDir: opts.dataDir,
-    pluginSource: source,
+    agentSource: source,
     skillDirs: registry.skillDirs,
     defaults: () => registry.config,
     skillsDir,

@@ -1,20 +1,20 @@
 /** The agents a RunService serves, by name. */
 import type { Agent } from './agent.js';
 
-// plugins of many input types live side by side; each validates its own input with inputSchema
+// agents of many input types live side by side; each validates its own input with inputSchema
 // biome-ignore lint/suspicious/noExplicitAny: values of many types share this type, each checks its own (see the comment above)
-export type AnyBusinessPlugin = Agent<any>; // any: see above
+export type AnyAgent = Agent<any>; // any: see above
 
-/** Where a RunService finds plugins by name: a fixed registry, or one the extension registry refreshes. */
+/** Where a RunService finds agents by name: a fixed registry, or one the extension registry refreshes. */
 export interface AgentSource {
-  get(name: string): AnyBusinessPlugin | undefined;
+  get(name: string): AnyAgent | undefined;
   names(): string[];
-  list(): AnyBusinessPlugin[];
+  list(): AnyAgent[];
   /** Why an agent of this name is defined but not loaded (`.runtrail/agents/x.md failed to load: …`). */
   unavailable?(name: string): string | undefined;
 }
 
-/** A source whose plugins can be replaced while the service runs (`serve --watch`): the next run sees them. */
+/** A source whose agents can be replaced while the service runs (`serve --watch`): the next run sees them. */
 export class LiveAgentSource implements AgentSource {
   constructor(private current: AgentSource) {}
 
@@ -22,7 +22,7 @@ export class LiveAgentSource implements AgentSource {
     this.current = next;
   }
 
-  get(name: string): AnyBusinessPlugin | undefined {
+  get(name: string): AnyAgent | undefined {
     return this.current.get(name);
   }
 
@@ -30,7 +30,7 @@ export class LiveAgentSource implements AgentSource {
     return this.current.names();
   }
 
-  list(): AnyBusinessPlugin[] {
+  list(): AnyAgent[] {
     return this.current.list();
   }
 
@@ -40,20 +40,20 @@ export class LiveAgentSource implements AgentSource {
 }
 
 export class AgentRegistry implements AgentSource {
-  private readonly byName = new Map<string, AnyBusinessPlugin>();
+  private readonly byName = new Map<string, AnyAgent>();
 
-  constructor(plugins: AnyBusinessPlugin[] = []) {
-    for (const p of plugins) this.register(p);
+  constructor(agents: AnyAgent[] = []) {
+    for (const a of agents) this.register(a);
   }
 
-  /** Throws on a nameless plugin or a name registered twice. */
-  register(plugin: AnyBusinessPlugin): void {
-    if (!plugin || typeof plugin.name !== 'string' || !plugin.name) throw new TypeError('AgentRegistry.register: a plugin needs a name');
-    if (this.byName.has(plugin.name)) throw new TypeError(`AgentRegistry.register: plugin "${plugin.name}" is already registered`);
-    this.byName.set(plugin.name, plugin);
+  /** Throws on a nameless agent or a name registered twice. */
+  register(agent: AnyAgent): void {
+    if (!agent || typeof agent.name !== 'string' || !agent.name) throw new TypeError('AgentRegistry.register: an agent needs a name');
+    if (this.byName.has(agent.name)) throw new TypeError(`AgentRegistry.register: agent "${agent.name}" is already registered`);
+    this.byName.set(agent.name, agent);
   }
 
-  get(name: string): AnyBusinessPlugin | undefined {
+  get(name: string): AnyAgent | undefined {
     return this.byName.get(name);
   }
 
@@ -61,7 +61,7 @@ export class AgentRegistry implements AgentSource {
     return [...this.byName.keys()].sort();
   }
 
-  list(): AnyBusinessPlugin[] {
+  list(): AnyAgent[] {
     return this.names().map((n) => this.byName.get(n)!);
   }
 }

@@ -188,6 +188,6 @@ export interface RunServiceApi {
   /** The folders skills are loaded from, when the service knows them. */
   readonly skillDirs?: readonly string[];
   /** The agents it serves, by name (asked again each time: a watched project replaces them). */
-  pluginNames?(): string[];
-  getPlugin?(name: string): Agent | undefined;
+  agentNames?(): string[];
+  getAgent?(name: string): Agent | undefined;
 }

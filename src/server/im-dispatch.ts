@@ -21,8 +21,8 @@ export interface ImMessage {
 }
 
 export interface ImDispatchOptions {
-  /** The agents now (they can change under `serve --watch`). */
-  plugins: () => PluginInfo[];
+  /** What each agent takes, now (they can change under `serve --watch`). */
+  catalog: () => PluginInfo[];
   /** The agent plain text goes to. */
   chatPlugin: string;
   /** The agents this front door may start; absent: every agent. */
@@ -120,7 +120,7 @@ export async function dispatchImMessage(service: RunServiceApi, msg: ImMessage, 
       let unusedFiles: string[] = [];
       if (cmd.kind === 'run') {
         if (opts.agents && !opts.agents.includes(cmd.plugin)) return notAllowed(cmd.plugin, opts.agents);
-        const info = opts.plugins().find((p) => p.name === cmd.plugin);
+        const info = opts.catalog().find((p) => p.name === cmd.plugin);
         const filled = withFiles(coerceInput(cmd.input, info ? propertyTypes(info) : {}), info, msg.files);
         unusedFiles = filled.unused;
         req = { plugin: cmd.plugin, input: filled.input, conversation_id, ...(cmd.goal ? { goal: cmd.goal } : {}) };
@@ -138,14 +138,14 @@ export async function dispatchImMessage(service: RunServiceApi, msg: ImMessage, 
           }
         }
         if (opts.agents && !opts.agents.includes(opts.chatPlugin)) return notAllowed(opts.chatPlugin, opts.agents);
-        const info = opts.plugins().find((p) => p.name === opts.chatPlugin);
+        const info = opts.catalog().find((p) => p.name === opts.chatPlugin);
         const filled = withFiles({}, info, msg.files);
         unusedFiles = filled.unused;
         req = { plugin: opts.chatPlugin, input: filled.input, goal: cmd.text || (info?.defaultGoal ?? ''), conversation_id };
       }
       if (unusedFiles.length) {
         const name = String(req.plugin);
-        const takers = opts.plugins().filter((p) => p.fileInputs.length && (!opts.agents || opts.agents.includes(p.name)));
+        const takers = opts.catalog().filter((p) => p.fileInputs.length && (!opts.agents || opts.agents.includes(p.name)));
         const offer = takers.length ? ` Agents that take files: ${takers.map((p) => `${p.name} (${p.fileInputs.join(', ')})`).join('; ')}.` : '';
         return answer(`${name} has no file input left for ${unusedFiles.join(', ')}; nothing was started.${offer}`, { error: 'unused_files' });
       }

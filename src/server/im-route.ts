@@ -24,8 +24,8 @@ export interface ImOptions {
   limit: number;
   /** how long to wait for a run before answering "still running" */
   waitMs: number;
-  /** The service's plugins now (they can change under `serve --watch`). */
-  plugins: () => PluginInfo[];
+  /** What each of the service's agents takes, now (they can change under `serve --watch`). */
+  catalog: () => PluginInfo[];
   chatPlugin: string;
 }
 
@@ -47,7 +47,7 @@ export function registerImRoute(app: FastifyInstance, service: RunServiceApi, op
       service,
       { conversationId: conversation_id, text },
       {
-        plugins: opts.plugins,
+        catalog: opts.catalog,
         chatPlugin: opts.chatPlugin,
         createRun: (req) => service.create(req, { claw: 'im', fromNetwork: true }),
       },

@@ -47,8 +47,8 @@ export function runLinks(runId: string): Record<string, string> {
 
 export interface RunRouteOptions {
   dataDir: string;
-  /** The service's plugins now (they can change under `serve --watch`). */
-  plugins: () => Agent[];
+  /** The service's agents now (they can change under `serve --watch`). */
+  agents: () => Agent[];
   inputRoots: string[] | 'any';
   /** `script:<file>` reads a file of the server's disk; off over HTTP unless asked for. */
   allowScriptModel: boolean;
@@ -119,7 +119,7 @@ export async function createRunOverHttp(
   if (!opts.allowScriptModel && isScriptModel(b.model)) {
     throw invalidBody([{ path: 'model', message: 'the script model reads files on the server and is not allowed over HTTP; use the CLI' }]);
   }
-  const plugin = opts.plugins().find((p) => p.name === b.plugin);
+  const plugin = opts.agents().find((p) => p.name === b.plugin);
   if (plugin) {
     const issues = fileInputIssues(b.input, plugin.fileInputs, opts.inputRoots);
     if (issues.length) throw new HttpError(400, 'input_outside_roots', `${issues[0].path}: ${issues[0].message}`, { issues });

@@ -18,7 +18,7 @@ import { ServerConfigError } from './server-config-error.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from './default-address.js';
 import { ConnectionCaps, HTTP_LIMIT_DEFAULTS, SlowBodyGuard, type HttpLimits } from './http-limits.js';
 import { isLoopbackHost, listenRefusal } from './listen-guard.js';
-import { packageRoot } from './package-root.js';
+import { runtrailPackageRoot } from '../runtime/package-root.js';
 import { pluginInfo } from './plugin-catalog.js';
 import { prometheusText } from './prometheus-text.js';
 import { registerImRoute } from './im-route.js';
@@ -57,8 +57,8 @@ export interface ServerOptions {
   /** The built web page; default <package>/web/dist. */
   webDir?: string;
   skillsDir?: string;
-  /** The plugins the service runs, for GET /api/plugins, the IM endpoint and input-root checks. */
-  plugins?: Agent[];
+  /** The agents the service runs, for GET /api/plugins, the IM endpoint and input-root checks. */
+  agents?: Agent[];
   /** true/false, or a pino logger. Default false. */
   logger?: boolean | FastifyBaseLogger;
   bodyLimit?: number;
@@ -156,9 +156,9 @@ function requestForLog(req: { method?: string; url?: string; host?: string; ip?:
 const PAGE_CSP =
   "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
-/** RunService exposes pluginNames()/getPlugin(); any other RunServiceApi gives none unless passed. */
-function pluginsOf(service: RunServiceApi): Agent[] {
-  return service.pluginNames?.().flatMap((n) => service.getPlugin?.(n) ?? []) ?? [];
+/** RunService exposes agentNames()/getAgent(); any other RunServiceApi gives none unless passed. */
+function agentsOf(service: RunServiceApi): Agent[] {
+  return service.agentNames?.().flatMap((n) => service.getAgent?.(n) ?? []) ?? [];
 }
 
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
@@ -174,12 +174,12 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   const dataDir = resolve(opts.dataDir ?? opts.service.dataDir ?? (env.RUNTRAIL_DATA_DIR?.trim() || '.runtrail'));
   const uploadDir = join(dataDir, 'uploads');
   const inputRoots = opts.inputRoots ?? [uploadDir];
-  const root = packageRoot();
+  const root = runtrailPackageRoot();
   const webDir = opts.webDir ?? join(root, 'web', 'dist');
   const skillsDir = opts.skillsDir ?? join(root, 'skills');
-  // asked at each request: `serve --watch` replaces the service's plugins while it runs
-  const plugins = () => opts.plugins ?? pluginsOf(opts.service);
-  const infos = () => plugins().map(pluginInfo);
+  // asked at each request: `serve --watch` replaces the service's agents while it runs
+  const agents = () => opts.agents ?? agentsOf(opts.service);
+  const infos = () => agents().map(pluginInfo);
   const skillDirs = opts.service.skillDirs ? [...opts.service.skillDirs] : [skillsDir];
   const counters = newStreamCounters();
   const service = opts.service;
@@ -270,7 +270,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   registerChannelRoutes(app, opts.channels);
   const triggers = opts.triggers;
   const checkWebhook = triggers ? { checkWebhook: (raw: unknown) => triggers.checkWebhook(raw) } : {};
-  registerRunRoutes(app, service, tenancy, { dataDir, plugins, inputRoots, allowScriptModel: opts.allowScriptModel ?? false, ...checkWebhook });
+  registerRunRoutes(app, service, tenancy, { dataDir, agents, inputRoots, allowScriptModel: opts.allowScriptModel ?? false, ...checkWebhook });
   if (triggers) registerTriggerRoutes(app, service, triggers);
   const streamOpts = {
     pingMs: opts.pingMs ?? 15_000,
@@ -286,7 +286,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   registerModelCallsRoute(app, service, { dataDir });
   // the AI SDK's useChat protocol (UI message stream v1)
   registerChatRoutes(app, service, {
-    run: { dataDir, plugins, inputRoots, allowScriptModel: opts.allowScriptModel ?? false, ...checkWebhook },
+    run: { dataDir, agents, inputRoots, allowScriptModel: opts.allowScriptModel ?? false, ...checkWebhook },
     stream: streamOpts,
     counters,
     defaultPlugin: opts.chatPlugin ?? 'chat',
@@ -307,7 +307,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   registerImRoute(app, service, {
     limit: opts.imMessageLimit ?? 4000,
     waitMs: opts.imWaitMs ?? 120_000,
-    plugins: infos,
+    catalog: infos,
     chatPlugin: opts.chatPlugin ?? 'chat',
   });
 

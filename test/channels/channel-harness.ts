@@ -39,14 +39,14 @@ export async function startHarness(p: ProjectFixture, env: Record<string, string
     builtinChannels: [...BUILTIN_CHANNELS],
     env,
   });
-  const service = new RunService({ dataDir, pluginSource: registry, env: {}, cwd: p.dir, processRegistry: null });
+  const service = new RunService({ dataDir, agentSource: registry, env: {}, cwd: p.dir, processRegistry: null });
   await service.init();
   const logs: string[] = [];
   const host = new ChannelHost({
     service,
     channels: [...registry.channels.values()],
     dataDir,
-    plugins: () => registry.list(),
+    agents: () => registry.list(),
     log: (line) => logs.push(line),
     restart: { baseMs: 100, capMs: 1000 },
   });

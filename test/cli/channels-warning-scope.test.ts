@@ -35,7 +35,7 @@ afterEach(() => {
 async function cli(args: string[], cwd = dir) {
   const stdout = new Sink();
   const stderr = new Sink();
-  const deps: CliDeps = { plugins: [createChatPlugin()], stdout, stderr, env: { HOME: elsewhere, PATH: '/usr/bin:/bin' }, cwd };
+  const deps: CliDeps = { agents: [createChatPlugin()], stdout, stderr, env: { HOME: elsewhere, PATH: '/usr/bin:/bin' }, cwd };
   const code = await runCli(args, deps);
   return { code, out: stdout.text, err: stderr.text };
 }

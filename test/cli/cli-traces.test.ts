@@ -97,7 +97,7 @@ describe.skipIf(!BUILT)('runtrail run with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
       const { cliPlugins } = await import(${JSON.stringify(join(ROOT, 'dist/src/cli/cli-plugins.js'))});
       const { defaultSkillsDir } = await import(${JSON.stringify(join(ROOT, 'dist/src/runtime/package-root.js'))});
       const quiet = { write: () => true };
-      const code = await runCli(${JSON.stringify([...CHAT, '--data-dir', join(dir, 'data')])}, { plugins: await cliPlugins(defaultSkillsDir(), {}), stdout: quiet, stderr: quiet, env: { HOME: ${JSON.stringify(dir)}${endpoint ? `, OTEL_EXPORTER_OTLP_ENDPOINT: ${JSON.stringify(endpoint)}` : ''} }, cwd: ${JSON.stringify(dir)} });
+      const code = await runCli(${JSON.stringify([...CHAT, '--data-dir', join(dir, 'data')])}, { agents: await cliPlugins(defaultSkillsDir(), {}), stdout: quiet, stderr: quiet, env: { HOME: ${JSON.stringify(dir)}${endpoint ? `, OTEL_EXPORTER_OTLP_ENDPOINT: ${JSON.stringify(endpoint)}` : ''} }, cwd: ${JSON.stringify(dir)} });
       const pkgs = Object.keys(createRequire(import.meta.url).cache).flatMap((k) => (k.match(/node_modules\\/(@opentelemetry\\/[^/]+)/) ?? []).slice(1));
       console.log(JSON.stringify({ code, pkgs: [...new Set(pkgs)] }));`;
     const off = JSON.parse((await run([], {}, probe(''))).out) as { code: number; pkgs: string[] };

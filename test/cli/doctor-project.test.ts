@@ -39,7 +39,7 @@ function project(files: Record<string, string>): string {
 async function doctor(args: string[], env: Record<string, string>) {
   const stdout = new Sink();
   const stderr = new Sink();
-  const deps: CliDeps = { plugins: [], stdout, stderr, env: { HOME: join(dir, 'home'), ...env }, cwd: dir };
+  const deps: CliDeps = { agents: [], stdout, stderr, env: { HOME: join(dir, 'home'), ...env }, cwd: dir };
   const code = await runCli(['doctor', ...args], deps);
   return { code, out: stdout.text, err: stderr.text };
 }

@@ -42,7 +42,7 @@ function cli(args: string[]) {
   const stdout = new Sink();
   const stderr = new Sink();
   const deps: CliDeps = {
-    plugins: [{ ...createFeedbackLensPlugin(), defaultSkill: null }],
+    agents: [{ ...createFeedbackLensPlugin(), defaultSkill: null }],
     stdout,
     stderr,
     env: { HOME: dir, PATH: '/usr/bin:/bin' },
@@ -79,7 +79,7 @@ describe('a non-text file as the feedback CSV', () => {
 
   it('API: an uploaded PNG given as csv_path is a 400 naming it, and no run is made', async () => {
     const dataDir = join(dir, 'data');
-    service = new RunService({ dataDir, plugins: [{ ...createFeedbackLensPlugin(), defaultSkill: null }], env: {} });
+    service = new RunService({ dataDir, agents: [{ ...createFeedbackLensPlugin(), defaultSkill: null }], env: {} });
     server = await startServer({ service, port: 0, dataDir, env: {} });
     const fd = new FormData();
     fd.append('file', new Blob([PNG]), 'chart.png');

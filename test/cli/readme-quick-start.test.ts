@@ -49,7 +49,7 @@ describe('the README quick start: npm start, then npm test', () => {
   it('start leaves its run in .runtrail/runs, says what to do next, and biome check . still passes', async () => {
     const stdout = new Sink();
     const stderr = new Sink();
-    const deps: CliDeps = { plugins: builtinPlugins(), stdout, stderr, env: { HOME: base, PATH: '/usr/bin:/bin' }, cwd: checkout };
+    const deps: CliDeps = { agents: builtinPlugins(), stdout, stderr, env: { HOME: base, PATH: '/usr/bin:/bin' }, cwd: checkout };
     expect(await runCli(['start'], deps), stderr.text).toBe(0);
 
     const runs = readdirSync(join(checkout, '.runtrail', 'runs')).filter((n) => n.startsWith('run_'));

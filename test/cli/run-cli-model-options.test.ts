@@ -27,7 +27,7 @@ function deps(turns: FakeTurn[] = goodTurns()) {
   const stderr = new Sink();
   const requests: ModelRequest[] = [];
   const d: CliDeps = {
-    plugins: [notesPlugin()],
+    agents: [notesPlugin()],
     stdout,
     stderr,
     env: { RUNTRAIL_DATA_DIR: env.dataDir },

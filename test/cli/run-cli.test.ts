@@ -26,7 +26,7 @@ function deps(turns: FakeTurn[] | (() => FakeTurn[]) = goodTurns(), extra: Parti
   const stdout = new Sink();
   const stderr = new Sink();
   const d: CliDeps = {
-    plugins: [notesPlugin()],
+    agents: [notesPlugin()],
     stdout,
     stderr,
     env: { RUNTRAIL_DATA_DIR: env.dataDir },
@@ -110,7 +110,7 @@ describe('runtrail run', () => {
     const { z } = await import('zod');
     plugin.inputSchema = z.strictObject({ notes_path: z.string(), title: z.string().optional(), max: z.number().int().optional() }) as never;
     writeFileSync(join(env.dir, 'in.json'), JSON.stringify({ notes_path: env.notesPath }));
-    const { d } = deps(goodTurns(), { plugins: [plugin] });
+    const { d } = deps(goodTurns(), { agents: [plugin] });
     expect(await runCli(['run', 'notes', '--input-json', '@in.json', '--input', 'max=7', '--input', 'title=42', '--json'], d)).toBe(0);
     const runs = deps();
     await runCli(['runs', '--json'], runs.d);
@@ -163,7 +163,7 @@ describe('runtrail serve', () => {
 describe('runtrail start', () => {
   it('runs feedbacklens on the bundled example with the offline model and prints the artifacts', async () => {
     const { builtinPlugins } = await import('../../src/plugins/builtin-plugins.js');
-    const { d, stdout } = deps([], { plugins: builtinPlugins(), providerResolver: undefined, skillsDir: undefined });
+    const { d, stdout } = deps([], { agents: builtinPlugins(), providerResolver: undefined, skillsDir: undefined });
     expect(await runCli(['start'], d)).toBe(0);
     expect(stdout.text).toContain('model offline:');
     for (const f of ['feedback_analysis.json', 'product_backlog.json', 'insight_report.md']) expect(stdout.text).toContain(join('artifacts', f));
@@ -171,7 +171,7 @@ describe('runtrail start', () => {
 
   it('says so when the example data is missing', async () => {
     const { builtinPlugins } = await import('../../src/plugins/builtin-plugins.js');
-    const { d, stderr } = deps([], { plugins: builtinPlugins(), exampleCsv: join(env.dir, 'none.csv') });
+    const { d, stderr } = deps([], { agents: builtinPlugins(), exampleCsv: join(env.dir, 'none.csv') });
     expect(await runCli(['start'], d)).toBe(2);
     expect(stderr.text).toContain('example data not found');
   });

@@ -24,7 +24,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 async function firstLine(args: string[]): Promise<string> {
   const stdout = new Sink();
-  const deps: CliDeps = { plugins: [createChatPlugin()], stdout, stderr: new Sink(), env: { HOME: dir, PATH: '/usr/bin:/bin' }, cwd: dir };
+  const deps: CliDeps = { agents: [createChatPlugin()], stdout, stderr: new Sink(), env: { HOME: dir, PATH: '/usr/bin:/bin' }, cwd: dir };
   await runCli(args, deps);
   return stdout.text.split('\n')[0];
 }

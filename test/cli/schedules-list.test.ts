@@ -49,7 +49,7 @@ describe('schedules list shows failures', () => {
 
     const stdout = new Sink();
     const stderr = new Sink();
-    const deps: CliDeps = { plugins: [talkPlugin()], stdout, stderr, env: { PATH: '/usr/bin:/bin' }, cwd: stack.dataDir };
+    const deps: CliDeps = { agents: [talkPlugin()], stdout, stderr, env: { PATH: '/usr/bin:/bin' }, cwd: stack.dataDir };
     expect(await runCli(['schedules', 'list', '--data-dir', stack.dataDir], deps), stderr.text).toBe(0);
     const lines = stdout.text.split('\n');
     expect(lines[0]).toContain(`${id}  talk  every 1h  backing off until`);

@@ -41,7 +41,7 @@ const config = (allow: string) => writeFileSync(join(dir, '.runtrail', 'config.j
 
 async function addSchedule(): Promise<{ code: number; err: string }> {
   const stderr = new Sink();
-  const deps: CliDeps = { plugins: [createChatPlugin()], stdout: new Sink(), stderr, env: { HOME: home, PATH: '/usr/bin:/bin' }, cwd: dir };
+  const deps: CliDeps = { agents: [createChatPlugin()], stdout: new Sink(), stderr, env: { HOME: home, PATH: '/usr/bin:/bin' }, cwd: dir };
   const code = await runCli(['schedules', 'add', 'chat', '--every', '1h', '--goal', 'hello'], deps);
   return { code, err: stderr.text };
 }

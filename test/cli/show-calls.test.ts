@@ -26,7 +26,7 @@ function deps(plugins = [notesPlugin()]) {
   const stdout = new Sink();
   const stderr = new Sink();
   const d: CliDeps = {
-    plugins,
+    agents: plugins,
     stdout,
     stderr,
     env: { RUNTRAIL_DATA_DIR: env.dataDir },

@@ -28,7 +28,7 @@ async function cli(...args: string[]): Promise<{ code: number; out: string; err:
   let err = '';
   const stream = (add: (s: string) => void) => ({ write: (s: string) => (add(s), true), isTTY: false, columns: 100 });
   const code = await runCli([...args, '--data-dir', dir], {
-    plugins: [],
+    agents: [],
     stdout: stream((s) => (out += s)),
     stderr: stream((s) => (err += s)),
     env: { HOME: home },

@@ -56,7 +56,7 @@ function deps(): { d: CliDeps; stdout: TtySink; stderr: TtySink } {
   const stdout = new TtySink();
   const stderr = new TtySink();
   const d: CliDeps = {
-    plugins: [notesPlugin()],
+    agents: [notesPlugin()],
     stdout,
     stderr,
     env: { RUNTRAIL_DATA_DIR: env.dataDir },

@@ -36,7 +36,7 @@ function cli(args: string[]) {
   const stderr = new Sink();
   const deps: CliDeps = {
     // no default skill: these tests are about what the user reads, not the skill folder
-    plugins: [{ ...createFeedbackLensPlugin(), defaultSkill: null }],
+    agents: [{ ...createFeedbackLensPlugin(), defaultSkill: null }],
     stdout,
     stderr,
     env: { HOME: dir, PATH: '/usr/bin:/bin' },
@@ -203,7 +203,7 @@ describe('HTTP: an empty input is a 400 before any run', () => {
 
   it('POST /api/uploads refuses an empty file; POST /api/runs refuses a header-only CSV naming it', async () => {
     const dataDir = join(dir, 'data');
-    service = new RunService({ dataDir, plugins: [{ ...createFeedbackLensPlugin(), defaultSkill: null }], env: {} });
+    service = new RunService({ dataDir, agents: [{ ...createFeedbackLensPlugin(), defaultSkill: null }], env: {} });
     server = await startServer({ service, port: 0, dataDir, env: {} });
     const fd = new FormData();
     fd.append('file', new Blob([]), 'empty.csv');

@@ -24,7 +24,7 @@ async function serviceOver(files: Record<string, string>): Promise<{ service: Ru
   const registry = await ExtensionRegistry.load({ projectDir: p.dir, builtins: [], builtinSkillsDir: join(p.dir, 'none') });
   service = new RunService({
     dataDir: join(p.dir, '.runtrail'),
-    pluginSource: registry,
+    agentSource: registry,
     skillDirs: registry.skillDirs,
     defaults: () => registry.config,
     inputRoots: 'any',

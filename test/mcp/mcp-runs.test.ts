@@ -45,7 +45,7 @@ async function serviceOver(files: Record<string, string>, env: Record<string, st
   expect(registry.problems.filter((x) => x.level === 'error')).toEqual([]);
   service = new RunService({
     dataDir: join(p.dir, '.runtrail'),
-    pluginSource: registry,
+    agentSource: registry,
     skillDirs: registry.skillDirs,
     defaults: () => registry.config,
     inputRoots: 'any',

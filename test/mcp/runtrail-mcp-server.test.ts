@@ -209,7 +209,7 @@ describe('runtrail mcp serve --http (Streamable HTTP on loopback)', () => {
     });
     service = new RunService({
       dataDir: join(dir, 'data'),
-      pluginSource: registry,
+      agentSource: registry,
       skillDirs: registry.skillDirs,
       defaults: () => registry.config,
       inputRoots: 'any',

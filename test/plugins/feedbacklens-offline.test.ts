@@ -67,7 +67,7 @@ describe('runtrail run feedbacklens on a CSV without feedback text', () => {
     const stdout = new Sink();
     const stderr = new Sink();
     const code = await runCli(['run', 'feedbacklens', '--input', `csv_path=${csv}`], {
-      plugins: builtinPlugins(),
+      agents: builtinPlugins(),
       stdout,
       stderr,
       env: { RUNTRAIL_DATA_DIR: join(dir, 'data') },

@@ -16,7 +16,7 @@ let registry: ProcessRegistry;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'runtrail-shell-'));
   registry = new ProcessRegistry();
-  svc = new RunService({ dataDir: dir, plugins: [createShellTaskPlugin({ registry })], inputRoots: 'any', env: {}, processRegistry: registry });
+  svc = new RunService({ dataDir: dir, agents: [createShellTaskPlugin({ registry })], inputRoots: 'any', env: {}, processRegistry: registry });
 });
 afterAll(async () => {
   await svc.close();

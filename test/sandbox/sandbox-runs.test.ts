@@ -32,7 +32,7 @@ async function serviceOver(files: Record<string, string>) {
   processes = null;
   service = new RunService({
     dataDir: join(p.dir, '.runtrail'),
-    pluginSource: registry,
+    agentSource: registry,
     skillDirs: registry.skillDirs,
     defaults: () => registry.config,
     inputRoots: 'any',

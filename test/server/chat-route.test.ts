@@ -37,7 +37,7 @@ async function start(turns: () => unknown[] = () => traceTurns(5), plugins: Agen
   dir = mkdtempSync(join(tmpdir(), 'runtrail-chat-'));
   service = new RunService({
     dataDir: dir,
-    plugins: [...plugins, { ...createChatPlugin(), defaultSkill: null }],
+    agents: [...plugins, { ...createChatPlugin(), defaultSkill: null }],
     env: {},
     providerResolver: (spec, o) =>
       o.offlineProcedure === createChatPlugin().offlineProcedure || spec === 'offline' ? defaultProviderResolver(spec, o) : createScriptProvider(turns()),

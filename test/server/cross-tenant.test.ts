@@ -50,7 +50,7 @@ function routeTable(): Array<{ method: string; url: string }> {
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'runtrail-tenants-'));
   const plugin = createTextOnlyPlugin({ name: 'talk', description: 'any input', inputSchema: z.object({}).passthrough(), offlineAnswer: 'hi' });
-  service = new RunService({ env: {}, plugins: [plugin], dataDir });
+  service = new RunService({ env: {}, agents: [plugin], dataDir });
   // the fuzzing below fails 200 sign-ins from one address: the limit is raised here, tested on its own below
   server = await startServer({ service, port: 0, dataDir, env: {}, token: TOKEN, signIn: { perAddress: 10_000, perKeyId: 10_000 } });
   for (const t of ['a', 'b']) expect((await call('POST', '/api/tenants', TOKEN, { id: t })).status).toBe(201);

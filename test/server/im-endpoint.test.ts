@@ -57,7 +57,7 @@ describe('IM endpoint', () => {
       seen.push(req);
       return { deltas: ['Top issue: ', 'sync.'], tool: true };
     };
-    server = await startTestServer(service, { plugins: [echoPlugin] });
+    server = await startTestServer(service, { agents: [echoPlugin] });
     const r = await postJson(`${server.url}/api/im/messages`, {
       conversation_id: 'chat-1',
       text: '/run echo product_name="Task Flow" max_rows=5 loud=true -- find issues',
@@ -84,7 +84,7 @@ describe('IM endpoint', () => {
   it('/cancel stops the live run of the conversation', async () => {
     const service = new FakeRunService();
     service.scriptFor = () => ({ deltas: ['a', 'b'], pauseAfter: 1 });
-    server = await startTestServer(service, { plugins: [echoPlugin], imWaitMs: 50 });
+    server = await startTestServer(service, { agents: [echoPlugin], imWaitMs: 50 });
     const started = await postJson(`${server.url}/api/im/messages`, { conversation_id: 'c', text: '/run echo -- wait' });
     expect(started.body.messages[0]).toMatch(/still running/);
     const c = await postJson(`${server.url}/api/im/messages`, { conversation_id: 'c', text: '/cancel' });
@@ -113,7 +113,7 @@ describe('IM endpoint', () => {
 
     const service = new FakeRunService();
     service.scriptFor = () => ({ deltas: [text] });
-    server = await startTestServer(service, { plugins: [echoPlugin], imMessageLimit: 400 });
+    server = await startTestServer(service, { agents: [echoPlugin], imMessageLimit: 400 });
     const r = await postJson(`${server.url}/api/im/messages`, { conversation_id: 'c', text: '/run echo -- long' });
     expect(r.body.messages.length).toBeGreaterThan(2);
     expect(r.body.messages.every((m: string) => fenceBalanced(m))).toBe(true);

@@ -22,7 +22,7 @@ async function serve(turns: unknown[]) {
     '.runtrail/agents/careful.turns.json': JSON.stringify(turns),
   });
   const registry = await ExtensionRegistry.load({ projectDir: p.dir, builtins: [], builtinSkillsDir: join(p.dir, 'none') });
-  service = new RunService({ dataDir: join(p.dir, '.runtrail'), pluginSource: registry, env: {}, cwd: p.dir, processRegistry: null });
+  service = new RunService({ dataDir: join(p.dir, '.runtrail'), agentSource: registry, env: {}, cwd: p.dir, processRegistry: null });
   server = await startTestServer(service, { dataDir: join(p.dir, '.runtrail') });
 }
 

@@ -17,7 +17,7 @@ async function start(config: { request_limits?: Partial<RunLimits> } = {}): Prom
     ...createTextOnlyPlugin({ name: 'long', description: 'a long worker', inputSchema: z.object({}).passthrough(), offlineAnswer: 'hi' }),
     limits: { max_tool_calls: 300, timeout_s: 3600 },
   };
-  server = await startRealServer({ plugins: [plain, long], defaults: () => config });
+  server = await startRealServer({ agents: [plain, long], defaults: () => config });
   return server.url;
 }
 

@@ -58,7 +58,7 @@ function csvAgent() {
 
 async function start(provider: () => ModelProvider, extra: Partial<ConstructorParameters<typeof RunService>[0]> = {}): Promise<string> {
   dir = mkdtempSync(join(tmpdir(), 'runtrail-calls-api-'));
-  service = new RunService({ dataDir: dir, plugins: [csvAgent()], env: {}, processRegistry: null, providerResolver: provider, ...extra });
+  service = new RunService({ dataDir: dir, agents: [csvAgent()], env: {}, processRegistry: null, providerResolver: provider, ...extra });
   server = await startServer({ service, port: 0, env: {}, logger: false });
   return server.url;
 }

@@ -15,7 +15,7 @@ afterEach(async () => {
 
 async function start(): Promise<string> {
   const plugin = createTextOnlyPlugin({ name: 'talk', description: 'takes any input', inputSchema: z.object({}).passthrough(), offlineAnswer: 'hi' });
-  server = await startRealServer({ plugins: [plugin] });
+  server = await startRealServer({ agents: [plugin] });
   return server.url;
 }
 

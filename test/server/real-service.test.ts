@@ -26,7 +26,7 @@ describe('server over the real RunService', () => {
   it('runs feedbacklens offline from an upload; the live SSE frames equal a replay of events.jsonl; artifacts are served', async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'runtrail-real-'));
     // no skill: this test is about the server, the skill folder is the plugin's
-    service = new RunService({ dataDir, plugins: [{ ...createFeedbackLensPlugin(), defaultSkill: null }], env: {} });
+    service = new RunService({ dataDir, agents: [{ ...createFeedbackLensPlugin(), defaultSkill: null }], env: {} });
     server = await startServer({ service, port: 0, dataDir, env: {} });
     const fd = new FormData();
     fd.append('file', new Blob([readFileSync('examples/feedback.csv')]), 'feedback.csv');
@@ -59,7 +59,7 @@ describe('server over the real RunService', () => {
     let err = '';
     const out = { write: (c: string) => ((cli += c), true), isTTY: false, columns: 80 };
     const code = await runCli(['replay', runId, '--format', 'sse', '--data-dir', dataDir], {
-      plugins: [createFeedbackLensPlugin()],
+      agents: [createFeedbackLensPlugin()],
       stdout: out as never,
       stderr: { write: (c: string) => ((err += c), true), isTTY: false, columns: 80 } as never,
       env: {},

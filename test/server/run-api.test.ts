@@ -79,7 +79,7 @@ describe('run API', () => {
   it('maps every refusal to a JSON error with the issue-5 status', async () => {
     const service = new FakeRunService();
     service.maxRuns = 2;
-    server = await startTestServer(service, { plugins: [filesPlugin] });
+    server = await startTestServer(service, { agents: [filesPlugin] });
     const u = server.url;
     const cases: Array<[string, Promise<{ status: number; body: any }>, number, string]> = [
       ['not an object', postJson(`${u}/api/runs`, [1, 2]), 400, 'invalid_request'],
@@ -134,7 +134,7 @@ describe('run API', () => {
 
   it('never answers a fuzzed body with a 5xx', async () => {
     const service = new FakeRunService();
-    server = await startTestServer(service, { plugins: [filesPlugin] });
+    server = await startTestServer(service, { agents: [filesPlugin] });
     let seed = 42;
     const rnd = (n: number): number => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -211,7 +211,7 @@ describe('run API', () => {
 
   it('stores uploads under <dataDir>/uploads with safe names and returns a usable path; too large → 413', async () => {
     const service = new FakeRunService();
-    server = await startTestServer(service, { plugins: [filesPlugin], uploadLimitBytes: 1000 });
+    server = await startTestServer(service, { agents: [filesPlugin], uploadLimitBytes: 1000 });
     const fd = new FormData();
     fd.append('file', new Blob(['id,text\n1,hello\n']), '../../evil name;.csv');
     const res = await fetch(`${server.url}/api/uploads`, { method: 'POST', body: fd });
@@ -275,7 +275,7 @@ describe('run API', () => {
     writeFileSync(join(skillsDir, 'notes-style', 'SKILL.md'), '---\nname: notes-style\ndescription: How notes are written\n---\nShort lines.\n');
     mkdirSync(join(skillsDir, 'broken'));
     writeFileSync(join(skillsDir, 'broken', 'SKILL.md'), '---\nname: broken\n---\nno description\n');
-    server = await startTestServer(service, { plugins: [filesPlugin], skillsDir });
+    server = await startTestServer(service, { agents: [filesPlugin], skillsDir });
     const c = await postJson(`${server.url}/api/runs`, { plugin: 'echo', input: {} });
     await service.wait(c.body.run_id);
     expect((await getJson(`${server.url}/healthz`)).body).toEqual({ ok: true });

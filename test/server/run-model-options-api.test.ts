@@ -25,7 +25,7 @@ async function start(seen: ModelRequest[]): Promise<string> {
   dataDir = mkdtempSync(join(tmpdir(), 'runtrail-model-opts-'));
   service = new RunService({
     dataDir,
-    plugins: [createTextOnlyPlugin({ name: 'talk', description: 'talks', offlineAnswer: 'hi' })],
+    agents: [createTextOnlyPlugin({ name: 'talk', description: 'talks', offlineAnswer: 'hi' })],
     env: {},
     providerResolver: () => {
       const p = createScriptProvider([{ text: 'Sync failures.' }]);

@@ -99,7 +99,7 @@ describe('the server secrets never leave a run', () => {
       },
       { text: `Done: 3 notes. The key was ${SECRET} (${FORMS.base64url}).` },
     ]);
-    svc = makeService(env, provider, { env: { RUNTRAIL_E2E_API_KEY: SECRET }, plugins: [notesPlugin([shell])] });
+    svc = makeService(env, provider, { env: { RUNTRAIL_E2E_API_KEY: SECRET }, agents: [notesPlugin([shell])] });
     server = await startServer({ service: svc, port: 0, dataDir: env.dataDir, env: {}, inputRoots: 'any' });
 
     const created = await fetch(`${server.url}/api/runs`, {

@@ -25,7 +25,7 @@ async function start(toolMs: number): Promise<RunningServer> {
   dir = mkdtempSync(join(tmpdir(), 'runtrail-trace-'));
   service = new RunService({
     dataDir: dir,
-    plugins: [tracePlugin({ toolMs })],
+    agents: [tracePlugin({ toolMs })],
     env: {},
     providerResolver: () => createScriptProvider(traceTurns(5)),
     backoffMs: () => 5,

@@ -35,7 +35,7 @@ beforeAll(() => {
     ],
     extraToolNames: ['execute_skill'],
   });
-  svc = new RunService({ dataDir: dir, plugins: [plugin], inputRoots: 'any', env: {}, processRegistry: registry });
+  svc = new RunService({ dataDir: dir, agents: [plugin], inputRoots: 'any', env: {}, processRegistry: registry });
 });
 afterAll(async () => {
   await svc.close();

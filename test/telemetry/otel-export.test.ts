@@ -173,7 +173,7 @@ describe('OpenTelemetry export over OTLP/HTTP', () => {
       'helper',
     ]);
     telemetry = await startTelemetry({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } });
-    svc = new RunService({ dataDir: env.dataDir, plugins: [lead, helper], env: {}, processRegistry: null, observers: [telemetry!.observer] });
+    svc = new RunService({ dataDir: env.dataDir, agents: [lead, helper], env: {}, processRegistry: null, observers: [telemetry!.observer] });
     const created = await svc.create({ plugin: 'lead', input: {} });
     const done = await svc.wait(created.run_id);
     expect(done.status).toBe('completed');

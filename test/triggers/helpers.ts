@@ -111,7 +111,7 @@ export async function startStack(
   });
   const service = new RunService({
     dataDir,
-    plugins: [plugin],
+    agents: [plugin],
     env: {},
     providerResolver: () => new GoalModel(),
     observers: [triggers.observer],

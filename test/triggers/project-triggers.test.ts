@@ -58,7 +58,7 @@ describe('a schedule is checked at creation as a run request is', () => {
       config: {},
     };
     triggers = projectTriggers(() => registry as any, { dataDir, cwd: dir });
-    service = new RunService({ dataDir, plugins: [plugin], env: {}, observers: [triggers.observer] });
+    service = new RunService({ dataDir, agents: [plugin], env: {}, observers: [triggers.observer] });
     await service.init();
     await triggers.start(service);
     server = await startServer({ service, port: 0, dataDir, env: {}, triggers });
@@ -94,7 +94,7 @@ describe('a schedule is checked at creation as a run request is', () => {
     const cli = async (args: string[]) => {
       const stdout = new Sink();
       const stderr = new Sink();
-      const deps: CliDeps = { plugins: [plugin], stdout, stderr, env: { HOME: dir, PATH: '/usr/bin:/bin' }, cwd: dir };
+      const deps: CliDeps = { agents: [plugin], stdout, stderr, env: { HOME: dir, PATH: '/usr/bin:/bin' }, cwd: dir };
       const code = await runCli([...args, '--data-dir', join(dir, 'data')], deps);
       return { code, out: stdout.text, err: stderr.text };
     };

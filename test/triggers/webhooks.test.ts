@@ -223,7 +223,7 @@ describe('completion webhooks', () => {
     const dataDir = join(project.dir, '.runtrail');
     const config = triggerConfig({ webhooks: { allow: [`http://127.0.0.1:${receiver.port}/*`], retry: quickRetry } }).config;
     const triggers = new TriggerHost({ dataDir, agents: () => registry.names(), config: () => config, sweepMs: 500 });
-    const service = new RunService({ dataDir, pluginSource: registry, env: {}, cwd: project.dir, processRegistry: null, observers: [triggers.observer] });
+    const service = new RunService({ dataDir, agentSource: registry, env: {}, cwd: project.dir, processRegistry: null, observers: [triggers.observer] });
     await triggers.start(service);
     try {
       const run = await service.create({ plugin: 'careful', input: {} }, { webhook: { url: receiver.url(), secret: SECRET } });

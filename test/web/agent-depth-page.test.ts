@@ -39,7 +39,7 @@ beforeAll(async () => {
     ]),
   });
   const registry = await ExtensionRegistry.load({ projectDir: project.dir, builtins: [], builtinSkillsDir: join(project.dir, 'none') });
-  service = new RunService({ dataDir: join(project.dir, '.runtrail'), pluginSource: registry, env: {}, cwd: project.dir, processRegistry: null });
+  service = new RunService({ dataDir: join(project.dir, '.runtrail'), agentSource: registry, env: {}, cwd: project.dir, processRegistry: null });
   server = await startServer({ service, port: 0, env: {} });
   browser = await launchBrowser();
   ctx = browser.ctx;

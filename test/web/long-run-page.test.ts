@@ -43,7 +43,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'runtrail-long-run-'));
   service = new RunService({
     dataDir: dir,
-    plugins: [reader],
+    agents: [reader],
     env: {},
     inputRoots: 'any',
     processRegistry: null,

@@ -28,7 +28,7 @@ beforeAll(async () => {
   // no skill folder needed here: the page is under test, not the skill
   service = new RunService({
     dataDir,
-    plugins: [{ ...createFeedbackLensPlugin(), defaultSkill: null }, talkPlugin, slowTalkPlugin],
+    agents: [{ ...createFeedbackLensPlugin(), defaultSkill: null }, talkPlugin, slowTalkPlugin],
     env: {},
     // `talk` streams slowly (a script model) so the page can lose its stream mid-run
     providerResolver: (spec, opts) =>

@@ -25,7 +25,7 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'runtrail-trace-page-'));
   service = new RunService({
     dataDir,
-    plugins: [tracePlugin({ toolMs: 900 })],
+    agents: [tracePlugin({ toolMs: 900 })],
     env: {},
     // slow enough to watch live: each model call waits, each tool takes most of a second
     providerResolver: () => createScriptProvider(traceTurns(700)),

@@ -73,7 +73,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'runtrail-workbench-'));
   service = new RunService({
     dataDir: dir,
-    plugins: [...builtinPlugins(), steerable, followable, readerPlugin, chatOff],
+    agents: [...builtinPlugins(), steerable, followable, readerPlugin, chatOff],
     env: {},
     cwd: dir,
     inputRoots: 'any',

@@ -17,7 +17,7 @@ export const startCommand: CliCommand = {
   async run(args, deps) {
     const { values } = parse(args, { model: { type: 'string' }, json: { type: 'boolean' } });
     const csv = deps.exampleCsv ?? join(runtrailPackageRoot(), 'examples', 'feedback.csv');
-    if (!deps.plugins.some((p) => p.name === 'feedbacklens')) throw new UsageError('start needs the feedbacklens plugin');
+    if (!deps.agents.some((p) => p.name === 'feedbacklens')) throw new UsageError('start needs the feedbacklens agent');
     if (!existsSync(csv)) throw new UsageError(`example data not found: ${csv}`);
     const req: CreateRunRequest = {
       plugin: 'feedbacklens',

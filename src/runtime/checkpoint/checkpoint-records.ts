@@ -14,11 +14,9 @@ import type { DecisionSource } from '../../events/agent-event.js';
 import type { ChatMessage } from '../../providers/model-provider.js';
 import type { ToolResult } from '../../tools/tool.js';
 import type { LoopCounters } from '../loop/agent-loop.js';
-import { RUN_FILES } from '../storage/run-files.js';
 import type { MetricsSnapshot, ModelTurnLine } from '../metrics/run-metrics.js';
 import type { TodoState } from '../loop/plan-progress.js';
 
-export const CHECKPOINT_FILE = RUN_FILES.checkpoint;
 export const CHECKPOINT_VERSION = 1;
 
 /** What every record carries: the last event seq published when it was written, wall time, and

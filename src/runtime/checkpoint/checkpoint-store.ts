@@ -16,7 +16,8 @@ import {
   type CheckpointLog,
   type CheckpointRead,
 } from './checkpoint-log.js';
-import { CHECKPOINT_FILE, type CheckpointRecord } from './checkpoint-records.js';
+import type { CheckpointRecord } from './checkpoint-records.js';
+import { RUN_FILES } from '../storage/run-files.js';
 
 export interface CheckpointStore {
   /** The log a live attempt appends to. `resumed`: the attempt goes on after a dead one (a torn last record is cut off first). */
@@ -32,21 +33,21 @@ export interface CheckpointStore {
 /** One process: the run folder's runtime/checkpoint.jsonl. */
 export const fileCheckpoints: CheckpointStore = {
   open(_runId, root, o) {
-    const file = join(root, CHECKPOINT_FILE);
+    const file = join(root, RUN_FILES.checkpoint);
     // what this attempt appends must not be glued to the record the crash tore
     if (o.resumed) repairCheckpointFile(file);
     return new CheckpointLogWriter<CheckpointRecord>(file, o.mask);
   },
   async read(_runId, root) {
-    return readCheckpointFile<CheckpointRecord>(join(root, CHECKPOINT_FILE));
+    return readCheckpointFile<CheckpointRecord>(join(root, RUN_FILES.checkpoint));
   },
   async note(_runId, root, record, mask) {
-    const file = join(root, CHECKPOINT_FILE);
+    const file = join(root, RUN_FILES.checkpoint);
     repairCheckpointFile(file);
     appendFileSync(file, checkpointLine(record, mask));
   },
   where(_runId, root) {
-    return join(root, CHECKPOINT_FILE);
+    return join(root, RUN_FILES.checkpoint);
   },
 };
 

@@ -11,9 +11,9 @@ import { Diagnosis, type DiagnosisDict } from '../../events/diagnosis.js';
 import type { AgentSource } from '../agent-registry.js';
 import { endLeftoverSessions, interruptInSharedStore, markInterrupted, ownedByLiveProcess } from '../storage/interrupted-runs.js';
 import { canResumeShared, sharedIo, takeUpSharedRun } from './shared-resume.js';
-import { EVENTS_FILE, repairEventsFile } from '../storage/event-store.js';
+import { repairEventsFile } from '../storage/event-store.js';
+import { RUN_FILES } from '../storage/run-files.js';
 import type { LiveRuns } from '../service/live-runs.js';
-import { CHECKPOINT_FILE } from '../checkpoint/checkpoint-records.js';
 import { noteLeftovers } from '../checkpoint/run-checkpoint.js';
 import type { RunHost } from '../service/run-host.js';
 import type { RunQueue } from '../service/run-queue.js';
@@ -40,7 +40,7 @@ function durabilityOf(c: CrashContext): DurabilitySettings {
 /** A run whose process died: null when it can be resumed, else why it ends interrupted. */
 export async function crashVerdict(c: CrashContext, status: RunStatusFile): Promise<DiagnosisDict | null> {
   const root = join(c.runsDir, status.run_id);
-  repairEventsFile(join(root, EVENTS_FILE));
+  repairEventsFile(join(root, RUN_FILES.events));
   const plugin = c.registry.get(status.plugin);
   const d = await planResume(root, status, { settings: durabilityOf(c), agentDurability: plugin ? (plugin.durability ?? 'resume') : null });
   if (d.kind === 'interrupt') {
@@ -49,7 +49,7 @@ export async function crashVerdict(c: CrashContext, status: RunStatusFile): Prom
   }
   // the dead process's background sessions end now, not when (or if) the run is resumed
   const ended = await endLeftoverSessions(root);
-  if (ended.text || ended.output) noteLeftovers(join(root, CHECKPOINT_FILE), ended.text, ended.output);
+  if (ended.text || ended.output) noteLeftovers(join(root, RUN_FILES.checkpoint), ended.text, ended.output);
   return null;
 }
 
@@ -174,7 +174,7 @@ export class RunRecovery {
       store.note(status);
     };
     try {
-      repairEventsFile(join(root, EVENTS_FILE));
+      repairEventsFile(join(root, RUN_FILES.events));
       const d = await planResume(root, status, { settings: durabilityOf(this.o), agentDurability: plugin ? (plugin.durability ?? 'resume') : null });
       this.o.log(takenUpLine(runId, status.plugin, d, ''));
       if (d.kind === 'interrupt') return await interrupt(d.diagnosis);
@@ -183,7 +183,7 @@ export class RunRecovery {
       const now = await endLeftoverSessions(root);
       const leftovers = [...told.leftovers, now.text].filter(Boolean).join('; ');
       const leftoverOutput = [...told.leftoverOutput, now.output].filter(Boolean).join('\n\n');
-      const rec = await host.hydrate(runId, { lastSeq: d.lastSeq });
+      const rec = await host.rebuild(runId, { lastSeq: d.lastSeq });
       if (!rec) return;
       rec.durability =
         d.kind === 'resume' ? { checkpoint: true, resume: { ...d, leftovers, leftoverOutput } } : { checkpoint: true, restart: { ...d, leftovers } };
@@ -225,7 +225,7 @@ export class RunRecovery {
       });
       if (taken.decision) this.o.log(takenUpLine(runId, status.plugin, taken.decision, 'on this worker '));
       if (taken.kind !== 'take up') return null;
-      const rec = await host.hydrate(runId, { lastSeq: taken.decision.kind === 'interrupt' ? undefined : taken.decision.lastSeq });
+      const rec = await host.rebuild(runId, { lastSeq: taken.decision.kind === 'interrupt' ? undefined : taken.decision.lastSeq });
       if (rec) rec.durability = taken.durability;
       return rec;
     } catch (e) {

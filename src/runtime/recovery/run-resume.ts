@@ -6,8 +6,8 @@
 import { join } from 'node:path';
 import type { AgentEvent } from '../../events/agent-event.js';
 import { Diagnosis, type DiagnosisDict } from '../../events/diagnosis.js';
-import { EVENTS_FILE, readEvents } from '../storage/event-store.js';
-import { CHECKPOINT_FILE } from '../checkpoint/checkpoint-records.js';
+import { readEvents } from '../storage/event-store.js';
+import { RUN_FILES } from '../storage/run-files.js';
 import { loadCheckpoint, type LoadedCheckpoint, type ResumePoint, type StartPoint } from '../checkpoint/resume-point.js';
 import type { TokenCounts } from '../metrics/run-metrics.js';
 
@@ -60,8 +60,8 @@ export interface ResumeSource {
 /** One process: the run folder's checkpoint.jsonl and events.jsonl. */
 export function fileResumeSource(runRoot: string): ResumeSource {
   return {
-    checkpoint: async () => loadCheckpoint(join(runRoot, CHECKPOINT_FILE)),
-    events: () => readEvents(join(runRoot, EVENTS_FILE), 0),
+    checkpoint: async () => loadCheckpoint(join(runRoot, RUN_FILES.checkpoint)),
+    events: () => readEvents(join(runRoot, RUN_FILES.events), 0),
   };
 }
 

@@ -77,7 +77,7 @@ export class RunAccess {
   /** A run this node does not hold: taken out of the queue while it waits, else its worker is told. */
   private async cancelElsewhere(runId: string): Promise<RunStatusFile> {
     if (await this.o.queue.remove(runId)) {
-      const rec = await this.o.host.hydrate(runId);
+      const rec = await this.o.host.rebuild(runId);
       if (rec) {
         rec.abort.abort(new Error('cancelled'));
         await this.o.host.cancelledWhileQueued(rec);

@@ -1,6 +1,6 @@
 /**
  * The checks a run passes before it gets an id: the request's shape, the
- * plugin, its input, its file inputs, its skills and its model. Each step throws a RunRequestError
+ * agent, its input, its file inputs, its skills and its model. Each step throws a RunRequestError
  * naming the field; nothing here writes to disk.
  */
 import { realpathSync, statSync } from 'node:fs';
@@ -23,7 +23,7 @@ import type { RunLimits } from '../run-service-types.js';
 import { DEFAULT_LIMITS } from '../loop/agent-loop.js';
 import { DEFAULT_APPROVAL_TIMEOUT_S } from '../loop/approvals.js';
 
-type Plugin = Agent<Record<string, unknown>>;
+type RequestedAgent = Agent<Record<string, unknown>>;
 
 export type ProviderResolver = (
   spec: ModelSpec,
@@ -35,7 +35,7 @@ function fail(code: ConstructorParameters<typeof RunRequestError>[0], message: s
 }
 
 /** Step 1: the request's shape (and its depth: the run's files are JSON, which cannot nest without bound). */
-export function parseRunRequest(raw: unknown, plugins: AgentSource): ParsedCreateRunRequest {
+export function parseRunRequest(raw: unknown, agents: AgentSource): ParsedCreateRunRequest {
   const deep = tooDeepPath(raw, MAX_INPUT_DEPTH);
   if (deep !== null) {
     const message = `nested more than ${MAX_INPUT_DEPTH} levels deep; a run's request may nest at most ${MAX_INPUT_DEPTH} levels`;
@@ -44,41 +44,41 @@ export function parseRunRequest(raw: unknown, plugins: AgentSource): ParsedCreat
   const parsed = createRunRequestSchema.safeParse(raw);
   if (!parsed.success) {
     const issues = zodIssues(parsed.error);
-    fail('invalid_request', `invalid run request: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues, validPlugins: plugins.names() });
+    fail('invalid_request', `invalid run request: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues, validPlugins: agents.names() });
   }
   return parsed.data;
 }
 
-/** Step 2: the plugin (agent) it names. */
-export function pluginOf(req: ParsedCreateRunRequest, plugins: AgentSource): Plugin {
-  const plugin = plugins.get(req.plugin) as Plugin | undefined;
-  if (!plugin) {
+/** Step 2: the agent it names (the wire key is `plugin`). */
+export function agentOf(req: ParsedCreateRunRequest, agents: AgentSource): RequestedAgent {
+  const agent = agents.get(req.plugin) as RequestedAgent | undefined;
+  if (!agent) {
     // an agent whose file is there but failed to load is that, not an unknown name
-    const why = plugins.unavailable?.(req.plugin);
+    const why = agents.unavailable?.(req.plugin);
     const message = why
       ? `agent "${req.plugin}" is not available: ${why}`
-      : `unknown plugin "${req.plugin}"${didYouMean(req.plugin, plugins.names())}; valid plugins: ${plugins.names().join(', ')}`;
+      : `unknown plugin "${req.plugin}"${didYouMean(req.plugin, agents.names())}; valid plugins: ${agents.names().join(', ')}`;
     fail('unknown_plugin', message, {
       issues: [{ path: 'plugin', message: why ? 'failed to load' : 'unknown plugin' }],
-      validPlugins: plugins.names(),
+      validPlugins: agents.names(),
     });
   }
-  return plugin;
+  return agent;
 }
 
 /** Step 3: the input against the plugin's schema; the checked copy (defaults filled). */
-export function checkedInput(plugin: Plugin, req: ParsedCreateRunRequest): Record<string, unknown> {
-  const r = checkPluginInput(plugin, req.input);
+export function checkedInput(agent: RequestedAgent, req: ParsedCreateRunRequest): Record<string, unknown> {
+  const r = checkPluginInput(agent, req.input);
   if (!r.ok) {
     const issues = r.issues.map((i) => ({ path: i.path.length ? `input.${i.path.join('.')}` : 'input', message: i.message }));
-    fail('invalid_request', `invalid input for ${plugin.name}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
+    fail('invalid_request', `invalid input for ${agent.name}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
   }
   return { ...r.value };
 }
 
 /** The limits a run gets without asking: the agent's own over config.json's over the defaults. */
-export function ownLimits(plugin: Plugin, configured: Partial<RunLimits> | undefined): RunLimits {
-  return { ...DEFAULT_LIMITS, approval_timeout_s: DEFAULT_APPROVAL_TIMEOUT_S, ...configured, ...plugin.limits };
+export function ownLimits(agent: RequestedAgent, configured: Partial<RunLimits> | undefined): RunLimits {
+  return { ...DEFAULT_LIMITS, approval_timeout_s: DEFAULT_APPROVAL_TIMEOUT_S, ...configured, ...agent.limits };
 }
 
 /** The limits a request may raise (more of them is more of the operator's money and machine). */
@@ -119,9 +119,13 @@ function isUnder(path: string, root: string): boolean {
 }
 
 /** Step 4: file inputs are existing regular files inside the input roots; key → absolute path. */
-export function fileInputSources(plugin: Plugin, input: Record<string, unknown>, opts: { cwd: string; inputRoots: string[] | 'any' }): Record<string, string> {
+export function fileInputSources(
+  agent: RequestedAgent,
+  input: Record<string, unknown>,
+  opts: { cwd: string; inputRoots: string[] | 'any' },
+): Record<string, string> {
   const sources: Record<string, string> = {};
-  for (const key of plugin.fileInputs) {
+  for (const key of agent.fileInputs) {
     const v = input[key];
     if (typeof v !== 'string') continue;
     const field = `input.${key}`;
@@ -145,11 +149,11 @@ export function fileInputSources(plugin: Plugin, input: Record<string, unknown>,
   return sources;
 }
 
-/** Step 4b: each file input the plugin can use (an empty CSV is refused here, before any run exists). */
-export async function checkInputFiles(plugin: Plugin, input: Record<string, unknown>, sources: Record<string, string>): Promise<void> {
-  if (!plugin.inputFileProblem) return;
+/** Step 4b: each file input the agent can use (an empty CSV is refused here, before any run exists). */
+export async function checkInputFiles(agent: RequestedAgent, input: Record<string, unknown>, sources: Record<string, string>): Promise<void> {
+  if (!agent.inputFileProblem) return;
   for (const [key, abs] of Object.entries(sources)) {
-    const problem = await plugin.inputFileProblem(key, abs);
+    const problem = await agent.inputFileProblem(key, abs);
     if (problem === null) continue;
     const field = `input.${key}`;
     const message = `${String(input[key])}: ${problem}`;
@@ -158,8 +162,8 @@ export async function checkInputFiles(plugin: Plugin, input: Record<string, unkn
 }
 
 /** Step 5: the run's active skill (the request's, else the plugin's default), whose method joins the prompt. */
-export async function activeSkill(plugin: Plugin, req: ParsedCreateRunRequest, skillDirs: readonly string[]): Promise<LoadedSkill | null> {
-  const name = req.skill ?? plugin.defaultSkill;
+export async function activeSkill(agent: RequestedAgent, req: ParsedCreateRunRequest, skillDirs: readonly string[]): Promise<LoadedSkill | null> {
+  const name = req.skill ?? agent.defaultSkill;
   if (!name) return null;
   const loaded = await loadSkill(skillDirs, name);
   if (!loaded.ok) {
@@ -177,13 +181,13 @@ export async function activeSkill(plugin: Plugin, req: ParsedCreateRunRequest, s
   return loaded.skill;
 }
 
-/** Step 5b: the Agent Skills the plugin is granted (listed in the prompt, read with load_skill). */
-export async function grantedSkills(plugin: Plugin, skillDirs: readonly string[]): Promise<LoadedSkill[]> {
+/** Step 5b: the Agent Skills the agent is granted (listed in the prompt, read with load_skill). */
+export async function grantedSkills(agent: RequestedAgent, skillDirs: readonly string[]): Promise<LoadedSkill[]> {
   const out: LoadedSkill[] = [];
-  for (const name of plugin.skills ?? []) {
+  for (const name of agent.skills ?? []) {
     const loaded = await loadSkill(skillDirs, name);
     if (!loaded.ok)
-      fail('incompatible', `agent ${plugin.name} needs skill "${name}": ${loaded.message}`, { issues: [{ path: 'skill', message: loaded.message }] });
+      fail('incompatible', `agent ${agent.name} needs skill "${name}": ${loaded.message}`, { issues: [{ path: 'skill', message: loaded.message }] });
     out.push(loaded.skill);
   }
   return out;
@@ -198,23 +202,27 @@ export interface ModelChoice {
 
 /** The model a run uses: the request's, else the agent's, else RUNTRAIL_MODEL, else config.json's, else offline. */
 export function chooseModel(
-  plugin: Plugin,
+  agent: RequestedAgent,
   req: ParsedCreateRunRequest,
   opts: { cwd: string; env: Record<string, string | undefined>; defaultModel?: string },
 ): ModelChoice {
   if (req.model !== undefined && !(typeof req.model === 'string' && !req.model.trim())) return { spec: req.model as ModelSpec, cwd: opts.cwd };
-  if (plugin.model) return { spec: plugin.model, cwd: plugin.modelBaseDir ?? opts.cwd };
+  if (agent.model) return { spec: agent.model, cwd: agent.modelBaseDir ?? opts.cwd };
   if (!envValue(opts.env, 'RUNTRAIL_MODEL') && opts.defaultModel) return { spec: opts.defaultModel, cwd: opts.cwd };
   return { spec: undefined, cwd: opts.cwd };
 }
 
-/** Step 6: the provider; the offline model without the plugin's reference procedure refuses at the first turn. */
-export function providerFor(plugin: Plugin, choice: ModelChoice, opts: { env: Record<string, string | undefined>; resolver: ProviderResolver }): ModelProvider {
+/** Step 6: the provider; the offline model without the agent's reference procedure refuses at the first turn. */
+export function providerFor(
+  agent: RequestedAgent,
+  choice: ModelChoice,
+  opts: { env: Record<string, string | undefined>; resolver: ProviderResolver },
+): ModelProvider {
   const parsed = parseModelSpec(choice.spec ?? envValue(opts.env, 'RUNTRAIL_MODEL'));
-  if (!('error' in parsed) && parsed.provider === 'offline' && typeof plugin.offlineProcedure !== 'function') return offlineUnsupportedProvider(plugin.name);
+  if (!('error' in parsed) && parsed.provider === 'offline' && typeof agent.offlineProcedure !== 'function') return offlineUnsupportedProvider(agent.name);
   try {
     // what the model is sent has the server's secrets masked
-    return maskedProvider(opts.resolver(choice.spec, { offlineProcedure: plugin.offlineProcedure as OfflineProcedure, env: opts.env, cwd: choice.cwd }));
+    return maskedProvider(opts.resolver(choice.spec, { offlineProcedure: agent.offlineProcedure as OfflineProcedure, env: opts.env, cwd: choice.cwd }));
   } catch (e) {
     if (e instanceof RunRequestError) throw e;
     fail('incompatible', `model provider not available: ${(e as Error).message}`, { issues: [{ path: 'model', message: (e as Error).message }] });

@@ -135,7 +135,7 @@ export class RunHost implements PreparationHost {
   private async claimShared(runId: string): Promise<RunRecord | null> {
     const status = await this.store.get(runId);
     if (!status || isTerminalRunState(status.status)) return null;
-    if (status.status === 'queued' || !this.takeUp) return this.hydrate(runId);
+    if (status.status === 'queued' || !this.takeUp) return this.rebuild(runId);
     return this.takeUp(status);
   }
 
@@ -179,7 +179,7 @@ export class RunHost implements PreparationHost {
   /** A run another node created (claimed by a worker of this process, or resumed): rebuilt from its
    *  request file and held live. Null when it is gone or already ended. `lastSeq`: the seq of its last
    *  event, when the caller read its events already (a resume's decision did: they are not read twice). */
-  async hydrate(runId: string, known: { lastSeq?: number } = {}): Promise<RunRecord | null> {
+  async rebuild(runId: string, known: { lastSeq?: number } = {}): Promise<RunRecord | null> {
     const status = await this.store.get(runId);
     if (!status || isTerminalRunState(status.status)) return null;
     const file = await new RunFolder(this.runsDir, runId).readRequest();

@@ -23,7 +23,7 @@ import {
   grantedSkills,
   ownLimits,
   parseRunRequest,
-  pluginOf,
+  agentOf,
   providerFor,
   type ProviderResolver,
 } from './run-admission.js';
@@ -77,7 +77,7 @@ export class RunIntake {
     const o = this.o;
     if (o.gate.closed) fail('wrong_state', 'the run service is closed');
     const req = parseRunRequest(raw, o.registry);
-    const plugin = pluginOf(req, o.registry);
+    const plugin = agentOf(req, o.registry);
     const input = checkedInput(plugin, req);
     const scope = parent ? { cwd: parent.rec.workspace.root, inputRoots: [parent.rec.workspace.root] } : { cwd: o.cwd, inputRoots: o.inputRoots };
     const sources = fileInputSources(plugin, input, scope);

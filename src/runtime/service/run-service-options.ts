@@ -30,11 +30,11 @@ export interface RunServiceDefaults {
 export interface RunServiceOptions {
   /** default RUNTRAIL_DATA_DIR or ./.runtrail */
   dataDir?: string;
-  // the registry holds plugins of many input types; each validates its own input
+  // the registry holds agents of many input types; each validates its own input
   // biome-ignore lint/suspicious/noExplicitAny: values of many types share this type, each checks its own (see the comment above)
-  plugins?: Agent<any>[]; // any: input types differ per plugin, checked by plugin.inputSchema
-  /** Instead of `plugins`: a source asked at each create (the extension registry, refreshed by `serve --watch`). */
-  pluginSource?: AgentSource;
+  agents?: Agent<any>[]; // any: input types differ per agent, checked by agent.inputSchema
+  /** Instead of `agents`: a source asked at each create (the extension registry, refreshed by `serve --watch`). */
+  agentSource?: AgentSource;
   /** default: the package's skills/ folder */
   skillsDir?: string;
   /** Where skills are looked up, first wins (project, user, builtin); default [skillsDir]. */

@@ -66,7 +66,7 @@ export class RunService implements RunServiceApi {
     this.runsDir = join(this.dataDir, 'runs');
     this.skillsDir = resolve(opts.skillsDir ?? defaultSkillsDir());
     this.skillDirs = opts.skillDirs?.map((d) => resolve(d)) ?? [this.skillsDir];
-    const registry = opts.pluginSource ?? new AgentRegistry(opts.plugins ?? []);
+    const registry = opts.agentSource ?? new AgentRegistry(opts.agents ?? []);
     this.registry = registry;
     const runsDir = this.runsDir;
     const maxQueue = Math.max(0, opts.maxQueue ?? 100);
@@ -171,11 +171,11 @@ export class RunService implements RunServiceApi {
     const subagents = new RunSubagents({ intake: this.intake, recovery: this.recovery, access: this.access, runsDir });
   }
 
-  pluginNames(): string[] {
+  agentNames(): string[] {
     return this.registry.names();
   }
 
-  getPlugin(name: string): Agent<Record<string, unknown>> | undefined {
+  getAgent(name: string): Agent<Record<string, unknown>> | undefined {
     return this.registry.get(name);
   }
 

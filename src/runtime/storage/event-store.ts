@@ -10,9 +10,6 @@ import { readFile } from 'node:fs/promises';
 import type { AgentEvent } from '../../events/agent-event.js';
 import { isAgentStream, makeAgentEvent } from '../../events/agent-event-factory.js';
 import { eventLine } from './event-line.js';
-import { RUN_FILES } from './run-files.js';
-
-export const EVENTS_FILE = RUN_FILES.events;
 
 /** Lines kept in memory while the disk refuses them (ENOSPC); past it new events are dropped. */
 export const MAX_PENDING_LINES = 10_000;

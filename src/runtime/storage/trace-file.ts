@@ -10,8 +10,6 @@ import type { AgentEvent } from '../../events/agent-event.js';
 import { parseEventLines } from './event-store.js';
 import { RUN_FILES } from './run-files.js';
 
-export const TRACE_FILE = RUN_FILES.trace;
-
 /** The trace lines of an events.jsonl text (a torn last line, without its newline, is left out as the parser leaves it out). */
 export function traceText(eventsText: string, runId: string): string {
   const out = parseEventLines(eventsText).map((ev) => parsedLine(runId, ev));
@@ -45,7 +43,7 @@ export async function writeTrace(runRoot: string, runId: string): Promise<void> 
     await pipeline(
       createReadStream(events, { encoding: 'utf8', highWaterMark: CHUNK_BYTES }),
       (chunks: AsyncIterable<string>) => traceChunks(chunks, runId),
-      createWriteStream(join(runRoot, TRACE_FILE)),
+      createWriteStream(join(runRoot, RUN_FILES.trace)),
     );
     return;
   }
@@ -55,7 +53,7 @@ export async function writeTrace(runRoot: string, runId: string): Promise<void> 
   } catch {
     return;
   }
-  await writeFile(join(runRoot, TRACE_FILE), traceText(text, runId));
+  await writeFile(join(runRoot, RUN_FILES.trace), traceText(text, runId));
 }
 
 /** traceText of a log that arrives in pieces: each piece's whole lines as they come, a torn last line as traceText treats it. */

@@ -46,7 +46,7 @@ export interface ChannelHostOptions {
   channels: readonly ConfiguredChannel[];
   dataDir: string;
   /** The agents now (they can change under `serve --watch`). */
-  plugins: () => Agent[];
+  agents: () => Agent[];
   /** Where file inputs may come from; default [<dataDir>/uploads], where the files people send are put. */
   inputRoots?: string[];
   /** The largest file a person may send (50 MiB). */
@@ -296,14 +296,14 @@ export class ChannelHost {
   }
 
   private dispatch(lc: LiveChannel, msg: ImMessage) {
-    const plugins = this.o.plugins;
+    const agents = this.o.agents;
     const inputRoots = this.o.inputRoots ?? [join(this.o.dataDir, 'uploads')];
     return dispatchImMessage(this.o.service, msg, {
-      plugins: () => plugins().map(pluginInfo),
+      catalog: () => agents().map(pluginInfo),
       chatPlugin: lc.cfg.policy.defaultAgent,
       ...(lc.cfg.policy.agents ? { agents: lc.cfg.policy.agents } : {}),
       // as over HTTP: no script model, no file from outside the upload folder
-      createRun: (req) => createRunOverHttp(this.o.service, req, { dataDir: this.o.dataDir, plugins, inputRoots, allowScriptModel: false }, { claw: 'im' }),
+      createRun: (req) => createRunOverHttp(this.o.service, req, { dataDir: this.o.dataDir, agents, inputRoots, allowScriptModel: false }, { claw: 'im' }),
     });
   }
 

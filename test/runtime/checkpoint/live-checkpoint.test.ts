@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExtensionRegistry } from '../../../src/extensions/extension-registry.js';
 import { readCheckpointFile } from '../../../src/runtime/checkpoint/checkpoint-log.js';
-import { CHECKPOINT_FILE, type CheckpointRecord } from '../../../src/runtime/checkpoint/checkpoint-records.js';
+import type { CheckpointRecord } from '../../../src/runtime/checkpoint/checkpoint-records.js';
+import { RUN_FILES } from '../../../src/runtime/storage/run-files.js';
 import { loadCheckpoint } from '../../../src/runtime/checkpoint/resume-point.js';
 import { RunService } from '../../../src/runtime/service/run-service.js';
 import { agentFile, makeProject, type ProjectFixture } from '../../extensions/project-fixture.js';
@@ -23,7 +24,7 @@ async function run(frontmatter: string, turns: unknown[]) {
   });
   const registry = await ExtensionRegistry.load({ projectDir: p.dir, builtins: [], builtinSkillsDir: join(p.dir, 'none') });
   expect(registry.problems).toEqual([]);
-  service = new RunService({ dataDir: join(p.dir, '.runtrail'), pluginSource: registry, env: {}, cwd: p.dir, processRegistry: null });
+  service = new RunService({ dataDir: join(p.dir, '.runtrail'), agentSource: registry, env: {}, cwd: p.dir, processRegistry: null });
   const created = await service.create({ plugin: 'writer', input: {} });
   const final = await service.wait(created.run_id);
   return { final, root: join(service.runsDir, created.run_id) };
@@ -42,7 +43,7 @@ describe('live checkpoint', () => {
       { text: 'done: a and b' },
     ]);
     expect(final.status).toBe('completed');
-    const loaded = loadCheckpoint(join(root, CHECKPOINT_FILE));
+    const loaded = loadCheckpoint(join(root, RUN_FILES.checkpoint));
     expect(loaded.ok && loaded.point !== null).toBe(true);
     if (!loaded.ok || !loaded.point) return;
     const pt = loaded.point;
@@ -56,7 +57,7 @@ describe('live checkpoint', () => {
     expect(pt.seq).toBeLessThanOrEqual(final.last_seq);
     expect(pt.plan?.todos.length ?? 0).toBeGreaterThanOrEqual(0);
     // the journal: started (with args) before finished (with result), for each call, in order
-    const read = readCheckpointFile<CheckpointRecord>(join(root, CHECKPOINT_FILE));
+    const read = readCheckpointFile<CheckpointRecord>(join(root, RUN_FILES.checkpoint));
     const calls = read.ok ? read.records.flatMap((r) => (r.k === 'call' ? [`${r.phase}:${r.id}`] : [])) : [];
     const ids = (pt.messages[1] as { toolCalls: Array<{ id: string }> }).toolCalls.map((c) => c.id);
     expect(calls).toEqual(ids.flatMap((id) => [`started:${id}`, `finished:${id}`]));
@@ -66,6 +67,6 @@ describe('live checkpoint', () => {
   it('an agent that says durability: interrupt keeps no checkpoint', async () => {
     const { final, root } = await run('\ndurability: interrupt', [{ text: 'done' }]);
     expect(final.status).toBe('completed');
-    expect(readCheckpointFile(join(root, CHECKPOINT_FILE))).toEqual({ ok: true, records: [], tornTail: false });
+    expect(readCheckpointFile(join(root, RUN_FILES.checkpoint))).toEqual({ ok: true, records: [], tornTail: false });
   });
 });

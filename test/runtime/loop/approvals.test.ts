@@ -26,7 +26,7 @@ async function start(opts: { permissions: string; turns: unknown[]; limits?: str
   });
   const registry = await ExtensionRegistry.load({ projectDir: p.dir, builtins: [], builtinSkillsDir: join(p.dir, 'none') });
   expect(registry.problems).toEqual([]);
-  service = new RunService({ dataDir: join(p.dir, '.runtrail'), pluginSource: registry, env: {}, cwd: p.dir, processRegistry: null });
+  service = new RunService({ dataDir: join(p.dir, '.runtrail'), agentSource: registry, env: {}, cwd: p.dir, processRegistry: null });
   const created = await service.create({ plugin: 'careful', input: {} });
   const events: AgentEvent[] = [];
   const reading = (async () => {

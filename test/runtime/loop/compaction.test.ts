@@ -60,7 +60,7 @@ describe('compaction', () => {
 
   it('keeps the offline feedbacklens going: it completes with valid artifacts under a window it would overflow', async () => {
     dir = mkdtempSync(join(tmpdir(), 'runtrail-compact-'));
-    service = new RunService({ dataDir: dir, plugins: builtinPlugins(), inputRoots: 'any', env: {}, processRegistry: null });
+    service = new RunService({ dataDir: dir, agents: builtinPlugins(), inputRoots: 'any', env: {}, processRegistry: null });
     const csv = join(runtrailPackageRoot(), 'examples', 'feedback.csv');
     // unlimited, this run's context peaks at about 12k tokens
     const r = await follow(service, { plugin: 'feedbacklens', input: { csv_path: csv, product_name: 'TaskFlow Pro' }, limits: { context_tokens: 8_000 } });
@@ -94,7 +94,7 @@ describe('compaction', () => {
 
   it('fails with context_length, once, when even the kept tail cannot fit', async () => {
     dir = mkdtempSync(join(tmpdir(), 'runtrail-compact-'));
-    service = new RunService({ dataDir: dir, plugins: builtinPlugins(), inputRoots: 'any', env: {}, processRegistry: null });
+    service = new RunService({ dataDir: dir, agents: builtinPlugins(), inputRoots: 'any', env: {}, processRegistry: null });
     const csv = join(runtrailPackageRoot(), 'examples', 'feedback.csv');
     const r = await follow(service, { plugin: 'feedbacklens', input: { csv_path: csv }, limits: { context_tokens: 6_000 } });
     expect(r.status.status).toBe('failed');
@@ -124,7 +124,7 @@ describe('compaction', () => {
       { text: 'read it all' },
     ];
     writeFileSync(join(dir, 'turns.json'), JSON.stringify(turns));
-    service = new RunService({ dataDir: dir, plugins: [plugin], inputRoots: 'any', env: {}, cwd: dir, processRegistry: null });
+    service = new RunService({ dataDir: dir, agents: [plugin], inputRoots: 'any', env: {}, cwd: dir, processRegistry: null });
     const r = await follow(service, { plugin: 'reader', input: { file: big }, model: 'script:turns.json', limits: { context_tokens: 4_000 } });
     expect(r.status.status).toBe('completed');
     expect(r.status.final_answer).toBe('read it all');

@@ -48,7 +48,7 @@ describe('image file inputs', () => {
     const file = join(env.dir, 'chart.png');
     writeFileSync(file, PNG);
     const provider = new FakeProvider([{ text: 'A one-pixel chart.' }]);
-    svc = makeService(env, provider, { plugins: [imagePlugin()] });
+    svc = makeService(env, provider, { agents: [imagePlugin()] });
     const { run_id } = await svc.create({ plugin: 'look', input: { image_path: file } });
     expect((await svc.wait(run_id)).status).toBe('completed');
     const goal = provider.requests[0]!.messages.at(-1)!;
@@ -63,7 +63,7 @@ describe('image file inputs', () => {
     const file = join(env.dir, 'huge.png');
     writeFileSync(file, Buffer.concat([PNG, Buffer.alloc(MAX_IMAGE_BYTES)]));
     const provider = new FakeProvider([{ text: 'ok' }]);
-    svc = makeService(env, provider, { plugins: [imagePlugin()] });
+    svc = makeService(env, provider, { agents: [imagePlugin()] });
     const { run_id } = await svc.create({ plugin: 'look', input: { image_path: file } });
     await svc.wait(run_id);
     const goal = provider.requests[0]!.messages.at(-1)!;
@@ -86,7 +86,7 @@ describe('image file inputs', () => {
             baseURL: server.baseURL,
             env: { ANTHROPIC_API_KEY: 'sk-test-0123456789abcdef' },
           }),
-        { plugins: [imagePlugin()] },
+        { agents: [imagePlugin()] },
       );
       const { run_id } = await svc.create({ plugin: 'look', input: { image_path: file } });
       expect((await svc.wait(run_id)).status).toBe('completed');

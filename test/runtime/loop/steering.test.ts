@@ -76,7 +76,7 @@ describe('steering and follow-ups', () => {
         return { text: `answer to: ${last}` };
       },
     );
-    service = new RunService({ dataDir: dir, plugins: [p], env: {}, processRegistry: null });
+    service = new RunService({ dataDir: dir, agents: [p], env: {}, processRegistry: null });
     const run = await service.create({ plugin: 'worker', input: {} });
     const reading = collect(service, run.run_id);
     expect(await eventually(g.started)).toBe(true);
@@ -109,7 +109,7 @@ describe('steering and follow-ups', () => {
       () => [],
       (s) => ({ text: users(s).join(' / ') }),
     );
-    service = new RunService({ dataDir: dir, plugins: [blocker, echo], env: {}, processRegistry: null, concurrency: 1 });
+    service = new RunService({ dataDir: dir, agents: [blocker, echo], env: {}, processRegistry: null, concurrency: 1 });
     await service.create({ plugin: 'blocker', input: {} });
     const queued = await service.create({ plugin: 'echo', input: {}, goal: 'say hi' });
     expect((await service.get(queued.run_id))!.status).toBe('queued');
@@ -164,7 +164,7 @@ describe('parallel tool calls', () => {
                     .join(','),
                 },
         );
-        service = new RunService({ dataDir: dir, plugins: [p], env: {}, processRegistry: null });
+        service = new RunService({ dataDir: dir, agents: [p], env: {}, processRegistry: null });
         const run = await service.create({ plugin: 'prober', input: {} });
         const final = await service.wait(run.run_id);
         expect(final.final_answer).toBe('probe 1,probe 2,probe 3,probe 4');

@@ -173,7 +173,7 @@ describe('model calls recorded', () => {
     });
     expect(await readModelCalls(off.runId, root(off.runId))).toMatchObject({ capture: 'off', total: 0, calls: [] });
     await svc?.close();
-    svc = makeService(env, new FakeProvider(goodTurns()), { plugins: [{ ...notesPlugin(), capture: { model_io: false } }] });
+    svc = makeService(env, new FakeProvider(goodTurns()), { agents: [{ ...notesPlugin(), capture: { model_io: false } }] });
     const created = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath }, goal: 'count' });
     await svc.wait(created.run_id);
     expect(existsSync(join(root(created.run_id), MODEL_CALLS_FILE))).toBe(false);
@@ -191,7 +191,7 @@ describe('model calls recorded', () => {
       },
     };
     const provider = new FakeProvider([{ toolCalls: [{ name: 'look', args: {} }] }, { text: 'seen' }]);
-    const { runId } = await runNotes(provider, { plugins: [{ ...notesPlugin([look]), artifacts: [], plan: [], validators: [] }] });
+    const { runId } = await runNotes(provider, { agents: [{ ...notesPlugin([look]), artifacts: [], plan: [], validators: [] }] });
     const text = readFileSync(join(root(runId), MODEL_CALLS_FILE), 'utf8');
     expect(text).not.toContain(png.toString('base64'));
     const second = (await readModelCalls(runId, root(runId), { call: 2 })).calls[0];
@@ -235,7 +235,7 @@ describe("a compaction's summary call", () => {
       { text: 'read it all' },
     ];
     writeFileSync(join(dir, 'turns.json'), JSON.stringify(turns));
-    service = new Service({ dataDir: dir, plugins: [plugin], inputRoots: 'any', env: {}, cwd: dir, processRegistry: null });
+    service = new Service({ dataDir: dir, agents: [plugin], inputRoots: 'any', env: {}, cwd: dir, processRegistry: null });
     const created = await service.create({ plugin: 'reader', input: { file: big }, model: 'script:turns.json', limits: { context_tokens: 4_000 } });
     expect((await service.wait(created.run_id)).status).toBe('completed');
     const page = await readModelCalls(created.run_id, join(dir, 'runs', created.run_id), { limit: 100 });

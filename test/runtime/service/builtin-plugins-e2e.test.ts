@@ -14,7 +14,7 @@ let svc: RunService;
 const root = runtrailPackageRoot();
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'runtrail-fl-'));
-  svc = new RunService({ dataDir: dir, plugins: builtinPlugins(), inputRoots: 'any', env: {} });
+  svc = new RunService({ dataDir: dir, agents: builtinPlugins(), inputRoots: 'any', env: {} });
 });
 afterAll(async () => {
   await svc.close();

@@ -123,7 +123,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'runtrail-flfail-'));
   csvPath = join(dir, 'feedback.csv');
   writeFileSync(csvPath, `${SMALL_FEEDBACK_CSV}\n`);
-  svc = new RunService({ dataDir: join(dir, 'data'), plugins: builtinPlugins(), inputRoots: 'any', env: {}, cwd: dir });
+  svc = new RunService({ dataDir: join(dir, 'data'), agents: builtinPlugins(), inputRoots: 'any', env: {}, cwd: dir });
   services.push(svc);
 
   // one offline run on the same CSV gives realistic arguments for every tool
@@ -370,7 +370,7 @@ describe('feedbacklens scripted failure paths', () => {
         },
       ],
     };
-    const guarded = new RunService({ dataDir: join(dir, 'data'), plugins: builtinPlugins(), inputRoots: 'any', env: {}, cwd: dir, hooks });
+    const guarded = new RunService({ dataDir: join(dir, 'data'), agents: builtinPlugins(), inputRoots: 'any', env: {}, cwd: dir, hooks });
     services.push(guarded);
     const st = await runScript(
       [turn(calls.read), turn({ name: 'feedback_stats', args: {} }), turn(calls.analysis), turn(calls.backlog), turn(calls.report), FINAL],
@@ -408,7 +408,7 @@ describe('feedbacklens scripted failure paths', () => {
     };
     const repairing = new RunService({
       dataDir: join(dir, 'data'),
-      plugins: builtinPlugins(),
+      agents: builtinPlugins(),
       inputRoots: 'any',
       env: {},
       cwd: dir,

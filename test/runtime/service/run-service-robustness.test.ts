@@ -167,7 +167,7 @@ describe('RunService: live events equal the stored ones', () => {
       },
     };
     svc = makeService(env, new FakeProvider([{ toolCalls: [{ name: 'tag', args: { meta: { a: 1 } } }] }, ...goodTurns()]), {
-      plugins: [notesPlugin([tag as never])],
+      agents: [notesPlugin([tag as never])],
       processRegistry: null,
     });
     const { run_id } = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
@@ -348,7 +348,7 @@ describe('RunService: creates that throw do not use up the queue', () => {
         if (mode === 'provider') throw new Error('provider constructor failed');
         return new FakeProvider(goodTurns());
       },
-      { plugins: [plugin], concurrency: 1, maxQueue: 0, processRegistry: null },
+      { agents: [plugin], concurrency: 1, maxQueue: 0, processRegistry: null },
     );
     const real = RunWorkspace.prototype.writeRunJson;
     vi.spyOn(RunWorkspace.prototype, 'writeRunJson').mockImplementation(function (this: RunWorkspace, r: string, value: unknown) {

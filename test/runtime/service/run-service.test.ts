@@ -377,7 +377,7 @@ describe('RunService: limits', () => {
     };
     const turns = goodTurns();
     const script = [...Array.from({ length: 4 }, () => ({ toolCalls: [{ name: 'poll_job', args: { id: 'j1' } }] })), ...turns];
-    svc = makeService(env, new FakeProvider(script), { plugins: [notesPluginWith([poll])] });
+    svc = makeService(env, new FakeProvider(script), { agents: [notesPluginWith([poll])] });
     const { run_id } = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
     const st = await svc.wait(run_id);
     expect(st.diagnosis).toBeNull();
@@ -722,7 +722,7 @@ describe('RunService: used skills', () => {
       },
     ]);
     svc = makeService(env, new FakeProvider([{ toolCalls: [{ name: 'execute_skill', args: { skill: 'csv_profile' } }] }, ...goodTurns()]), {
-      plugins: [plugin],
+      agents: [plugin],
     });
     const { run_id } = await svc.create({ plugin: 'notes', input: { notes_path: env.notesPath } });
     expect((await svc.wait(run_id)).status).toBe('completed');

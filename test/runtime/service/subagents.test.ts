@@ -60,7 +60,7 @@ const lead = agent('lead', {
 
 function make(plugins: Agent[]) {
   dir = mkdtempSync(join(tmpdir(), 'runtrail-subagents-'));
-  service = new RunService({ dataDir: dir, plugins, env: {}, processRegistry: null, concurrency: 1 });
+  service = new RunService({ dataDir: dir, agents: plugins, env: {}, processRegistry: null, concurrency: 1 });
   return service;
 }
 

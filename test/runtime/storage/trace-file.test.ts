@@ -6,7 +6,8 @@ import { makeAgentEvent } from '../../../src/events/agent-event-factory.js';
 import type { AgentEvent } from '../../../src/events/agent-event.js';
 import { eventLine } from '../../../src/runtime/storage/event-line.js';
 import { parseEventLines } from '../../../src/runtime/storage/event-store.js';
-import { STREAM_TRACE_BYTES, TRACE_FILE, traceChunks, traceText, writeTrace } from '../../../src/runtime/storage/trace-file.js';
+import { RUN_FILES } from '../../../src/runtime/storage/run-files.js';
+import { STREAM_TRACE_BYTES, traceChunks, traceText, writeTrace } from '../../../src/runtime/storage/trace-file.js';
 
 const RUN = 'run_20260101_000000_000001';
 
@@ -85,13 +86,13 @@ describe('trace.jsonl', () => {
     dir = mkdtempSync(join(tmpdir(), 'rt-trace-'));
     mkdirSync(join(dir, 'runtime'));
     await writeTrace(dir, RUN);
-    expect(() => readFileSync(join(dir as string, TRACE_FILE))).toThrow();
+    expect(() => readFileSync(join(dir as string, RUN_FILES.trace))).toThrow();
     const text = sampleEvents()
       .map((e) => `${eventLine(e)}\n`)
       .join('');
     writeFileSync(join(dir, 'runtime', 'events.jsonl'), text);
     await writeTrace(dir, RUN);
-    expect(readFileSync(join(dir, TRACE_FILE), 'utf8')).toBe(reference(text));
+    expect(readFileSync(join(dir, RUN_FILES.trace), 'utf8')).toBe(reference(text));
   });
 
   it('projects a log that arrives in pieces exactly as the whole text, wherever the pieces are cut', async () => {
@@ -135,6 +136,6 @@ describe('trace.jsonl', () => {
     const text = `${lines.join('')}${lines[0].slice(0, 30)}`;
     writeFileSync(join(dir, 'runtime', 'events.jsonl'), text);
     await writeTrace(dir, RUN);
-    expect(readFileSync(join(dir, TRACE_FILE), 'utf8')).toBe(reference(text));
+    expect(readFileSync(join(dir, RUN_FILES.trace), 'utf8')).toBe(reference(text));
   });
 });
