@@ -5,7 +5,8 @@
  * derived from those events by whoever reads them (the engine); the counters kept here are the
  * loop's own limits and what its checkpoint needs.
  */
-import { Diagnosis, type DiagnosisDict, type DiagnosisInit } from '../../events/diagnosis.js';
+import type { DiagnosisDict } from '../../events/diagnosis.js';
+import { diagnosis } from '../errors.js';
 import type { ChatMessage, ImageAttachment, ModelProvider, ReasoningEffort, ToolCallRequest } from '../../providers/model-provider.js';
 import type { RunLimits } from '../run-service-types.js';
 import type { ExecutedToolCall, ToolExecutor } from './tool-executor.js';
@@ -80,10 +81,6 @@ export interface AgentLoopOptions {
    *  rejects) when its signal aborts; a rejection ends the run failed. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   backoffMs?: (attempt: number) => number;
-}
-
-function diag(init: DiagnosisInit): DiagnosisDict {
-  return new Diagnosis(init).toDict();
 }
 
 const MAX_CONTINUATIONS = 2;
@@ -161,7 +158,7 @@ export class AgentLoop {
       return {
         kind: 'failed',
         text: this.lastText,
-        diagnosis: diag({
+        diagnosis: diagnosis({
           code: 'timeout',
           severity: 'error',
           summary: `run exceeded timeout_s (${this.o.limits.timeout_s} s)`,
@@ -206,7 +203,7 @@ export class AgentLoop {
       }
       const stopAfter = this.stopOutcome();
       if (stopAfter) return stopAfter;
-      if (turn.error) return { kind: 'failed', text: this.lastText, diagnosis: diag(turn.error) };
+      if (turn.error) return { kind: 'failed', text: this.lastText, diagnosis: diagnosis(turn.error) };
       if (turn.text) this.lastText = turn.text;
       this.lastUsage = turn.usage ? { usage: turn.usage, messageCount: this.messages.length } : undefined;
       this.messages.push({
@@ -234,7 +231,7 @@ export class AgentLoop {
       return {
         kind: 'failed',
         text: this.lastText,
-        diagnosis: diag({
+        diagnosis: diagnosis({
           code: 'max_iterations',
           severity: 'error',
           summary: `stopped after max_iterations (${limits.max_iterations}) model turns without a final answer`,
@@ -289,7 +286,7 @@ export class AgentLoop {
       }
       return null;
     }
-    return this.stopOutcome() ?? { kind: 'failed', text: this.lastText, diagnosis: diag(r.diagnosis) };
+    return this.stopOutcome() ?? { kind: 'failed', text: this.lastText, diagnosis: diagnosis(r.diagnosis) };
   }
 
   /** One turn's tool calls: concurrently when every one is safe to (read-only, no approval), else in order.
@@ -324,7 +321,7 @@ export class AgentLoop {
       return {
         kind: 'failed',
         text: this.lastText,
-        diagnosis: diag({ code: 'max_tool_calls', severity: 'error', summary: `stopped at max_tool_calls (${limits.max_tool_calls})` }),
+        diagnosis: diagnosis({ code: 'max_tool_calls', severity: 'error', summary: `stopped at max_tool_calls (${limits.max_tool_calls})` }),
       };
     }
     const sig = this.o.executor.isRepeatable(call) ? '' : `${call.name}\u0000${JSON.stringify(call.args)}`;
@@ -334,7 +331,7 @@ export class AgentLoop {
       return {
         kind: 'failed',
         text: this.lastText,
-        diagnosis: diag({
+        diagnosis: diagnosis({
           code: 'repeated_tool_call',
           severity: 'error',
           summary: `${call.name} was called ${REPEAT_LIMIT} times in a row with the same arguments`,
@@ -369,7 +366,7 @@ export class AgentLoop {
     return {
       kind: 'failed',
       text: this.lastText,
-      diagnosis: diag({
+      diagnosis: diagnosis({
         code: 'repeated_tool_failure',
         severity: 'error',
         summary: `${call.name} failed ${REPEAT_LIMIT} times in a row with the same error`,

@@ -60,7 +60,7 @@ export interface ExecutedToolCall {
   durationMs: number;
 }
 
-function fail(code: string, summary: string, detail = '', hint = '', retryable = false): ToolResult {
+function toolFailure(code: string, summary: string, detail = '', hint = '', retryable = false): ToolResult {
   const diagnosis: DiagnosisInit = { code, severity: 'error', summary, detail, hint, retryable };
   return { ok: false, content: `Error: ${summary}${detail ? ` — ${detail}` : ''}${hint ? ` (hint: ${hint})` : ''}`, diagnosis };
 }
@@ -192,7 +192,7 @@ export class ToolExecutor {
   /** A call that was running when the run's process died, of a tool not safe to run twice: not run
    *  again; the model is told its effect is unknown. */
   private interruptedCall(call: ToolCallInfo, durationMs: number): ExecutedToolCall {
-    const result = fail(
+    const result = toolFailure(
       'interrupted_during_call',
       `${call.name} was running when the run's process stopped; it was not run again, and whether it took effect is unknown`,
       `arguments: ${JSON.stringify(call.args ?? null).slice(0, 300)}`,
@@ -233,7 +233,7 @@ export class ToolExecutor {
     if (!tool) return this.notFound(call.name);
     const parsed = checkSchema(tool.parameters, call.args);
     if (!parsed.ok) {
-      return fail(
+      return toolFailure(
         'invalid_args',
         `invalid arguments for ${tool.name}`,
         issuesText(parsed.issues),
@@ -242,7 +242,7 @@ export class ToolExecutor {
     }
     // the capability snapshot, then the agent's allow | ask | deny
     if (!this.allowed.has(tool.name)) {
-      return fail('permission_denied', `tool "${tool.name}" is not allowed in this run`, 'it is outside the capability snapshot');
+      return toolFailure('permission_denied', `tool "${tool.name}" is not allowed in this run`, 'it is outside the capability snapshot');
     }
     const checked = parsed.value === call.args ? call : { ...call, args: parsed.value };
     // most calls are allowed outright: no await for them
@@ -262,7 +262,7 @@ export class ToolExecutor {
 
   private notFound(name: string): ToolResult {
     const known = [...this.allowed].filter((n) => this.tools.has(n)).sort();
-    return fail('tool_not_found', `unknown tool "${name}"`, '', known.length ? `available tools: ${known.join(', ')}` : '');
+    return toolFailure('tool_not_found', `unknown tool "${name}"`, '', known.length ? `available tools: ${known.join(', ')}` : '');
   }
 
   /** The call as the PreToolUse hooks leave it (a hook may rewrite its arguments), or the failure. */
@@ -274,12 +274,13 @@ export class ToolExecutor {
         const r = h.beforeTool({ ...call, args });
         d = isPromise(r) ? await r : r;
       } catch (e) {
-        return { kind: 'refused', result: fail('hook_error', `PreToolUse hook ${h.name} failed`, (e as Error).message) };
+        return { kind: 'refused', result: toolFailure('hook_error', `PreToolUse hook ${h.name} failed`, (e as Error).message) };
       }
       if (!d || d.action === 'allow') continue;
-      if (d.action === 'deny') return { kind: 'refused', result: fail('hook_denied', `${h.name} denied ${tool.name}`, d.reason) };
+      if (d.action === 'deny') return { kind: 'refused', result: toolFailure('hook_denied', `${h.name} denied ${tool.name}`, d.reason) };
       const again = checkSchema(tool.parameters, d.args);
-      if (!again.ok) return { kind: 'refused', result: fail('hook_error', `PreToolUse hook ${h.name} rewrote invalid arguments`, issuesText(again.issues)) };
+      if (!again.ok)
+        return { kind: 'refused', result: toolFailure('hook_error', `PreToolUse hook ${h.name} rewrote invalid arguments`, issuesText(again.issues)) };
       args = again.value;
     }
     return { kind: 'call', call: args === call.args ? call : { ...call, args } };
@@ -288,7 +289,7 @@ export class ToolExecutor {
   private checkedOutput(tool: AnyToolDefinition, result: ToolResult): ToolResult {
     if (!result.ok || !tool.output) return result;
     const out = checkSchema(tool.output, result.details);
-    return out.ok ? result : fail('invalid_output', `${tool.name} returned output that does not match its schema`, issuesText(out.issues));
+    return out.ok ? result : toolFailure('invalid_output', `${tool.name} returned output that does not match its schema`, issuesText(out.issues));
   }
 
   private async postToolUse(call: ToolCallInfo, result: ToolResult): Promise<ToolResult> {
@@ -298,7 +299,7 @@ export class ToolExecutor {
         const replaced = isPromise(r) ? await r : r;
         if (replaced) result = replaced;
       } catch (e) {
-        return fail('hook_error', `PostToolUse hook ${h.name} failed`, (e as Error).message);
+        return toolFailure('hook_error', `PostToolUse hook ${h.name} failed`, (e as Error).message);
       }
     }
     return result;
@@ -336,13 +337,14 @@ export class ToolExecutor {
   private async permit(name: string, call: ToolCallInfo, askAnyway = false): Promise<ToolResult | null> {
     const rule = permissionFor(this.opts.permissions, name);
     if (rule === 'allow' && !askAnyway) return null;
-    if (rule === 'deny') return fail('permission_denied', `tool "${name}" is denied to this agent`, 'its permissions say deny', 'do the task another way');
-    if (!this.opts.requestApproval) return fail('approval_unavailable', `tool "${name}" needs a person's approval and nobody can be asked here`);
+    if (rule === 'deny')
+      return toolFailure('permission_denied', `tool "${name}" is denied to this agent`, 'its permissions say deny', 'do the task another way');
+    if (!this.opts.requestApproval) return toolFailure('approval_unavailable', `tool "${name}" needs a person's approval and nobody can be asked here`);
     const d = await this.opts.requestApproval({ name, toolCallId: call.toolCallId, args: call.args });
-    if (d.cancelled) return fail('cancelled', `${name} cancelled while it waited for approval`);
+    if (d.cancelled) return toolFailure('cancelled', `${name} cancelled while it waited for approval`);
     if (d.approved) return null;
     const why = d.by === 'timeout' ? `no one decided in time (${d.reason ?? 'approval timeout'})` : `denied by ${d.by}${d.reason ? `: ${d.reason}` : ''}`;
-    return fail(
+    return toolFailure(
       'approval_denied',
       `${name} was not approved: ${why}`,
       d.reason ?? '',
@@ -352,7 +354,7 @@ export class ToolExecutor {
 
   private invoke(tool: AnyToolDefinition, call: ToolCallInfo, approved = false): Promise<ToolResult> {
     const runSignal = this.opts.signal;
-    if (runSignal?.aborted) return Promise.resolve(fail('cancelled', `${tool.name} not started: the run was cancelled`));
+    if (runSignal?.aborted) return Promise.resolve(toolFailure('cancelled', `${tool.name} not started: the run was cancelled`));
     // recorded before the handler runs: on the disk first when running the call twice would not be safe
     const recorded = this.opts.journal?.started(call.toolCallId, tool.name, call.args, !(tool.readOnly || tool.idempotent), this.intentOf(tool, call.args));
     if (recorded) return recorded.then(() => this.invokeNow(tool, call, approved));
@@ -360,16 +362,16 @@ export class ToolExecutor {
   }
 
   private invokeNow(tool: AnyToolDefinition, call: ToolCallInfo, approved = false): Promise<ToolResult> {
-    if (this.opts.signal?.aborted) return Promise.resolve(fail('cancelled', `${tool.name} not started: the run was cancelled`));
+    if (this.opts.signal?.aborted) return Promise.resolve(toolFailure('cancelled', `${tool.name} not started: the run was cancelled`));
     const timeoutMs = tool.timeoutMs ?? this.opts.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
-    if (!this.opts.reporterFor) return new ToolCallFlight(tool, call.args, call.toolCallId, timeoutMs, this.deadlines, fail, undefined, approved).result;
+    if (!this.opts.reporterFor) return new ToolCallFlight(tool, call.args, call.toolCallId, timeoutMs, this.deadlines, toolFailure, undefined, approved).result;
     return this.invokeReported(tool, call, timeoutMs, approved);
   }
 
   /** A call whose progress goes to a reporter: one its tool started but never ended is ended here. */
   private async invokeReported(tool: AnyToolDefinition, call: ToolCallInfo, timeoutMs: number, approved = false): Promise<ToolResult> {
     const reporter = new CallReporter(() => this.opts.reporterFor?.(call));
-    const result = await new ToolCallFlight(tool, call.args, call.toolCallId, timeoutMs, this.deadlines, fail, reporter, approved).result;
+    const result = await new ToolCallFlight(tool, call.args, call.toolCallId, timeoutMs, this.deadlines, toolFailure, reporter, approved).result;
     if (reporter.used && !reporter.ended) {
       if (result.ok) reporter.complete();
       else if (result.diagnosis?.code === 'cancelled') reporter.cancel(result.content);

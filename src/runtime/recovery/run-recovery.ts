@@ -7,7 +7,7 @@
  * the same rules; what a flushed Redis forgot is put back from the store's records (the reconciler).
  */
 import { join } from 'node:path';
-import { Diagnosis, type DiagnosisDict } from '../../events/diagnosis.js';
+import type { DiagnosisDict } from '../../events/diagnosis.js';
 import type { AgentSource } from '../agent-registry.js';
 import { endLeftoverSessions, interruptInSharedStore, markInterrupted, ownedByLiveProcess } from '../storage/interrupted-runs.js';
 import { canResumeShared, sharedIo, takeUpSharedRun } from './shared-resume.js';
@@ -18,11 +18,11 @@ import { noteLeftovers } from '../checkpoint/run-checkpoint.js';
 import type { RunHost } from '../service/run-host.js';
 import type { RunQueue } from '../service/run-queue.js';
 import type { RunRecord } from '../run/run-record.js';
-import { RunRequestError } from '../run-request-error.js';
 import { DEFAULT_DURABILITY, planResume, type DurabilitySettings, type ResumeDecision } from './run-resume.js';
 import type { RunStatusFile } from '../run-service-types.js';
 import { isTerminalRunState } from '../run-state-machine.js';
 import type { LocalRunStore, RunStore } from '../storage/run-store.js';
+import { fail, resumeFailed } from '../errors.js';
 
 /** What deciding about a crashed run needs: its folder, its agent, the operator's durability settings. */
 export interface CrashContext {
@@ -75,10 +75,6 @@ function takenUpLine(runId: string, plugin: string, d: ResumeDecision, where: st
   const from = d.kind === 'resume' ? `from its checkpoint (after event ${d.point.seq})` : 'from its request (it had not begun its first turn)';
   const stopped = at.left ? 'its last attempt was stopped on purpose' : 'its process died';
   return `run ${runId} (${plugin}) resumed ${where}${from}, attempt ${d.attempt}: ${stopped}`;
-}
-
-function fail(code: ConstructorParameters<typeof RunRequestError>[0], message: string, details: ConstructorParameters<typeof RunRequestError>[2] = {}): never {
-  throw new RunRequestError(code, message, details);
 }
 
 export class RunRecovery {
@@ -193,14 +189,7 @@ export class RunRecovery {
       else await queue.enqueue(runId);
     } catch (e) {
       live.drop(runId);
-      await interrupt(
-        new Diagnosis({
-          code: 'interrupted',
-          severity: 'error',
-          summary: `run was interrupted while ${status.status} and could not be resumed: ${(e as Error)?.message ?? String(e)}`,
-          hint: 'start the run again',
-        }).toDict(),
-      );
+      await interrupt(resumeFailed(status.status, e));
     }
   }
 
@@ -230,12 +219,7 @@ export class RunRecovery {
       return rec;
     } catch (e) {
       live.drop(runId);
-      const diagnosis = new Diagnosis({
-        code: 'interrupted',
-        severity: 'error',
-        summary: `run was interrupted while ${status.status} and could not be resumed: ${(e as Error)?.message ?? String(e)}`,
-        hint: 'start the run again',
-      }).toDict();
+      const diagnosis = resumeFailed(status.status, e);
       await interruptInSharedStore(runsDir, status, plugin?.artifacts ?? [], sharedIo(store), diagnosis).catch(() => undefined);
       return null;
     }

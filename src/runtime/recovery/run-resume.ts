@@ -5,11 +5,12 @@
  */
 import { join } from 'node:path';
 import type { AgentEvent } from '../../events/agent-event.js';
-import { Diagnosis, type DiagnosisDict } from '../../events/diagnosis.js';
+import type { DiagnosisDict } from '../../events/diagnosis.js';
 import { readEvents } from '../storage/event-store.js';
 import { RUN_FILES } from '../storage/run-files.js';
 import { loadCheckpoint, type LoadedCheckpoint, type ResumePoint, type StartPoint } from '../checkpoint/resume-point.js';
 import type { TokenCounts } from '../metrics/run-metrics.js';
+import { notResumed } from '../errors.js';
 
 /** The operator's settings (config.json `durability`). */
 export interface DurabilitySettings {
@@ -39,16 +40,7 @@ export type ResumeDecision =
   | { kind: 'interrupt'; diagnosis: DiagnosisDict };
 
 function interrupted(status: string, why: string, detail = ''): ResumeDecision {
-  return {
-    kind: 'interrupt',
-    diagnosis: new Diagnosis({
-      code: 'interrupted',
-      severity: 'error',
-      summary: `run was interrupted while ${status} and not resumed: ${why}`,
-      detail,
-      hint: 'start the run again',
-    }).toDict(),
-  };
+  return { kind: 'interrupt', diagnosis: notResumed(status, why, detail) };
 }
 
 /** What a resume is decided from: the run's checkpoint and its durable events. */

@@ -11,6 +11,7 @@
 import { join } from 'node:path';
 import type { RunStatus } from '../../events/agent-event.js';
 import { Diagnosis, type DiagnosisDict } from '../../events/diagnosis.js';
+import { cancelled, diagnosis, interrupted, reasonOf, stopOf, type RunStop } from '../errors.js';
 import { createProcessPipeline, type ProcessPipeline } from '../../events/process-pipeline.js';
 import { maskSecrets } from '../../events/secret-masker.js';
 import type { OperationReporter } from '../../events/operation-reporter-types.js';
@@ -68,25 +69,13 @@ export interface EngineDeps {
 
 export const DEFAULT_KILL_SCOPE_TIMEOUT_MS = 10_000;
 
-function diag(code: string, summary: string, detail = ''): DiagnosisDict {
-  return new Diagnosis({ code, severity: 'error', summary, detail }).toDict();
+/** A run failed by the runtime itself. */
+function runtimeFailure(code: string, summary: string): DiagnosisDict {
+  return diagnosis({ code, severity: 'error', summary, detail: '' });
 }
 
-class Cancelled extends Error {}
-
-/** The abort reason of a run its process stops (a worker's drain ran out): it fails as interrupted, not cancelled. */
-export class RunInterrupted extends Error {}
-/**
- * The abort reason of a run its process leaves to be resumed (a server or a worker that stops, the
- * run durable): its bus is sealed first, so nothing of its stopping is published or checkpointed;
- * its files are closed and it is not ended. Its next start, or another worker, resumes it.
- */
-export class RunLeft extends Error {}
-
-/** How executeRun returns: the run ended, or (RunLeft) it was left to be resumed. */
+/** How executeRun returns: the run ended, or (a `left` stop) it was left to be resumed. */
 export type EngineResult = RunOutcome | 'left';
-/** A cancellation with its reason in the user's words (`run cancelled: <reason>` in the run's status). */
-export class CancelledBecause extends Error {}
 function safeOpId(id: string): string {
   const s = id
     .replace(/[^A-Za-z0-9_.:-]/g, '_')
@@ -107,14 +96,14 @@ export async function executeRun(rec: RunRecord, deps: EngineDeps): Promise<Engi
     outcome = await runStages(rec, deps, run);
   } catch (e) {
     // anything a stage throws is the runtime's failure (or the abort's, below)
-    outcome = { status: 'failed', text: '', diagnosis: diag('runtime_error', `run failed: ${(e as Error)?.message ?? String(e)}`) };
+    outcome = { status: 'failed', text: '', diagnosis: runtimeFailure('runtime_error', `run failed: ${(e as Error)?.message ?? String(e)}`) };
   }
-  if (rec.abort.signal.reason instanceof RunLeft && rec.bus.sealed) {
+  if (stopOf(rec.abort.signal)?.kind === 'left' && rec.bus.sealed) {
     await leave(rec, deps, run);
     run.close();
     return 'left';
   }
-  if (rec.abort.signal.aborted && outcome.status !== 'completed') outcome = abortedOutcome(rec.abort.signal.reason, rec.machine.state, outcome.text);
+  if (rec.abort.signal.aborted && outcome.status !== 'completed') outcome = abortedOutcome(stopOf(rec.abort.signal), rec.machine.state, outcome.text);
   // a run that ended before its first turn: its start files land before it is finalised
   await run.startFiles.settled().catch(() => undefined);
   await run.executor?.closeSources();
@@ -158,7 +147,7 @@ async function runStages(rec: RunRecord, deps: EngineDeps, run: RunScope): Promi
 }
 
 function checkCancel(rec: RunRecord): void {
-  if (rec.abort.signal.aborted) throw new Cancelled();
+  if (rec.abort.signal.aborted) throw rec.abort.signal.reason;
 }
 
 /** The run says it started (on its operation and in its status); its processes are tracked and sandboxed; it enters `created`. */
@@ -187,7 +176,7 @@ function beginRun(rec: RunRecord, deps: EngineDeps, runReporter: OperationReport
 function sandboxRefusal(rec: RunRecord): DiagnosisDict | null {
   if (rec.sandbox.mode !== 'on' || !rec.tools.some((t) => PROCESS_TOOLS.has(t.name))) return null;
   const support = sandboxSupport();
-  return support.ok ? null : diag('sandbox_unavailable', describeUnsupported(support));
+  return support.ok ? null : runtimeFailure('sandbox_unavailable', describeUnsupported(support));
 }
 
 /** The run enters `planning`: its plan written, its todos tracked (restored when resumed). */
@@ -277,7 +266,8 @@ async function leave(rec: RunRecord, deps: EngineDeps, run: RunScope): Promise<v
   const checkpoints = deps.checkpoints ?? fileCheckpoints;
   if (ended.text || ended.output) await checkpoints.note(rec.runId, root, leftoversRecord(ended.text, ended.output), maskSecrets).catch(() => undefined);
   // stopped on purpose: the attempt that takes it up is not counted as a crash's (durability.max_resumes)
-  const why = rec.abort.signal.reason instanceof RunLeft ? rec.abort.signal.reason.message : 'left';
+  const stop = stopOf(rec.abort.signal);
+  const why = stop?.kind === 'left' ? stop.why : 'left';
   await checkpoints.note(rec.runId, root, { k: 'left', why, seq: rec.bus.lastSeq, at: Date.now(), usedMs: 0 }).catch(() => undefined);
   await run.pipeline?.dispose();
   rec.store.close();
@@ -285,10 +275,9 @@ async function leave(rec: RunRecord, deps: EngineDeps, run: RunScope): Promise<v
 }
 
 /** How an aborted run ends, from the abort's reason: a process that stops fails it `interrupted`; anything else cancels it. */
-function abortedOutcome(why: unknown, state: RunStatus, text: string): RunOutcome {
-  if (why instanceof RunInterrupted) return { status: 'failed', text, diagnosis: diag('interrupted', `run was interrupted while ${state} (${why.message})`) };
-  const summary = why instanceof CancelledBecause ? `run cancelled: ${why.message}` : 'run cancelled';
-  return { status: 'cancelled', text, diagnosis: new Diagnosis({ code: 'cancelled', severity: 'warning', summary }).toDict() };
+function abortedOutcome(stop: RunStop | null, state: RunStatus, text: string): RunOutcome {
+  if (stop?.kind === 'interrupted') return { status: 'failed', text, diagnosis: interrupted(state, stop.why) };
+  return { status: 'cancelled', text, diagnosis: cancelled(reasonOf(stop)) };
 }
 
 export interface FinaliseInput {
@@ -314,7 +303,7 @@ export async function finalise(rec: RunRecord, deps: EngineDeps, f: FinaliseInpu
         status: 'failed',
         finished_at: new Date().toISOString(),
         final_answer: f.text,
-        diagnosis: diag('runtime_error', `run failed while finishing: ${(e as Error)?.message ?? String(e)}`),
+        diagnosis: runtimeFailure('runtime_error', `run failed while finishing: ${(e as Error)?.message ?? String(e)}`),
         last_seq: rec.bus.lastSeq,
       });
     }

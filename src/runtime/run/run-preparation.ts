@@ -19,7 +19,6 @@ import type { ConfinedPath } from '../../tools/confined-files.js';
 import { resolveCapabilities } from './run-capabilities.js';
 import type { RequestFile } from '../storage/run-folder.js';
 import type { RunRecord } from './run-record.js';
-import { RunRequestError } from '../run-request-error.js';
 import type { CreateRunOptions, RunLimits, RunObserver, RunStatusFile, RunTrigger, RunWebhook } from '../run-service-types.js';
 import type { RunTraceContext } from '../../events/trace-context.js';
 import { RunStateMachine, isTerminalRunState } from '../run-state-machine.js';
@@ -32,6 +31,7 @@ import { createRunAgentTool, type SubagentHost } from '../loop/subagent-tool.js'
 import type { ResolvedCapture } from '../model-calls/capture-settings.js';
 import type { SandboxPolicy } from '../../sandbox/sandbox-policy.js';
 import { ModelCallFeed } from '../model-calls/model-call-feed.js';
+import { fail } from '../errors.js';
 
 /** The run that started this one (through run_agent), and its call. */
 export interface ParentLink {
@@ -54,10 +54,6 @@ export interface PreparationHost {
   subagentHost(parentOf: () => RunRecord, front: CreateRunOptions): SubagentHost;
   /** One event published on a run's bus (the service's counter). */
   countEvent(): void;
-}
-
-function fail(code: ConstructorParameters<typeof RunRequestError>[0], message: string, details: ConstructorParameters<typeof RunRequestError>[2] = {}): never {
-  throw new RunRequestError(code, message, details);
 }
 
 export interface RunSpec {

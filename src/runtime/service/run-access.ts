@@ -13,17 +13,16 @@ import { isInside, realpathLoose } from '../../tools/confine-path.js';
 import { afterCheck } from '../loop/after-check.js';
 import type { EventFanout } from '../storage/event-fanout.js';
 import type { LiveRuns } from './live-runs.js';
-import { CancelledBecause } from '../run/run-engine.js';
 import { RunFolder } from '../storage/run-folder.js';
 import type { RunHost } from './run-host.js';
 import { isRunId } from '../storage/run-id.js';
 import type { MessageMode } from '../loop/run-inbox.js';
 import type { RunQueue } from './run-queue.js';
 import type { RunRecord } from '../run/run-record.js';
-import { RunRequestError } from '../run-request-error.js';
 import type { RunListQuery, RunStatusFile } from '../run-service-types.js';
 import { isTerminalRunState } from '../run-state-machine.js';
 import type { RunStore } from '../storage/run-store.js';
+import { fail, stopRun } from '../errors.js';
 
 export interface RunAccessOptions {
   live: LiveRuns;
@@ -32,10 +31,6 @@ export interface RunAccessOptions {
   store: RunStore;
   fanout: EventFanout;
   runsDir: string;
-}
-
-function fail(code: ConstructorParameters<typeof RunRequestError>[0], message: string, details: ConstructorParameters<typeof RunRequestError>[2] = {}): never {
-  throw new RunRequestError(code, message, details);
 }
 
 export class RunAccess {
@@ -69,7 +64,7 @@ export class RunAccess {
       fail('wrong_state', `run ${runId} is already ${s.status}`, { status: s.status });
     }
     if (rec.machine.isTerminal) return rec.done;
-    rec.abort.abort(because ? new CancelledBecause(because) : new Error('cancelled'));
+    stopRun(rec.abort, { kind: 'cancelled', reason: because || null });
     if (await this.o.queue.remove(runId)) await this.o.host.cancelledWhileQueued(rec);
     return rec.done;
   }
@@ -79,7 +74,7 @@ export class RunAccess {
     if (await this.o.queue.remove(runId)) {
       const rec = await this.o.host.rebuild(runId);
       if (rec) {
-        rec.abort.abort(new Error('cancelled'));
+        stopRun(rec.abort, { kind: 'cancelled', reason: null });
         await this.o.host.cancelledWhileQueued(rec);
         return { ...(await rec.done) };
       }

@@ -22,6 +22,7 @@ import { RunRequestError } from '../run-request-error.js';
 import type { RunLimits } from '../run-service-types.js';
 import { DEFAULT_LIMITS } from '../loop/agent-loop.js';
 import { DEFAULT_APPROVAL_TIMEOUT_S } from '../loop/approvals.js';
+import { fail } from '../errors.js';
 
 type RequestedAgent = Agent<Record<string, unknown>>;
 
@@ -29,10 +30,6 @@ export type ProviderResolver = (
   spec: ModelSpec,
   opts: { offlineProcedure: OfflineProcedure; env: Record<string, string | undefined>; cwd: string },
 ) => ModelProvider;
-
-function fail(code: ConstructorParameters<typeof RunRequestError>[0], message: string, details: ConstructorParameters<typeof RunRequestError>[2] = {}): never {
-  throw new RunRequestError(code, message, details);
-}
 
 /** Step 1: the request's shape (and its depth: the run's files are JSON, which cannot nest without bound). */
 export function parseRunRequest(raw: unknown, agents: AgentSource): ParsedCreateRunRequest {

@@ -7,7 +7,6 @@
  * history, a subagent's artifacts, the event counter and the subagents' host.
  */
 import { join } from 'node:path';
-import { Diagnosis } from '../../events/diagnosis.js';
 import type { ChatMessage } from '../../providers/model-provider.js';
 import type { ModelSpec } from '../../providers/resolve-model-provider.js';
 import type { OperatorSandboxSettings, SandboxPolicy } from '../../sandbox/sandbox-policy.js';
@@ -21,7 +20,7 @@ import type { ParsedCreateRunRequest } from '../create-run-request.js';
 import type { LiveRuns } from './live-runs.js';
 import { ModelUsageTotals } from '../metrics/model-usage-totals.js';
 import { grantedSkills, providerFor, type ProviderResolver } from './run-admission.js';
-import { CancelledBecause, executeRun, finalise, type EngineDeps, type EngineResult } from '../run/run-engine.js';
+import { executeRun, finalise, type EngineDeps, type EngineResult } from '../run/run-engine.js';
 import { RunFolder } from '../storage/run-folder.js';
 import { RunMetrics } from '../metrics/run-metrics.js';
 import { prepareRun, type ParentLink, type PreparationHost, type RunSpec } from '../run/run-preparation.js';
@@ -31,6 +30,7 @@ import type { CreateRunOptions, RunObserver, RunStatusFile } from '../run-servic
 import { isTerminalRunState } from '../run-state-machine.js';
 import type { RunStore } from '../storage/run-store.js';
 import type { SubagentHost } from '../loop/subagent-tool.js';
+import { cancelled, reasonOf, stopOf, stopRun } from '../errors.js';
 
 /** What run_agent of one parent run is given: made by whoever can admit runs (the run service). */
 export type SubagentHosts = (parentOf: () => RunRecord, front: CreateRunOptions) => SubagentHost;
@@ -80,7 +80,10 @@ export class RunHost implements PreparationHost {
     this.engineDeps = { ...o.engine, dataDir: o.dataDir, usageTotals: this.usageTotals };
     this.queue.process((runId, release) => this.runClaimed(runId, release));
     // a cancel sent to any node reaches the worker that runs it
-    this.queue.onCancel((runId) => this.live.get(runId)?.abort.abort(new Error('cancelled')));
+    this.queue.onCancel((runId) => {
+      const rec = this.live.get(runId);
+      if (rec) stopRun(rec.abort, { kind: 'cancelled', reason: null });
+    });
   }
 
   /** Events published on the buses of this process's runs. */
@@ -163,11 +166,7 @@ export class RunHost implements PreparationHost {
     await finalise(rec, this.engineDeps, {
       status: 'cancelled',
       text: '',
-      diagnosis: new Diagnosis({
-        code: 'cancelled',
-        severity: 'warning',
-        summary: `run cancelled while queued${rec.abort.signal.reason instanceof CancelledBecause ? `: ${rec.abort.signal.reason.message}` : ''}`,
-      }).toDict(),
+      diagnosis: cancelled(reasonOf(stopOf(rec.abort.signal)), 'while queued'),
       metrics: new RunMetrics(),
       startedMs: Date.now(),
       pipeline: null,

@@ -31,12 +31,12 @@ import type { RunHost } from './run-host.js';
 import type { ParentLink, RunSpec } from '../run/run-preparation.js';
 import type { RunQueue } from './run-queue.js';
 import type { RunRecord } from '../run/run-record.js';
-import { RunRequestError } from '../run-request-error.js';
 import { createRunId } from '../storage/run-id.js';
 import type { CreateRunOptions, RunStatusFile } from '../run-service-types.js';
 import type { RunServiceDefaults } from './run-service-options.js';
 import type { RunStore } from '../storage/run-store.js';
 import { reserveRunFolder } from '../storage/run-workspace.js';
+import { fail } from '../errors.js';
 
 export interface RunIntakeOptions {
   host: RunHost;
@@ -59,10 +59,6 @@ export interface RunIntakeOptions {
   maxQueue: number;
   /** Whether the service is closed (then no run is taken in). */
   gate: { readonly closed: boolean };
-}
-
-function fail(code: ConstructorParameters<typeof RunRequestError>[0], message: string, details: ConstructorParameters<typeof RunRequestError>[2] = {}): never {
-  throw new RunRequestError(code, message, details);
 }
 
 export class RunIntake {

@@ -9,7 +9,7 @@
 import type { EventFanout } from '../storage/event-fanout.js';
 import type { LiveRuns } from './live-runs.js';
 import type { RunAccess } from './run-access.js';
-import { RunInterrupted, RunLeft } from '../run/run-engine.js';
+import { stopRun } from '../errors.js';
 import type { RunRecord } from '../run/run-record.js';
 import type { RunQueue } from './run-queue.js';
 import type { RunStore } from '../storage/run-store.js';
@@ -98,7 +98,7 @@ export class RunShutdown {
   /**
    * Leaves the runs that can be resumed to be, not ended: one still waiting in this process's queue stays as it is
    * (its next start runs it from its request); a running one has its bus sealed — what it recorded so
-   * far is where it goes on from — then stops, its files closed (run-engine.ts, RunLeft).
+   * far is where it goes on from — then stops, its files closed (run-engine.ts, a `left` stop).
    */
   private leave(recs: RunRecord[], why: string): Promise<void>[] {
     const leaving = recs.filter((r) => this.leavable(r));
@@ -108,7 +108,7 @@ export class RunShutdown {
       this.leaving.add(r);
       r.bus.seal();
     }
-    for (const r of leaving) r.abort.abort(new RunLeft(why));
+    for (const r of leaving) stopRun(r.abort, { kind: 'left', why });
     return leaving.map(async (r) => {
       if (!this.o.queue.shared && (await this.o.queue.remove(r.runId))) {
         // it never started: its next start runs it from its request
@@ -135,7 +135,7 @@ export class RunShutdown {
     const why = `the worker was stopped and its ${Math.round(drainMs / 1000)} s to drain ran out`;
     const leaving = this.leave(left, why);
     const rest = left.filter((r) => !this.leaving.has(r));
-    for (const r of rest) r.abort.abort(new RunInterrupted(why));
+    for (const r of rest) stopRun(r.abort, { kind: 'interrupted', why });
     await Promise.all([...leaving, ...rest.map((r) => r.done)]);
     this.releaseSignals?.();
     await this.o.queue.dispose?.();

@@ -3,7 +3,6 @@ import { open } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { AgentEvent } from '../../events/agent-event.js';
 import { AgentEventBus } from '../../events/agent-event-bus.js';
-import { Diagnosis } from '../../events/diagnosis.js';
 import type { ArtifactContract } from '../agent.js';
 import { EventStore, readEvents, repairEventsFile } from './event-store.js';
 import { isTerminalRunEvent } from './event-tail.js';
@@ -15,6 +14,7 @@ import { endRun, type EndingLog } from './run-ending.js';
 import { RunFolder } from './run-folder.js';
 import { RunWorkspace } from './run-workspace.js';
 import type { RunStatusFile } from '../run-service-types.js';
+import { interrupted } from '../errors.js';
 
 /** Another live process (e.g. a server next to this CLI) still runs it: not a crash. */
 export async function ownedByLiveProcess(runsDir: string, runId: string): Promise<boolean> {
@@ -73,13 +73,7 @@ export async function endedOnDisk(runsDir: string, status: RunStatusFile, contra
 
 /** The diagnosis of a run that was interrupted while it was live. */
 function interruption(status: RunStatusFile, why: string, detail = ''): NonNullable<RunStatusFile['diagnosis']> {
-  return new Diagnosis({
-    code: 'interrupted',
-    severity: 'error',
-    summary: `run was interrupted while ${status.status} (${why})`,
-    ...(detail ? { detail } : {}),
-    hint: 'start the run again',
-  }).toDict();
+  return interrupted(status.status, why, detail);
 }
 
 /** An interrupted run's ending: its state, the lifecycle error, run.failed, its files. */

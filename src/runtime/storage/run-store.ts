@@ -7,7 +7,7 @@
 import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AgentEvent, RunStatus } from '../../events/agent-event.js';
-import { Diagnosis, type DiagnosisDict } from '../../events/diagnosis.js';
+import type { DiagnosisDict } from '../../events/diagnosis.js';
 import type { ArtifactContract } from '../agent.js';
 import { EventStore, readEvents } from './event-store.js';
 import { completeTerminalEvent, endedOnDisk, endLeftovers, markInterrupted, ownedByLiveProcess } from './interrupted-runs.js';
@@ -18,6 +18,7 @@ import { RunFolder } from './run-folder.js';
 import { RunStatusWriter } from './run-status-writer.js';
 import type { RunWorkspace } from './run-workspace.js';
 import type { CheckpointLineStore } from '../checkpoint/checkpoint-store.js';
+import { interrupted } from '../errors.js';
 
 /** Where a run's events go, in seq order, as the bus publishes them. */
 export interface RunEventLog {
@@ -123,13 +124,11 @@ export class LocalRunStore implements RunStore {
             status: 'failed',
             finished_at: status.finished_at ?? new Date().toISOString(),
             final_answer: status.final_answer,
-            diagnosis: new Diagnosis({
-              code: 'interrupted',
-              severity: 'error',
-              summary: `run was interrupted while ${status.status} (the runtime stopped before it finished)`,
-              detail: `its files could not be closed: ${(e as Error)?.message ?? String(e)}`,
-              hint: 'start the run again',
-            }).toDict(),
+            diagnosis: interrupted(
+              status.status,
+              'the runtime stopped before it finished',
+              `its files could not be closed: ${(e as Error)?.message ?? String(e)}`,
+            ),
             last_seq: status.last_seq,
           });
           await writer.save().catch(() => undefined);
