@@ -142,7 +142,8 @@ export { feedbackLensOfflineProcedure, COMPUTE_SKILL_THRESHOLD } from './plugins
 export { parseFeedbackCsv, type ParsedFeedback } from './plugins/feedbacklens/analysis/parse-feedback-csv.js';
 export { streamFeedbackCsv, type RowSink, type StreamedFeedback, type StreamOutcome } from './plugins/feedbacklens/analysis/feedback-csv-stream.js';
 export { analyseFeedback, type FeedbackStats, type ThemeSummary } from './plugins/feedbacklens/analysis/analyse-feedback.js';
-export { clusterThemes, type ThemeCluster } from './plugins/feedbacklens/analysis/theme-clustering.js';
+export { clusterThemes } from './plugins/feedbacklens/analysis/theme-clustering.js';
+export type { ThemeCluster } from './plugins/feedbacklens/analysis/theme-model.js';
 export type { FeedbackRow } from './plugins/feedbacklens/analysis/feedback-row.js';
 export { createFileSummaryPlugin, FILE_SUMMARY_VERSION } from './plugins/file-summary/file-summary-plugin.js';
 export { fileSummaryInputSchema, type FileSummaryInput } from './plugins/file-summary/input-schema.js';

@@ -533,7 +533,7 @@ describe('RunService: request errors', () => {
     expect(err).toMatchObject({ code: 'unknown_plugin', status: 404, details: { validPlugins: ['notes'] } });
     await expect(svc.create({ plugin: 'notes', input: { notes_path: env.notesPath, extra: 1 } })).rejects.toMatchObject({
       code: 'invalid_request',
-      details: { issues: [{ path: 'input', message: expect.stringContaining('extra') }] },
+      details: { issues: [{ path: 'input.extra', message: expect.stringContaining('not an input') }] },
     });
     await expect(svc.create({ plugin: 'notes', input: { notes_path: 5 } })).rejects.toMatchObject({
       code: 'invalid_request',

@@ -17,7 +17,7 @@ import type { FeedbackTally } from './feedback-tally.js';
 import { sampleRows } from './row-sample.js';
 import { normaliseRating, ratingScaleOfMax, scoreSentiment, sentimentSource } from './sentiment-score.js';
 import { TermCorpus } from './term-corpus.js';
-import type { ThemeModel } from './theme-clustering.js';
+import type { ThemeModel } from './theme-model.js';
 import { fitTopics } from './topic-clustering.js';
 import { isWholeLabel, priorityOf, severityOf, themeTitle, type ThemeSentiment } from './theme-scoring.js';
 

@@ -24,7 +24,8 @@ import { isConceptTerm } from './feedback-concepts.js';
 import { feedbackTerms } from './feedback-terms.js';
 import { fillerTerms, withoutTerms } from './filler-terms.js';
 import { postingsOf, type TermCorpus, type TermVectors } from './term-corpus.js';
-import { distinctiveTerms, type Placement, type ThemeCluster, type ThemeModel } from './theme-clustering.js';
+import { distinctiveTerms } from './distinctive-terms.js';
+import type { Placement, ThemeCluster, ThemeModel } from './theme-model.js';
 
 export interface TopicOptions {
   /** words that name the subject itself (the product's name): part of every topic, no topic's word */
