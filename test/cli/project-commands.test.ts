@@ -142,7 +142,7 @@ describe.runIf(existsSync(MAIN))('your own agents through the server', () => {
     expect(refused.status).toBe(400);
     const bad = await postJson(`${s.url}/api/runs`, { plugin: 'hello', input: {} });
     expect(bad.status).toBe(400);
-    expect(bad.body.error.details.issues).toEqual([{ path: 'input.who', message: 'is required' }]);
+    expect(bad.body.error.details.issues).toEqual([{ path: 'input.who', message: 'is required and was not given' }]);
     const ok = await postJson(`${s.url}/api/runs`, { plugin: 'hello', input: { who: 'x' } });
     expect(ok.status).toBe(201);
     let status = '';

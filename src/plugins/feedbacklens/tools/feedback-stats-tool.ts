@@ -49,12 +49,16 @@ export function createFeedbackStatsTool(data: FeedbackDataset): ToolDefinition<F
         (stage, current, total, message) => ctx?.reporter?.progress({ stage, current, total, message }),
         args.segment,
       );
+      const shown = stats.themes.slice(0, args.max_themes ?? 8);
+      const leftOff = stats.themes.slice(shown.length);
       return okResult({
         csv_path: loaded.value.csvPath,
         total_rows: v.totalDataRows,
         id_source: v.idSource,
         ...stats,
-        themes: stats.themes.slice(0, args.max_themes ?? 8),
+        themes: shown,
+        // the smaller themes past max_themes, said rather than dropped, so the rows still add up
+        ...(leftOff.length > 0 ? { themes_left_off: { themes: leftOff.length, rows: leftOff.reduce((n, t) => n + t.mention_count, 0) } } : {}),
       });
     },
   };
