@@ -50,8 +50,10 @@ describe("a run's disk use is capped", () => {
 
   it('a loop of 1 MiB files is stopped near the cap with a diagnosis, and the next command is refused', async () => {
     const run = execWithCap(4);
-    // unstopped it would write 40 MiB
-    const r = await run('i=0; while [ $i -lt 40 ]; do i=$((i+1)); fallocate -l 1M f$i || exit 9; sync f$i; done; echo WROTE-ALL');
+    // unstopped it would write 40 MiB; a writer slower than the measurement interval is stopped near
+    // the cap (a burst faster than one measurement overshoots by what it wrote meanwhile: the next
+    // command is then refused, as the test below of many small files checks)
+    const r = await run('i=0; while [ $i -lt 40 ]; do i=$((i+1)); fallocate -l 1M f$i || exit 9; sync f$i; sleep 0.05; done; echo WROTE-ALL');
     const stopped = r.diagnosis?.code === 'sandbox_disk_cap';
     const next = await run('echo next-ran');
     // stopped during the command, or (it was quicker than a measurement) the run's next command is refused
