@@ -11,15 +11,7 @@ import { runCli } from '../../src/cli/run-cli.js';
 import type { CliDeps } from '../../src/cli/cli-io.js';
 import { everythingStdio, fixture, NODE, serverProcesses } from '../mcp/helpers.js';
 import { marker } from '../tools/helpers.js';
-
-class Sink {
-  text = '';
-  isTTY = false;
-  write(s: string) {
-    this.text += s;
-    return true;
-  }
-}
+import { Sink } from './sink.js';
 
 let dir = '';
 afterEach(() => {

@@ -14,21 +14,13 @@ import type { CliDeps } from '../../src/cli/cli-io.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { builtinPlugins } from '../../src/plugins/builtin-plugins.js';
 import { runtrailPackageRoot } from '../../src/runtime/package-root.js';
+import { Sink } from './sink.js';
 
 const ROOT = runtrailPackageRoot();
 const BIOME = join(ROOT, 'node_modules', '@biomejs', 'biome', 'bin', 'biome');
 
 let base = '';
 let checkout = '';
-
-class Sink {
-  text = '';
-  isTTY = false;
-  write(s: string) {
-    this.text += s;
-    return true;
-  }
-}
 
 beforeAll(() => {
   base = mkdtempSync(join(tmpdir(), 'runtrail-quick-start-'));

@@ -6,15 +6,7 @@ import type { ModelRequest } from '../../src/providers/model-provider.js';
 import { goodTurns, notesPlugin } from '../runtime/fixtures/fake-plugin.js';
 import { FakeProvider, type FakeTurn } from '../runtime/fixtures/fake-provider.js';
 import { makeEnv, type TestEnv } from '../runtime/fixtures/setup.js';
-
-class Sink {
-  text = '';
-  isTTY = false;
-  write(s: string) {
-    this.text += s;
-    return true;
-  }
-}
+import { Sink } from './sink.js';
 
 let env: TestEnv;
 beforeEach(() => {

@@ -10,15 +10,7 @@ import { runCli } from '../../src/cli/run-cli.js';
 import { getJson, postJson } from '../server/helpers.js';
 import { removeDir, startStack, talkPlugin, type Stack } from '../triggers/helpers.js';
 import { Receiver } from '../triggers/receiver.js';
-
-class Sink {
-  text = '';
-  isTTY = false;
-  write(s: string) {
-    this.text += s;
-    return true;
-  }
-}
+import { Sink } from './sink.js';
 
 let stack: Stack | null = null;
 let receiver: Receiver | null = null;

@@ -12,15 +12,7 @@ import type { CliDeps } from '../../src/cli/cli-io.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { configStamp, writeServeStamp } from '../../src/cli/serve-stamp.js';
 import { createChatPlugin } from '../../src/plugins/chat/chat-plugin.js';
-
-class Sink {
-  text = '';
-  isTTY = false;
-  write(s: string) {
-    this.text += s;
-    return true;
-  }
-}
+import { Sink } from './sink.js';
 
 let dir = '';
 let home = '';

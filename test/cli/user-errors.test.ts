@@ -15,15 +15,7 @@ import { checkPluginInput } from '../../src/runtime/plugin-input.js';
 import { RunService } from '../../src/runtime/service/run-service.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import { postJson } from '../server/helpers.js';
-
-class Sink {
-  text = '';
-  isTTY = false;
-  write(s: string) {
-    this.text += s;
-    return true;
-  }
-}
+import { Sink } from './sink.js';
 
 let dir = '';
 beforeEach(() => {

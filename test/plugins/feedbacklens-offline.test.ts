@@ -8,6 +8,7 @@ import { createFeedbackLensPlugin } from '../../src/plugins/feedbacklens/feedbac
 import { defaultSkillsDir } from '../../src/runtime/package-root.js';
 import { driveOffline } from './helpers/offline-driver.js';
 import { createTempWorkspace, type TempWorkspace } from './helpers/temp-workspace.js';
+import { Sink } from '../cli/sink.js';
 
 let ws: TempWorkspace;
 afterEach(() => ws?.dispose());
@@ -43,15 +44,6 @@ describe('feedbacklens offline procedure', () => {
     expect(report).toMatch(/## Executive Summary/);
   });
 });
-
-class Sink {
-  text = '';
-  isTTY = false;
-  write(s: string) {
-    this.text += s;
-    return true;
-  }
-}
 
 describe('runtrail run feedbacklens on a CSV without feedback text', () => {
   let dir: string | undefined;

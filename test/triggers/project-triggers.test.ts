@@ -17,15 +17,7 @@ import { projectTriggers } from '../../src/triggers/project-triggers.js';
 import type { TriggerHost } from '../../src/triggers/trigger-host.js';
 import { getJson, postJson } from '../server/helpers.js';
 import { SMALL_FEEDBACK_CSV } from '../fixtures/small-feedback-csv.js';
-
-class Sink {
-  text = '';
-  isTTY = false;
-  write(s: string) {
-    this.text += s;
-    return true;
-  }
-}
+import { Sink } from '../cli/sink.js';
 
 const plugin = { ...createFeedbackLensPlugin(), defaultSkill: null };
 let dir = '';
